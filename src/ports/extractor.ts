@@ -1,0 +1,26 @@
+export interface ExtractedLink {
+  /** Absolute URL resolved against the page URL (not yet normalised or scope-checked). */
+  readonly url: string;
+  /** Priority from the follow rule that found it. */
+  readonly priority: number;
+  /** Max depth allowed by that rule, if it sets one. */
+  readonly maxDepth?: number;
+}
+
+export interface Extraction {
+  readonly fields: Record<string, unknown>;
+  readonly links: ExtractedLink[];
+  /** Field-level problems (bad regex match, missing required field); the page is still a result. */
+  readonly errors: string[];
+}
+
+export interface ExtractInput {
+  readonly url: string;
+  readonly contentType: string;
+  readonly body: Buffer;
+}
+
+/** Turns one fetched body into fields and links, according to rules fixed at construction. */
+export interface Extractor {
+  extract(input: ExtractInput): Extraction;
+}

@@ -1,0 +1,39 @@
+export interface FetchRequest {
+  readonly url: string;
+  /** @default 'GET' */
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Buffer;
+  /** Aborts the request (shutdown); the fetch then rejects with AbortedError. */
+  readonly signal?: AbortSignal;
+}
+
+export interface FetchResponse {
+  /** Final URL after redirects. */
+  readonly url: string;
+  readonly status: number;
+  /** Lower-case header names; repeated headers joined with ', '. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Media type without parameters, lower case, '' when absent. */
+  readonly contentType: string;
+  /** Decoded (decompressed) body. Empty for HEAD and bodies skipped by the content-type filter. */
+  readonly body: Buffer;
+  /** Bytes received on the wire (compressed). */
+  readonly wireBytes: number;
+  /** URLs visited before the final one. */
+  readonly redirects: readonly string[];
+  /** Time to response headers of the final hop, measured from when the request was written. */
+  readonly ttfbMs: number;
+  /** Whole duration including redirects and body. */
+  readonly totalMs: number;
+}
+
+/**
+ * Fetches one URL. Resolves with any HTTP status (the caller classifies it); rejects with a
+ * FetchError subclass from core/errors.ts for network failures, timeouts, caps, redirect
+ * problems and blocked addresses. Never rejects with a non-FetchError.
+ */
+export interface Fetcher {
+  fetch(request: FetchRequest): Promise<FetchResponse>;
+  close(): Promise<void>;
+}

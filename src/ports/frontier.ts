@@ -1,0 +1,143 @@
+/**
+ * The frontier: a durable priority queue of URLs to crawl, with dedupe, leases,
+ * delayed retries, a dead-letter queue and recrawl scheduling.
+ *
+ * Every adapter (memory, SQLite, Redis) must pass test/contract/frontier-contract.ts.
+ *
+ * Contract, for every adapter:
+ * - Ordering: lease() returns ready tasks (notBefore <= now, not leased) ordered by
+ *   priority ascending (lower number first), then FIFO by enqueue order within a priority.
+ * - Dedupe: a (jobId, url) pair is enqueued at most once for the life of the frontier
+ *   unless `force` is set; the url must already be normalised by the caller
+ *   (core/url.ts). Duplicates are counted, not errors.
+ * - Bound: when pending tasks (ready + delayed, not leased) reach `maxPending`, new
+ *   non-forced requests are dropped and counted in `dropped`; a dropped URL is NOT marked
+ *   seen, so it can be enqueued again later when there is room. Forced requests
+ *   (seeds, API submissions) are never dropped.
+ * - Leases: lease() marks tasks leased by `owner` until now + leaseMs. A lease that
+ *   expires makes the task ready again (same attempts; at-least-once delivery). ack,
+ *   retry and deadLetter take the Task returned by lease(); if its lease token is stale
+ *   (expired and re-leased) they do nothing and return false.
+ * - Atomicity: each call is atomic: a crash leaves each task either before or after the
+ *   call, never half-way. enqueue() of a batch is one transaction.
+ * - Time: adapters read time from the injected Clock only.
+ */
+
+export interface EnqueueRequest {
+  /** Absolute, normalised URL. */
+  readonly url: string;
+  readonly jobId: string;
+  /** Lower is sooner. @default 0 */
+  readonly priority?: number;
+  /** Link distance from a seed. @default 0 */
+  readonly depth?: number;
+  /** Epoch ms before which the task must not be leased. @default now */
+  readonly notBefore?: number;
+  /**
+   * Enqueue even if seen before and ignore maxPending (seeds, API submissions, redrives).
+   * If the task is pending it is left alone; if done or dead, it goes back to pending with
+   * generation + 1 and attempts 0. A leased task is left alone.
+   * @default false
+   */
+  readonly force?: boolean;
+}
+
+export interface EnqueueResult {
+  readonly added: number;
+  readonly duplicates: number;
+  /** Dropped because the frontier was full. */
+  readonly dropped: number;
+}
+
+export interface Task {
+  /** Stable for (jobId, url) for the life of the frontier. */
+  readonly id: string;
+  readonly url: string;
+  /** Lower-case hostname of url (with port when not default), used for per-host fairness. */
+  readonly host: string;
+  readonly jobId: string;
+  readonly priority: number;
+  readonly depth: number;
+  /** Attempts charged before this lease (0 on the first try). */
+  readonly attempts: number;
+  /** Recrawl cycle: 0 on first crawl, +1 each time the task is rescheduled after done. */
+  readonly generation: number;
+  /** Opaque token of the current lease. */
+  readonly leaseToken: string;
+  readonly leaseExpiresAt: number;
+  /** Reason of the last failed attempt, if any. */
+  readonly lastError?: string;
+}
+
+export interface LeaseOptions {
+  readonly max: number;
+  /** Visibility timeout. */
+  readonly leaseMs: number;
+  /** Identity of the leasing worker (instance id). */
+  readonly owner: string;
+  /** Hosts whose tasks must not be returned now (throttled, broken or saturated hosts). */
+  readonly excludeHosts?: ReadonlySet<string>;
+}
+
+export interface RetryOptions {
+  /** Epoch ms when the task becomes ready again. */
+  readonly at: number;
+  readonly reason: string;
+  /** False for deferrals (open breaker, shutdown, rate limit): attempts stay as they are. */
+  readonly chargeAttempt: boolean;
+}
+
+export interface AckOptions {
+  /** When set, the task goes back to pending at this time with generation + 1 (recrawl). */
+  readonly recrawlAt?: number;
+}
+
+export interface DeadLetter {
+  readonly id: string;
+  readonly url: string;
+  readonly jobId: string;
+  readonly priority: number;
+  readonly depth: number;
+  readonly attempts: number;
+  readonly reason: string;
+  /** Epoch ms when it was dead-lettered. */
+  readonly deadAt: number;
+}
+
+export interface FrontierStats {
+  /** Ready plus delayed, not leased. */
+  readonly pending: number;
+  /** Pending tasks whose notBefore is in the future. */
+  readonly delayed: number;
+  readonly leased: number;
+  readonly done: number;
+  readonly dead: number;
+  /** Pending count by priority value. */
+  readonly pendingByPriority: Readonly<Record<string, number>>;
+}
+
+export interface Frontier {
+  /** Idempotent. Creates storage if missing. */
+  open(): Promise<void>;
+  /** Idempotent. Leased tasks stay leased in durable adapters (they expire later). */
+  close(): Promise<void>;
+
+  enqueue(requests: readonly EnqueueRequest[]): Promise<EnqueueResult>;
+  lease(options: LeaseOptions): Promise<Task[]>;
+  /** Marks the task done (or schedules its recrawl). */
+  ack(task: Task, options?: AckOptions): Promise<boolean>;
+  /** Returns the task to pending at options.at. */
+  retry(task: Task, options: RetryOptions): Promise<boolean>;
+  /** Moves the task to the dead-letter queue; attempts is charged once more. */
+  deadLetter(task: Task, reason: string): Promise<boolean>;
+
+  stats(): Promise<FrontierStats>;
+  /** Earliest notBefore among pending tasks, or undefined when none pending. For sleeping without polling. */
+  nextReadyAt(): Promise<number | undefined>;
+  /** Tasks currently leased (for crash recovery against the sink). */
+  listLeased(): Promise<Task[]>;
+
+  listDead(options?: { limit?: number; offset?: number; jobId?: string }): Promise<DeadLetter[]>;
+  /** Moves dead tasks back to pending (attempts 0, ready now). No ids = all. Returns how many. */
+  redrive(options?: { ids?: readonly string[]; jobId?: string }): Promise<number>;
+}

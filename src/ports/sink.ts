@@ -1,0 +1,39 @@
+export interface ResultRecord {
+  readonly url: string;
+  readonly finalUrl: string;
+  readonly jobId: string;
+  /** Task id and generation: together the exactly-once key of a record. */
+  readonly taskId: string;
+  readonly generation: number;
+  readonly status: number;
+  /** ISO 8601. */
+  readonly fetchedAt: string;
+  readonly depth: number;
+  readonly contentType: string;
+  /** sha256 hex of the decoded body. */
+  readonly contentHash: string;
+  readonly bytes: number;
+  readonly durationMs: number;
+  readonly fields: Record<string, unknown>;
+}
+
+/** The exactly-once key of a record: one record per task per generation. */
+export function recordKey(r: { taskId: string; generation: number }): string {
+  return `${r.taskId}#${r.generation}`;
+}
+
+/**
+ * Where results go. write() resolves once the record is durable enough that a crash after it
+ * cannot lose it (for JSONL: written to the file descriptor). The scheduler acks the task in
+ * the frontier only after write() resolves, so a crash can only leave records whose tasks are
+ * still leased: recover() is given those keys at startup and returns the ones it already
+ * holds, which the scheduler then acks instead of fetching again.
+ */
+export interface Sink {
+  open(): Promise<void>;
+  write(record: ResultRecord): Promise<void>;
+  /** Of the given record keys, the ones already stored. */
+  recover(keys: ReadonlySet<string>): Promise<Set<string>>;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
