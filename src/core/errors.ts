@@ -13,18 +13,18 @@ export class CrawldError extends Error {
 
 /** A config or argument problem. `issues` lists each bad field as `path: message`. */
 export class ConfigError extends CrawldError {
-  override readonly code = 'CRAWLD_ERR_CONFIG';
+  override readonly code: string = 'CRAWLD_ERR_CONFIG';
   constructor(readonly issues: readonly string[]) {
     super(`invalid configuration:\n  ${issues.join('\n  ')}`);
   }
 }
 
 export class InvalidUrlError extends CrawldError {
-  override readonly code = 'CRAWLD_ERR_INVALID_URL';
+  override readonly code: string = 'CRAWLD_ERR_INVALID_URL';
 }
 
 export class InvalidArgumentError extends CrawldError {
-  override readonly code = 'CRAWLD_ERR_INVALID_ARG';
+  override readonly code: string = 'CRAWLD_ERR_INVALID_ARG';
 }
 
 /** Base of everything that goes wrong while fetching one URL. */
@@ -39,61 +39,61 @@ export class RetryableFetchError extends FetchError {
 }
 
 export class ConnectTimeoutError extends RetryableFetchError {
-  override readonly code = 'CRAWLD_ERR_CONNECT_TIMEOUT';
+  override readonly code: string = 'CRAWLD_ERR_CONNECT_TIMEOUT';
   override readonly reason = 'connect_timeout';
 }
 export class HeadersTimeoutError extends RetryableFetchError {
-  override readonly code = 'CRAWLD_ERR_HEADERS_TIMEOUT';
+  override readonly code: string = 'CRAWLD_ERR_HEADERS_TIMEOUT';
   override readonly reason = 'headers_timeout';
 }
 export class BodyTimeoutError extends RetryableFetchError {
-  override readonly code = 'CRAWLD_ERR_BODY_TIMEOUT';
+  override readonly code: string = 'CRAWLD_ERR_BODY_TIMEOUT';
   override readonly reason = 'body_timeout';
 }
 /** Connection refused, reset, DNS failure, socket closed mid-body. */
 export class ConnectionError extends RetryableFetchError {
-  override readonly code = 'CRAWLD_ERR_CONNECTION';
+  override readonly code: string = 'CRAWLD_ERR_CONNECTION';
   override readonly reason = 'connection';
 }
 
 export class BodyTooLargeError extends FetchError {
-  override readonly code = 'CRAWLD_ERR_BODY_TOO_LARGE';
+  override readonly code: string = 'CRAWLD_ERR_BODY_TOO_LARGE';
   override readonly reason = 'body_too_large';
 }
 export class DecodedTooLargeError extends FetchError {
-  override readonly code = 'CRAWLD_ERR_DECODED_TOO_LARGE';
+  override readonly code: string = 'CRAWLD_ERR_DECODED_TOO_LARGE';
   override readonly reason = 'decoded_too_large';
 }
 export class DecodeError extends FetchError {
-  override readonly code = 'CRAWLD_ERR_DECODE';
+  override readonly code: string = 'CRAWLD_ERR_DECODE';
   override readonly reason = 'decode';
 }
 export class TooManyRedirectsError extends FetchError {
-  override readonly code = 'CRAWLD_ERR_TOO_MANY_REDIRECTS';
+  override readonly code: string = 'CRAWLD_ERR_TOO_MANY_REDIRECTS';
   override readonly reason = 'too_many_redirects';
 }
 export class RedirectLoopError extends FetchError {
-  override readonly code = 'CRAWLD_ERR_REDIRECT_LOOP';
+  override readonly code: string = 'CRAWLD_ERR_REDIRECT_LOOP';
   override readonly reason = 'redirect_loop';
 }
 /** The target resolves to an address the SSRF guard refuses (loopback, private, link-local, ...). */
 export class BlockedAddressError extends FetchError {
-  override readonly code = 'CRAWLD_ERR_BLOCKED_ADDRESS';
+  override readonly code: string = 'CRAWLD_ERR_BLOCKED_ADDRESS';
   override readonly reason = 'blocked_address';
 }
 export class ContentTypeError extends FetchError {
-  override readonly code = 'CRAWLD_ERR_CONTENT_TYPE';
+  override readonly code: string = 'CRAWLD_ERR_CONTENT_TYPE';
   override readonly reason = 'content_type';
 }
 /** The request was aborted by us (shutdown, drain deadline): never charged as an attempt. */
 export class AbortedError extends FetchError {
-  override readonly code = 'CRAWLD_ERR_ABORTED';
+  override readonly code: string = 'CRAWLD_ERR_ABORTED';
   override readonly reason = 'aborted';
 }
 
 /** An HTTP status the crawl treats as failure. Retryable for 408, 429 and 5xx. */
 export class HttpStatusError extends FetchError {
-  override readonly code = 'CRAWLD_ERR_HTTP_STATUS';
+  override readonly code: string = 'CRAWLD_ERR_HTTP_STATUS';
   override readonly retryable: boolean;
   override readonly reason: string;
   constructor(
@@ -108,4 +108,10 @@ export class HttpStatusError extends FetchError {
 
 export function errorCode(err: unknown): string {
   return err instanceof CrawldError ? err.code : 'CRAWLD_ERR_UNKNOWN';
+}
+
+/** The whole request (connect, redirects, headers and body) outlived its budget, e.g. a slow drip. */
+export class TotalTimeoutError extends RetryableFetchError {
+  override readonly code: string = 'CRAWLD_ERR_TOTAL_TIMEOUT';
+  override readonly reason = 'total_timeout';
 }

@@ -1,0 +1,57 @@
+// Scale check for the SQLite frontier: 1,000,000 URLs enqueued in batches of 1000, then
+// leased in batches of 100 and acked one by one. Prints throughput and peak RSS.
+// Needs a build first (npm run build). Usage: node bench/frontier-scale.mjs [count]
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteFrontier } from '../dist/src/adapters/frontier/sqlite.js';
+import { systemClock } from '../dist/src/core/clock.js';
+
+const total = Number(process.argv[2] ?? 1_000_000);
+const ENQUEUE_BATCH = 1000;
+const LEASE_BATCH = 100;
+const HOSTS = 1000;
+
+const dir = mkdtempSync(join(tmpdir(), 'crawld-bench-'));
+const path = join(dir, 'frontier.db');
+const frontier = new SqliteFrontier({ path, clock: systemClock });
+await frontier.open();
+
+const rate = (n, ms) => Math.round((n / ms) * 1000).toLocaleString('en-US');
+const mib = (bytes) => (bytes / 1024 / 1024).toFixed(0);
+
+try {
+  let t0 = performance.now();
+  for (let start = 0; start < total; start += ENQUEUE_BATCH) {
+    const batch = [];
+    for (let i = start; i < Math.min(start + ENQUEUE_BATCH, total); i++) {
+      batch.push({
+        url: `http://host${i % HOSTS}.example.com/section/${i % 97}/page-${i}.html`,
+        jobId: 'bench-job',
+        priority: i % 3,
+        depth: 1,
+      });
+    }
+    await frontier.enqueue(batch);
+  }
+  const enqueueMs = performance.now() - t0;
+  const stats = await frontier.stats();
+  console.log(`enqueue:   ${total.toLocaleString('en-US')} in ${(enqueueMs / 1000).toFixed(1)} s = ${rate(total, enqueueMs)}/s`);
+  console.log(`pending:   ${stats.pending.toLocaleString('en-US')}`);
+
+  t0 = performance.now();
+  let acked = 0;
+  for (;;) {
+    const tasks = await frontier.lease({ max: LEASE_BATCH, leaseMs: 60_000, owner: 'bench' });
+    if (tasks.length === 0) break;
+    for (const task of tasks) if (await frontier.ack(task)) acked++;
+  }
+  const leaseMs = performance.now() - t0;
+  console.log(`lease+ack: ${acked.toLocaleString('en-US')} in ${(leaseMs / 1000).toFixed(1)} s = ${rate(acked, leaseMs)}/s`);
+  console.log(`done:      ${(await frontier.stats()).done.toLocaleString('en-US')}`);
+  console.log(`db file:   ${mib(statSync(path).size)} MiB`);
+  console.log(`peak RSS:  ${mib(process.resourceUsage().maxRSS * 1024)} MiB`);
+} finally {
+  await frontier.close();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,158 @@
+import { EventEmitter } from 'node:events';
+import CircuitBreaker from 'opossum';
+import { type BreakerPolicyOptions, checkBreakerOptions } from '../../core/breaker-policy.js';
+import { checkNumber } from '../../core/check.js';
+import { LruMap } from '../../core/lru-map.js';
+import type {
+  BreakerState,
+  BreakerTransition,
+  HostBreaker,
+  HostBreakerRegistry,
+} from '../../ports/breaker.js';
+
+export interface OpossumHostBreakersOptions extends BreakerPolicyOptions {
+  /** Hosts beyond this many are forgotten, least recently used closed ones first. @default 10000 */
+  readonly maxHosts?: number;
+}
+
+/** The "action" of every breaker: it replays an outcome the scheduler already observed. */
+const REPORTED_FAILURE = new Error('reported failure');
+const replay = (ok: boolean): Promise<void> => (ok ? Promise.resolve() : Promise.reject(REPORTED_FAILURE));
+
+/**
+ * HostBreakerRegistry backed by opossum 9. opossum is built to wrap the call itself
+ * (`breaker.fire(...)`); the scheduler instead needs to ask "may this host pass?" before
+ * leasing work and to report the outcome afterwards. So each host's CircuitBreaker wraps a
+ * function that replays the reported outcome: onSuccess() fires it with true, onFailure()
+ * with false, and opossum's own rolling window, threshold and reset timer make the decisions.
+ *
+ * Consequences, which is why core/host-breakers.ts exists as the default:
+ * - opossum settles a fired action on a microtask, so state changes appear one tick after
+ *   onFailure()/onSuccess(), not synchronously.
+ * - its reset timer and bucket rotation use real Date.now/setTimeout: tests need real time.
+ * - in half-open opossum lets exactly one fire through and the first outcome decides; this
+ *   adapter admits up to halfOpenMaxProbes requests but the first reported outcome decides.
+ * - opossum opens when the failure rate is strictly greater than the threshold (the pure
+ *   policy: greater or equal).
+ * To keep timers bounded, all breakers share one unref'd bucket-rotation interval (opossum's
+ * rotateBucketController) and per-breaker snapshots are disabled; evicted breakers are shut down.
+ */
+export class OpossumHostBreakers implements HostBreakerRegistry {
+  readonly #o: Required<BreakerPolicyOptions>;
+  readonly #rotate = new EventEmitter();
+  readonly #interval: NodeJS.Timeout;
+  readonly #breakers: LruMap<string, OpossumHostBreaker>;
+  readonly #listeners = new Set<(t: BreakerTransition) => void>();
+  #closed = false;
+
+  constructor(options: OpossumHostBreakersOptions = {}) {
+    const { maxHosts = 10_000, ...policy } = options;
+    checkNumber('maxHosts', maxHosts, { min: 1, integer: true });
+    this.#o = checkBreakerOptions(policy);
+    this.#rotate.setMaxListeners(0);
+    const bucketMs = Math.floor(this.#o.rollingCountTimeoutMs / this.#o.rollingCountBuckets);
+    this.#interval = setInterval(() => this.#rotate.emit('rotate'), Math.max(1, bucketMs));
+    this.#interval.unref();
+    this.#breakers = new LruMap(
+      maxHosts,
+      (b) => b.state === 'closed',
+      (b) => b.shutdown(),
+    );
+  }
+
+  get size(): number {
+    return this.#breakers.size;
+  }
+
+  get(host: string): HostBreaker {
+    let breaker = this.#breakers.get(host);
+    if (!breaker) {
+      const circuit = new CircuitBreaker(replay, {
+        name: host,
+        timeout: false,
+        resetTimeout: this.#o.resetTimeoutMs,
+        errorThresholdPercentage: this.#o.errorThresholdPercentage,
+        rollingCountTimeout: this.#o.rollingCountTimeoutMs,
+        rollingCountBuckets: this.#o.rollingCountBuckets,
+        volumeThreshold: this.#o.volumeThreshold,
+        rollingPercentilesEnabled: false,
+        enableSnapshots: false,
+        rotateBucketController: this.#rotate,
+      });
+      breaker = new OpossumHostBreaker(circuit, this.#o.halfOpenMaxProbes, (from, to) => {
+        for (const listener of this.#listeners) listener({ host, from, to });
+      });
+      this.#breakers.set(host, breaker);
+    }
+    return breaker;
+  }
+
+  onTransition(listener: (t: BreakerTransition) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#interval);
+    for (const [, breaker] of this.#breakers.entries()) breaker.shutdown();
+  }
+}
+
+class OpossumHostBreaker implements HostBreaker {
+  #probes = 0;
+  #last: BreakerState = 'closed';
+
+  constructor(
+    private readonly circuit: CircuitBreaker<[boolean], void>,
+    private readonly maxProbes: number,
+    emit: (from: BreakerState, to: BreakerState) => void,
+  ) {
+    const on = (to: BreakerState) => () => {
+      const from = this.#last;
+      this.#last = to;
+      this.#probes = 0;
+      if (from !== to) emit(from, to);
+    };
+    circuit.on('open', on('open'));
+    circuit.on('halfOpen', on('halfOpen'));
+    circuit.on('close', on('closed'));
+  }
+
+  get state(): BreakerState {
+    if (this.circuit.opened) return 'open';
+    return this.circuit.halfOpen ? 'halfOpen' : 'closed';
+  }
+
+  canPass(): boolean {
+    const state = this.state;
+    if (state === 'closed') return true;
+    if (state === 'open' || this.#probes >= this.maxProbes) return false;
+    this.#probes++;
+    return true;
+  }
+
+  onSuccess(): void {
+    this.#report(true);
+  }
+
+  onFailure(): void {
+    this.#report(false);
+  }
+
+  onIgnore(): void {
+    if (this.state === 'halfOpen') this.#probes = Math.max(0, this.#probes - 1);
+  }
+
+  shutdown(): void {
+    this.circuit.shutdown();
+  }
+
+  #report(ok: boolean): void {
+    // Outcomes of requests started before the breaker opened are not news: opossum would
+    // count them as rejections, so they are dropped here, as in the pure policy.
+    if (this.circuit.opened || this.circuit.isShutdown) return;
+    this.circuit.fire(ok).catch(() => undefined);
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Streams a response body through content decoders with running byte caps on both sides, so
+ * neither an endless body nor a decompression bomb is ever buffered past its cap.
+ */
+import { pipeline, Readable, type Transform } from 'node:stream';
+import zlib from 'node:zlib';
+import { BodyTooLargeError, DecodedTooLargeError, DecodeError } from '../../core/errors.js';
+
+export type Coding = 'gzip' | 'deflate' | 'br';
+
+export interface BodyLimits {
+  readonly maxBodyBytes: number;
+  readonly maxDecodedBytes: number;
+}
+
+export interface DecodedBody {
+  readonly body: Buffer;
+  readonly wireBytes: number;
+}
+
+/**
+ * Parses Content-Encoding into the order decoders must run (last applied first).
+ * Throws DecodeError for codings we did not offer in Accept-Encoding.
+ */
+export function parseContentEncoding(header: string | undefined): Coding[] {
+  if (!header) return [];
+  const codings: Coding[] = [];
+  for (const raw of header.split(',')) {
+    const c = raw.trim().toLowerCase();
+    if (c === '' || c === 'identity') continue;
+    if (c === 'gzip' || c === 'x-gzip') codings.push('gzip');
+    else if (c === 'deflate' || c === 'br') codings.push(c);
+    else throw new DecodeError(`unsupported Content-Encoding ${JSON.stringify(c)}`);
+  }
+  return codings.reverse();
+}
+
+/** zlib (RFC 1950) header: deflate method, and the two bytes form a multiple of 31. */
+function looksLikeZlib(head: Buffer): boolean {
+  const cmf = head[0];
+  const flg = head[1];
+  return cmf !== undefined && flg !== undefined && (cmf & 0x0f) === 8 && ((cmf << 8) | flg) % 31 === 0;
+}
+
+function createDecoder(coding: Coding, head: Buffer): Transform {
+  if (coding === 'gzip') return zlib.createGunzip();
+  if (coding === 'br') return zlib.createBrotliDecompress();
+  // 'deflate' is meant to be zlib-wrapped, but some servers send raw deflate: sniff it.
+  return looksLikeZlib(head) ? zlib.createInflate() : zlib.createInflateRaw();
+}
+
+async function* countWire(
+  source: AsyncIterable<Buffer>,
+  limits: BodyLimits,
+  onBytes: (n: number) => number,
+): AsyncGenerator<Buffer> {
+  for await (const chunk of source) {
+    const total = onBytes(chunk.length);
+    if (total > limits.maxBodyBytes) {
+      throw new BodyTooLargeError(`body exceeds maxBodyBytes ${limits.maxBodyBytes}`);
+    }
+    yield chunk;
+  }
+}
+
+/**
+ * One decoding stage. The decoder is created only once input arrives: an empty body with a
+ * Content-Encoding header (HEAD-like 204/304, lazy servers) is valid and decodes to nothing.
+ */
+async function* decodeStage(input: AsyncIterable<Buffer>, coding: Coding): AsyncGenerator<Buffer> {
+  const it = input[Symbol.asyncIterator]();
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  while (headBytes < 2) {
+    const r = await it.next();
+    if (r.done) break;
+    head.push(r.value);
+    headBytes += r.value.length;
+  }
+  if (headBytes === 0) return;
+
+  // Errors raised upstream (caps, socket) pass through unchanged; anything else the decoder
+  // throws is corrupt input.
+  let upstreamError: unknown;
+  const rest = (async function* () {
+    try {
+      yield* head;
+      for (;;) {
+        const r = await it.next();
+        if (r.done) return;
+        yield r.value;
+      }
+    } catch (err) {
+      upstreamError = err;
+      throw err;
+    } finally {
+      await it.return?.();
+    }
+  })();
+
+  const decoder = createDecoder(coding, head.length === 1 ? head[0]! : Buffer.concat(head));
+  pipeline(Readable.from(rest, { objectMode: false }), decoder, () => {
+    // Failures surface through the decoder's iterator below.
+  });
+  try {
+    for await (const chunk of decoder) yield chunk as Buffer;
+  } catch (err) {
+    if (err === upstreamError) throw err;
+    throw new DecodeError(`corrupt ${coding} body: ${(err as Error).message}`, { cause: err });
+  } finally {
+    decoder.destroy();
+  }
+}
+
+/** Reads the whole body, decoding `codings` in order; one copy at the end. */
+export async function readBody(
+  source: AsyncIterable<Buffer>,
+  codings: readonly Coding[],
+  limits: BodyLimits,
+): Promise<DecodedBody> {
+  let wireBytes = 0;
+  let stream: AsyncIterable<Buffer> = countWire(source, limits, (n) => {
+    wireBytes += n;
+    return wireBytes;
+  });
+  for (const coding of codings) stream = decodeStage(stream, coding);
+
+  const chunks: Buffer[] = [];
+  let decoded = 0;
+  for await (const chunk of stream) {
+    decoded += chunk.length;
+    if (decoded > limits.maxDecodedBytes) {
+      throw new DecodedTooLargeError(
+        `decoded body exceeds maxDecodedBytes ${limits.maxDecodedBytes} after ${wireBytes} wire bytes`,
+      );
+    }
+    chunks.push(chunk);
+  }
+  return { body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, decoded), wireBytes };
+}

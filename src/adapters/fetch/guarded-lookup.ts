@@ -1,0 +1,82 @@
+/**
+ * The second half of the SSRF guard: DNS answers are checked at connect time, inside the
+ * socket's own lookup, so the address that is checked is the address that is dialled
+ * (no TOCTOU window for DNS rebinding) and every new pooled connection is re-checked.
+ */
+import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { buildConnector } from 'undici';
+import { type AddressPolicy, checkAddress } from '../../core/address.js';
+import { BlockedAddressError } from '../../core/errors.js';
+
+type LookupCallback = Parameters<LookupFunction>[2];
+
+const systemLookup: LookupFunction = (hostname, options, callback) => dns.lookup(hostname, options, callback);
+
+/** Wraps a resolver so only addresses the policy allows for `port` are ever returned. */
+export function guardedLookup(policy: AddressPolicy, port: number, base: LookupFunction): LookupFunction {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback) => {
+    base(hostname, { ...options, all: true }, (err, result) => {
+      if (err) return callback(err, '');
+      const found: LookupAddress[] =
+        typeof result === 'string' ? [{ address: result, family: isIP(result) || 4 }] : result;
+      // Drop refused answers rather than failing the host: a name with one public and one
+      // private record is still reachable, and only the public one is handed to connect().
+      const allowed = found.filter((a) => checkAddress(policy, a.address, port).allowed);
+      const first = allowed[0];
+      if (!first) {
+        const refused = found[0];
+        if (!refused) {
+          const empty: NodeJS.ErrnoException = new Error(`lookup ${hostname}: no addresses`);
+          empty.code = 'ENOTFOUND';
+          return callback(empty, '');
+        }
+        const { range } = checkAddress(policy, refused.address, port);
+        return callback(
+          new BlockedAddressError(`${hostname} resolves to ${refused.address} (${range ?? 'blocked'})`),
+          '',
+        );
+      }
+      if (options.all) return callback(null, allowed);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+export interface GuardedConnectorOptions {
+  readonly policy: AddressPolicy;
+  readonly connectTimeoutMs: number;
+  readonly lookup?: LookupFunction;
+}
+
+/**
+ * An undici `connect` function. The allow-list can name ports, but a lookup function never
+ * learns the port, so one undici connector (each with its own lookup) is kept per port.
+ */
+export function guardedConnector(opts: GuardedConnectorOptions): buildConnector.connector {
+  const base = opts.lookup ?? systemLookup;
+  const byPort = new Map<number, buildConnector.connector>();
+  return (connectOpts, callback) => {
+    const port = Number(connectOpts.port) || (connectOpts.protocol === 'https:' ? 443 : 80);
+    // Literal hosts skip lookup inside net.connect, so re-check them here as well; the
+    // fetcher already checked the URL, this covers any other path into the agent.
+    if (isIP(connectOpts.hostname)) {
+      const { allowed, range } = checkAddress(opts.policy, connectOpts.hostname, port);
+      if (!allowed) {
+        return callback(
+          new BlockedAddressError(`address ${connectOpts.hostname} is blocked (${range ?? 'blocked'})`),
+          null,
+        );
+      }
+    }
+    let connector = byPort.get(port);
+    if (!connector) {
+      connector = buildConnector({
+        timeout: opts.connectTimeoutMs,
+        lookup: guardedLookup(opts.policy, port, base),
+      });
+      byPort.set(port, connector);
+    }
+    connector(connectOpts, callback);
+  };
+}

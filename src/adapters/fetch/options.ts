@@ -1,0 +1,94 @@
+import type { LookupFunction } from 'node:net';
+import { type AddressPolicy, compileAllowList, DEFAULT_ADDRESS_POLICY } from '../../core/address.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+
+export interface UndiciFetcherOptions {
+  readonly userAgent: string;
+  readonly connectTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  /** Longest silence allowed between two body chunks. */
+  readonly bodyTimeoutMs: number;
+  /** Budget for the whole fetch including redirects, so a server dripping bytes is still cut off. */
+  readonly totalTimeoutMs: number;
+  /** Cap on compressed bytes received, enforced while streaming. */
+  readonly maxBodyBytes: number;
+  /** Cap on bytes after content decoding, so decompression bombs stop early. */
+  readonly maxDecodedBytes: number;
+  readonly maxRedirects: number;
+  /** Keep-alive sockets per origin. */
+  readonly connectionsPerHost: number;
+  /** Media types whose 2xx bodies are downloaded; 'type/*' wildcards allowed. */
+  readonly acceptContentTypes: readonly string[];
+  readonly addressPolicy: AddressPolicy;
+  /** dns.lookup-compatible resolver; tests inject one to map names to local servers. */
+  readonly lookup?: LookupFunction;
+}
+
+const MiB = 1024 * 1024;
+
+export const DEFAULT_FETCHER_OPTIONS: Readonly<Omit<UndiciFetcherOptions, 'lookup'>> = Object.freeze({
+  userAgent: 'crawld/0.1 (+https://github.com/crawld/crawld)',
+  connectTimeoutMs: 10_000,
+  headersTimeoutMs: 15_000,
+  bodyTimeoutMs: 15_000,
+  totalTimeoutMs: 60_000,
+  maxBodyBytes: 10 * MiB,
+  maxDecodedBytes: 20 * MiB,
+  maxRedirects: 10,
+  connectionsPerHost: 16,
+  acceptContentTypes: Object.freeze([
+    'text/html',
+    'application/xhtml+xml',
+    'application/json',
+    'text/plain',
+    'application/xml',
+    'text/xml',
+  ]),
+  addressPolicy: DEFAULT_ADDRESS_POLICY,
+});
+
+function bad(name: string, value: unknown, want: string): never {
+  throw new InvalidArgumentError(
+    `UndiciFetcher option ${name}: expected ${want}, got ${JSON.stringify(value)}`,
+  );
+}
+
+function positiveInt(name: string, value: number, min = 1): void {
+  if (!Number.isSafeInteger(value) || value < min) bad(name, value, `an integer >= ${min}`);
+}
+
+/** Merges with the defaults and validates; every failure names the option and the bad value. */
+export function resolveFetcherOptions(input: Partial<UndiciFetcherOptions> = {}): UndiciFetcherOptions {
+  const o: UndiciFetcherOptions = { ...DEFAULT_FETCHER_OPTIONS, ...stripUndefined(input) };
+  if (typeof o.userAgent !== 'string' || o.userAgent.trim() === '' || /[\r\n]/.test(o.userAgent)) {
+    bad('userAgent', o.userAgent, 'a non-empty single-line string');
+  }
+  positiveInt('connectTimeoutMs', o.connectTimeoutMs);
+  positiveInt('headersTimeoutMs', o.headersTimeoutMs);
+  positiveInt('bodyTimeoutMs', o.bodyTimeoutMs);
+  positiveInt('totalTimeoutMs', o.totalTimeoutMs);
+  positiveInt('maxBodyBytes', o.maxBodyBytes);
+  positiveInt('maxDecodedBytes', o.maxDecodedBytes);
+  positiveInt('maxRedirects', o.maxRedirects, 0);
+  positiveInt('connectionsPerHost', o.connectionsPerHost);
+  const types = o.acceptContentTypes;
+  if (!Array.isArray(types) || types.length === 0) bad('acceptContentTypes', types, 'a non-empty array');
+  for (const t of types) {
+    if (typeof t !== 'string' || !/^[a-z0-9!#$&^_.+-]+\/(\*|[a-z0-9!#$&^_.+-]+)$/.test(t)) {
+      bad('acceptContentTypes', t, 'lower-case media types like "text/html" or "text/*"');
+    }
+  }
+  const policy = o.addressPolicy;
+  if (typeof policy !== 'object' || policy === null || typeof policy.allowPrivateNetworks !== 'boolean') {
+    bad('addressPolicy', policy, '{ allowPrivateNetworks: boolean, allow: string[] }');
+  }
+  if (!Array.isArray(policy.allow)) bad('addressPolicy.allow', policy.allow, 'an array of strings');
+  compileAllowList(policy.allow);
+  if (o.lookup !== undefined && typeof o.lookup !== 'function') bad('lookup', typeof o.lookup, 'a function');
+  return o;
+}
+
+/** Lets callers pass `{ maxRedirects: undefined }` from optional config without wiping a default. */
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

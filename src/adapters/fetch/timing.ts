@@ -1,0 +1,67 @@
+/**
+ * Time to first byte measured inside undici's dispatch: onRequestStart fires right before the
+ * request is written to a socket (after pool queueing and connect), onResponseStart when the
+ * status line and headers are parsed. Timing around `request()` would include both waits.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Dispatcher } from 'undici';
+
+export interface HopTiming {
+  /** performance.now() just before the request was written. */
+  requestStart?: number;
+  /** performance.now() when final (non-1xx) response headers arrived. */
+  responseStart?: number;
+}
+
+type Controller = Dispatcher.DispatchController;
+
+class TimingHandler implements Dispatcher.DispatchHandler {
+  constructor(
+    private readonly inner: Dispatcher.DispatchHandler,
+    private readonly timing: HopTiming,
+  ) {}
+
+  onRequestStart(controller: Controller, context: unknown): void {
+    // Re-dispatch after a pipelined failure calls this again; the last write is the one answered.
+    this.timing.requestStart = performance.now();
+    this.inner.onRequestStart?.(controller, context);
+  }
+
+  onRequestUpgrade(
+    controller: Controller,
+    status: number,
+    headers: IncomingHttpHeaders,
+    socket: Duplex,
+  ): void {
+    this.inner.onRequestUpgrade?.(controller, status, headers, socket);
+  }
+
+  onResponseStart(
+    controller: Controller,
+    status: number,
+    headers: IncomingHttpHeaders,
+    statusMessage?: string,
+  ): void {
+    if (status >= 200 && this.timing.responseStart === undefined)
+      this.timing.responseStart = performance.now();
+    this.inner.onResponseStart?.(controller, status, headers, statusMessage);
+  }
+
+  onResponseData(controller: Controller, chunk: Buffer): void {
+    this.inner.onResponseData?.(controller, chunk);
+  }
+
+  onResponseEnd(controller: Controller, trailers: IncomingHttpHeaders): void {
+    this.inner.onResponseEnd?.(controller, trailers);
+  }
+
+  onResponseError(controller: Controller, error: Error): void {
+    this.inner.onResponseError?.(controller, error);
+  }
+}
+
+/** A per-request view of the agent that records `timing`; composing is cheap (a Proxy). */
+export function timedDispatcher(agent: Dispatcher, timing: HopTiming): Dispatcher {
+  return agent.compose((dispatch) => (opts, handler) => dispatch(opts, new TimingHandler(handler, timing)));
+}

@@ -1,0 +1,225 @@
+import { Agent, type Dispatcher } from 'undici';
+import { checkAddress, parseHostLiteral } from '../../core/address.js';
+import {
+  AbortedError,
+  BlockedAddressError,
+  BodyTooLargeError,
+  ContentTypeError,
+  FetchError,
+  TotalTimeoutError,
+} from '../../core/errors.js';
+import type { Fetcher, FetchRequest, FetchResponse } from '../../ports/fetcher.js';
+import { parseContentEncoding, readBody } from './decode.js';
+import { guardedConnector } from './guarded-lookup.js';
+import { toFetchError } from './map-error.js';
+import { resolveFetcherOptions, type UndiciFetcherOptions } from './options.js';
+import { type Hop, isRedirect, RedirectChain } from './redirects.js';
+import { type HopTiming, timedDispatcher } from './timing.js';
+
+/** Redirect bodies are read (so the socket can be reused) only up to this size. */
+const REDIRECT_DRAIN_LIMIT = 64 * 1024;
+
+const noop = () => {};
+
+type ResponseData = Dispatcher.ResponseData<null>;
+
+/** Fetcher on an undici Agent: pooled keep-alive, SSRF-guarded, capped and timed. */
+export class UndiciFetcher implements Fetcher {
+  readonly options: UndiciFetcherOptions;
+  readonly #agent: Agent;
+  readonly #baseHeaders: Readonly<Record<string, string>>;
+
+  constructor(options: Partial<UndiciFetcherOptions> = {}) {
+    const o = resolveFetcherOptions(options);
+    this.options = o;
+    this.#agent = new Agent({
+      connections: o.connectionsPerHost,
+      pipelining: 1,
+      headersTimeout: o.headersTimeoutMs,
+      bodyTimeout: o.bodyTimeoutMs,
+      connect: guardedConnector({
+        policy: o.addressPolicy,
+        connectTimeoutMs: o.connectTimeoutMs,
+        ...(o.lookup ? { lookup: o.lookup } : {}),
+      }),
+    });
+    this.#baseHeaders = {
+      'user-agent': o.userAgent,
+      accept: o.acceptContentTypes.join(', '),
+      'accept-encoding': 'gzip, deflate, br',
+    };
+  }
+
+  async fetch(request: FetchRequest): Promise<FetchResponse> {
+    const startedAt = performance.now();
+    const callerSignal = request.signal;
+    if (callerSignal?.aborted) throw new AbortedError(`${request.url}: aborted before start`);
+
+    // One signal for both the caller's abort and our total budget; which one fired is read
+    // from state afterwards, since undici may surface either as a generic abort error.
+    const controller = new AbortController();
+    let timedOut = false;
+    const onAbort = () => controller.abort(callerSignal?.reason);
+    callerSignal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new TotalTimeoutError(`exceeded totalTimeoutMs ${this.options.totalTimeoutMs}`));
+    }, this.options.totalTimeoutMs);
+    timer.unref();
+
+    const progress = { url: request.url };
+    try {
+      return await this.#fetchChain(request, controller.signal, progress, startedAt);
+    } catch (err) {
+      if (callerSignal?.aborted) throw new AbortedError(`${progress.url}: aborted`, { cause: err });
+      if (timedOut) {
+        throw new TotalTimeoutError(
+          `${progress.url}: exceeded totalTimeoutMs ${this.options.totalTimeoutMs}`,
+          {
+            cause: err,
+          },
+        );
+      }
+      throw toFetchError(err, progress.url);
+    } finally {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  async #fetchChain(
+    request: FetchRequest,
+    signal: AbortSignal,
+    progress: { url: string },
+    startedAt: number,
+  ): Promise<FetchResponse> {
+    const url = parseUrl(request.url);
+    const headers: Record<string, string> = { ...this.#baseHeaders };
+    for (const [k, v] of Object.entries(request.headers ?? {})) headers[k.toLowerCase()] = v;
+    let hop: Hop = {
+      url,
+      method: (request.method ?? 'GET').toUpperCase(),
+      headers,
+      ...(request.body !== undefined ? { body: request.body } : {}),
+    };
+    const chain = new RedirectChain(this.options.maxRedirects, url);
+
+    for (;;) {
+      progress.url = hop.url.href;
+      this.#checkLiteralHost(hop.url);
+      const timing: HopTiming = {};
+      const dispatchedAt = performance.now();
+      const res = await timedDispatcher(this.#agent, timing).request({
+        origin: hop.url.origin,
+        path: hop.url.pathname + hop.url.search,
+        method: hop.method as Dispatcher.HttpMethod,
+        headers: hop.headers,
+        body: hop.body ?? null,
+        signal,
+      });
+      // Late errors on an abandoned body must never become uncaught exceptions.
+      res.body.on('error', noop);
+      const location = headerValue(res.headers['location']);
+      if (isRedirect(res.statusCode, location)) {
+        await res.body.dump({ limit: REDIRECT_DRAIN_LIMIT }).catch(noop);
+        hop = chain.next(hop, res.statusCode, location);
+        continue;
+      }
+      const ttfbMs = (timing.responseStart ?? performance.now()) - (timing.requestStart ?? dispatchedAt);
+      try {
+        return await this.#finish(hop, res, { redirects: chain.visited, ttfbMs, startedAt });
+      } catch (err) {
+        res.body.destroy();
+        throw err;
+      }
+    }
+  }
+
+  async #finish(
+    hop: Hop,
+    res: ResponseData,
+    meta: { redirects: readonly string[]; ttfbMs: number; startedAt: number },
+  ): Promise<FetchResponse> {
+    const headers = flattenHeaders(res.headers);
+    const contentType = mediaType(headers['content-type']);
+    const base = {
+      url: hop.url.href,
+      status: res.statusCode,
+      headers,
+      contentType,
+      redirects: meta.redirects,
+      ttfbMs: meta.ttfbMs,
+    };
+    const skip = (): FetchResponse => {
+      res.body.destroy();
+      return { ...base, body: Buffer.alloc(0), wireBytes: 0, totalMs: performance.now() - meta.startedAt };
+    };
+    if (hop.method === 'HEAD') return skip();
+    if (!this.#accepts(contentType)) {
+      // Non-2xx keeps its status for the caller to classify; only a 2xx of the wrong type is an error.
+      if (res.statusCode < 200 || res.statusCode > 299) return skip();
+      throw new ContentTypeError(`${hop.url.href}: content type ${JSON.stringify(contentType)} not accepted`);
+    }
+    const declared = Number(headers['content-length']);
+    if (Number.isFinite(declared) && declared > this.options.maxBodyBytes) {
+      throw new BodyTooLargeError(
+        `${hop.url.href}: Content-Length ${declared} exceeds maxBodyBytes ${this.options.maxBodyBytes}`,
+      );
+    }
+    const codings = parseContentEncoding(headers['content-encoding']);
+    const { body, wireBytes } = await readBody(res.body, codings, this.options);
+    return { ...base, body, wireBytes, totalMs: performance.now() - meta.startedAt };
+  }
+
+  /** First half of the SSRF guard: literal IP hosts are refused before any socket exists. */
+  #checkLiteralHost(url: URL): void {
+    const ip = parseHostLiteral(url.hostname);
+    if (ip === undefined) return;
+    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    const { allowed, range } = checkAddress(this.options.addressPolicy, ip, port);
+    if (!allowed)
+      throw new BlockedAddressError(`${url.href}: address ${ip} is blocked (${range ?? 'blocked'})`);
+  }
+
+  #accepts(contentType: string): boolean {
+    // No Content-Type at all: let the parser sniff rather than drop the page.
+    if (contentType === '') return true;
+    return this.options.acceptContentTypes.some((t) =>
+      t.endsWith('/*') ? contentType.startsWith(t.slice(0, -1)) : t === contentType,
+    );
+  }
+}
+
+function parseUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch (err) {
+    throw new FetchError(`invalid URL ${JSON.stringify(raw)}`, { cause: err });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new FetchError(`unsupported scheme ${url.protocol} in ${raw}`);
+  }
+  url.hash = '';
+  return url;
+}
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function flattenHeaders(raw: ResponseData['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';', 1)[0]!.trim().toLowerCase();
+}

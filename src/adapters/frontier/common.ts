@@ -1,0 +1,80 @@
+/**
+ * Validation and helpers shared by the frontier adapters, so that every adapter rejects
+ * the same inputs and derives the same host key.
+ */
+import { CrawldError, InvalidArgumentError, InvalidUrlError } from '../../core/errors.js';
+import type { EnqueueRequest, LeaseOptions, Task } from '../../ports/frontier.js';
+
+/** An enqueue request with defaults applied and its host derived. */
+export interface PreparedRequest {
+  readonly url: string;
+  readonly host: string;
+  readonly jobId: string;
+  readonly priority: number;
+  readonly depth: number;
+  readonly notBefore: number;
+  readonly force: boolean;
+}
+
+/** `URL.host` is already lower-case and omits the scheme's default port, which is the key we want. */
+export function hostOf(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch (err) {
+    throw new InvalidUrlError(`not an absolute URL: ${url}`, { cause: err });
+  }
+  return parsed.host;
+}
+
+function integer(value: number | undefined, fallback: number, field: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value)) throw new InvalidArgumentError(`${field} must be an integer, got ${value}`);
+  return value;
+}
+
+/**
+ * Validates the whole batch before anything is written, so a bad request rejects the
+ * batch instead of leaving half of it enqueued.
+ */
+export function prepareRequests(requests: readonly EnqueueRequest[], now: number): PreparedRequest[] {
+  return requests.map((r) => {
+    if (typeof r.jobId !== 'string' || r.jobId === '') throw new InvalidArgumentError('jobId must be a non-empty string');
+    return {
+      url: r.url,
+      host: hostOf(r.url),
+      jobId: r.jobId,
+      priority: integer(r.priority, 0, 'priority'),
+      depth: integer(r.depth, 0, 'depth'),
+      notBefore: integer(r.notBefore, now, 'notBefore'),
+      force: r.force === true,
+    };
+  });
+}
+
+export function checkLeaseOptions(options: LeaseOptions): void {
+  if (!Number.isSafeInteger(options.max) || options.max < 0) {
+    throw new InvalidArgumentError(`lease max must be a non-negative integer, got ${options.max}`);
+  }
+  if (!Number.isFinite(options.leaseMs) || options.leaseMs <= 0) {
+    throw new InvalidArgumentError(`leaseMs must be positive, got ${options.leaseMs}`);
+  }
+}
+
+export function checkMaxPending(maxPending: number | undefined): number {
+  if (maxPending === undefined) return Number.POSITIVE_INFINITY;
+  if (!Number.isSafeInteger(maxPending) || maxPending < 0) {
+    throw new InvalidArgumentError(`maxPending must be a non-negative integer, got ${maxPending}`);
+  }
+  return maxPending;
+}
+
+export function notOpenError(): CrawldError {
+  return new CrawldError('frontier is not open');
+}
+
+/** Builds a Task without an `undefined` lastError key, so tasks compare equal across adapters. */
+export function makeTask(fields: Omit<Task, 'lastError'> & { lastError?: string | null }): Task {
+  const { lastError, ...rest } = fields;
+  return lastError == null ? rest : { ...rest, lastError };
+}

@@ -1,0 +1,369 @@
+/**
+ * In-process frontier for tests, demos and one-shot crawls. Nothing survives the process;
+ * close() keeps the data so open() after close() behaves like reopening a durable store.
+ *
+ * Pending tasks live in two sorted arrays (ready by priority+seq, delayed by notBefore),
+ * so lease() walks tasks in contract order without sorting the whole queue per call.
+ * Inserting is O(n) memmove, which is fine at the sizes this adapter is meant for.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../core/clock.js';
+import type {
+  AckOptions,
+  DeadLetter,
+  EnqueueRequest,
+  EnqueueResult,
+  Frontier,
+  FrontierStats,
+  LeaseOptions,
+  RetryOptions,
+  Task,
+} from '../../ports/frontier.js';
+import { checkLeaseOptions, checkMaxPending, makeTask, notOpenError, prepareRequests } from './common.js';
+
+export interface MemoryFrontierOptions {
+  clock: Clock;
+  /** Bound on pending (ready + delayed) tasks; unbounded when omitted. */
+  maxPending?: number;
+}
+
+type State = 'ready' | 'delayed' | 'leased' | 'done' | 'dead';
+
+interface Rec {
+  readonly id: number;
+  readonly url: string;
+  readonly host: string;
+  readonly jobId: string;
+  priority: number;
+  depth: number;
+  state: State;
+  notBefore: number;
+  seq: number;
+  attempts: number;
+  generation: number;
+  leaseToken?: string | undefined;
+  leaseOwner?: string | undefined;
+  leaseExpiresAt?: number | undefined;
+  lastError?: string | undefined;
+  deadAt?: number | undefined;
+  deadReason?: string | undefined;
+}
+
+const byPriority = (a: Rec, b: Rec) => a.priority - b.priority || a.seq - b.seq;
+const byTime = (a: Rec, b: Rec) => a.notBefore - b.notBefore || a.seq - b.seq;
+
+/** Index of the first element not less than rec. */
+function lowerBound(list: Rec[], rec: Rec, cmp: (a: Rec, b: Rec) => number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cmp(list[mid]!, rec) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export class MemoryFrontier implements Frontier {
+  readonly #clock: Clock;
+  readonly #maxPending: number;
+  #open = false;
+  #nextId = 1;
+  #nextSeq = 1;
+  readonly #byKey = new Map<string, Rec>();
+  readonly #byId = new Map<number, Rec>();
+  #ready: Rec[] = [];
+  #delayed: Rec[] = [];
+  readonly #leased = new Map<number, Rec>();
+  readonly #dead = new Map<number, Rec>();
+  #done = 0;
+  readonly #pendingByPriority = new Map<number, number>();
+
+  constructor(options: MemoryFrontierOptions) {
+    this.#clock = options.clock;
+    this.#maxPending = checkMaxPending(options.maxPending);
+  }
+
+  async open(): Promise<void> {
+    this.#open = true;
+  }
+
+  async close(): Promise<void> {
+    this.#open = false;
+  }
+
+  async enqueue(requests: readonly EnqueueRequest[]): Promise<EnqueueResult> {
+    this.#check();
+    const now = this.#clock.now();
+    const prepared = prepareRequests(requests, now);
+    let added = 0;
+    let duplicates = 0;
+    let dropped = 0;
+    for (const r of prepared) {
+      const key = `${r.jobId}\n${r.url}`;
+      const existing = this.#byKey.get(key);
+      if (existing) {
+        if (r.force && (existing.state === 'done' || existing.state === 'dead')) {
+          this.#leaveFinal(existing);
+          existing.priority = r.priority;
+          existing.depth = r.depth;
+          existing.attempts = 0;
+          existing.generation += 1;
+          existing.lastError = undefined;
+          this.#makePending(existing, r.notBefore, now);
+          added++;
+        } else {
+          duplicates++;
+        }
+        continue;
+      }
+      if (!r.force && this.#pendingCount() >= this.#maxPending) {
+        dropped++;
+        continue;
+      }
+      const rec: Rec = {
+        id: this.#nextId++,
+        url: r.url,
+        host: r.host,
+        jobId: r.jobId,
+        priority: r.priority,
+        depth: r.depth,
+        state: 'ready',
+        notBefore: r.notBefore,
+        seq: 0,
+        attempts: 0,
+        generation: 0,
+      };
+      this.#byKey.set(key, rec);
+      this.#byId.set(rec.id, rec);
+      this.#makePending(rec, r.notBefore, now);
+      added++;
+    }
+    return { added, duplicates, dropped };
+  }
+
+  async lease(options: LeaseOptions): Promise<Task[]> {
+    this.#check();
+    checkLeaseOptions(options);
+    const now = this.#clock.now();
+    this.#reclaimAndPromote(now);
+    const exclude = options.excludeHosts;
+    const picked: number[] = [];
+    for (let i = 0; i < this.#ready.length && picked.length < options.max; i++) {
+      if (!exclude?.has(this.#ready[i]!.host)) picked.push(i);
+    }
+    const taken = picked.map((i) => this.#ready[i]!);
+    if (picked.at(-1) === picked.length - 1) {
+      this.#ready.splice(0, picked.length); // the common case: a prefix, one memmove
+    } else {
+      // Back to front so the remaining indices stay valid.
+      for (let k = picked.length - 1; k >= 0; k--) this.#ready.splice(picked[k]!, 1);
+    }
+    const expiresAt = now + options.leaseMs;
+    return taken.map((rec) => {
+      this.#bumpPending(rec.priority, -1);
+      rec.state = 'leased';
+      rec.leaseToken = randomUUID();
+      rec.leaseOwner = options.owner;
+      rec.leaseExpiresAt = expiresAt;
+      this.#leased.set(rec.id, rec);
+      return this.#toTask(rec);
+    });
+  }
+
+  async ack(task: Task, options?: AckOptions): Promise<boolean> {
+    const rec = this.#leasedBy(task);
+    if (!rec) return false;
+    this.#releaseLease(rec);
+    if (options?.recrawlAt !== undefined) {
+      rec.generation += 1;
+      rec.attempts = 0;
+      rec.lastError = undefined;
+      this.#makePending(rec, options.recrawlAt, this.#clock.now());
+    } else {
+      rec.state = 'done';
+      this.#done++;
+    }
+    return true;
+  }
+
+  async retry(task: Task, options: RetryOptions): Promise<boolean> {
+    const rec = this.#leasedBy(task);
+    if (!rec) return false;
+    this.#releaseLease(rec);
+    if (options.chargeAttempt) rec.attempts += 1;
+    rec.lastError = options.reason;
+    this.#makePending(rec, options.at, this.#clock.now());
+    return true;
+  }
+
+  async deadLetter(task: Task, reason: string): Promise<boolean> {
+    const rec = this.#leasedBy(task);
+    if (!rec) return false;
+    this.#releaseLease(rec);
+    rec.attempts += 1;
+    rec.lastError = reason;
+    rec.state = 'dead';
+    rec.deadAt = this.#clock.now();
+    rec.deadReason = reason;
+    this.#dead.set(rec.id, rec);
+    return true;
+  }
+
+  async stats(): Promise<FrontierStats> {
+    this.#check();
+    const now = this.#clock.now();
+    let delayed = 0;
+    for (const rec of this.#delayed) if (rec.notBefore > now) delayed++;
+    const pendingByPriority: Record<string, number> = {};
+    for (const [priority, n] of [...this.#pendingByPriority].sort((a, b) => a[0] - b[0])) {
+      pendingByPriority[String(priority)] = n;
+    }
+    return {
+      pending: this.#pendingCount(),
+      delayed,
+      leased: this.#leased.size,
+      done: this.#done,
+      dead: this.#dead.size,
+      pendingByPriority,
+    };
+  }
+
+  async nextReadyAt(): Promise<number | undefined> {
+    this.#check();
+    let next: number | undefined;
+    const consider = (t: number) => {
+      if (next === undefined || t < next) next = t;
+    };
+    // Same answer shape as the SQLite adapter: the head of the ready queue rather than an
+    // exact minimum over all ready tasks (any ready task means "now" to the caller).
+    if (this.#ready[0]) consider(this.#ready[0].notBefore);
+    if (this.#delayed[0]) consider(this.#delayed[0].notBefore);
+    for (const rec of this.#leased.values()) consider(rec.leaseExpiresAt!);
+    return next;
+  }
+
+  async listLeased(): Promise<Task[]> {
+    this.#check();
+    return [...this.#leased.values()].sort((a, b) => a.id - b.id).map((rec) => this.#toTask(rec));
+  }
+
+  async listDead(options?: { limit?: number; offset?: number; jobId?: string }): Promise<DeadLetter[]> {
+    this.#check();
+    const offset = options?.offset ?? 0;
+    const limit = options?.limit ?? Number.POSITIVE_INFINITY;
+    return [...this.#dead.values()]
+      .filter((rec) => options?.jobId === undefined || rec.jobId === options.jobId)
+      .sort((a, b) => a.deadAt! - b.deadAt! || a.id - b.id)
+      .slice(offset, offset + limit)
+      .map((rec) => ({
+        id: String(rec.id),
+        url: rec.url,
+        jobId: rec.jobId,
+        priority: rec.priority,
+        depth: rec.depth,
+        attempts: rec.attempts,
+        reason: rec.deadReason!,
+        deadAt: rec.deadAt!,
+      }));
+  }
+
+  async redrive(options?: { ids?: readonly string[]; jobId?: string }): Promise<number> {
+    this.#check();
+    const now = this.#clock.now();
+    const candidates = options?.ids
+      ? options.ids.map((id) => this.#dead.get(Number(id))).filter((rec) => rec !== undefined)
+      : [...this.#dead.values()].sort((a, b) => a.deadAt! - b.deadAt! || a.id - b.id);
+    let moved = 0;
+    for (const rec of candidates) {
+      if (options?.jobId !== undefined && rec.jobId !== options.jobId) continue;
+      if (rec.state !== 'dead') continue; // the same id listed twice
+      this.#leaveFinal(rec);
+      rec.attempts = 0;
+      this.#makePending(rec, now, now);
+      moved++;
+    }
+    return moved;
+  }
+
+  #check(): void {
+    if (!this.#open) throw notOpenError();
+  }
+
+  #pendingCount(): number {
+    return this.#ready.length + this.#delayed.length;
+  }
+
+  #bumpPending(priority: number, delta: number): void {
+    const n = (this.#pendingByPriority.get(priority) ?? 0) + delta;
+    if (n === 0) this.#pendingByPriority.delete(priority);
+    else this.#pendingByPriority.set(priority, n);
+  }
+
+  /** Every (re)entry into the queue takes a fresh seq: FIFO is by enqueue order. */
+  #makePending(rec: Rec, notBefore: number, now: number): void {
+    rec.notBefore = notBefore;
+    rec.seq = this.#nextSeq++;
+    this.#bumpPending(rec.priority, 1);
+    if (notBefore <= now) {
+      rec.state = 'ready';
+      this.#ready.splice(lowerBound(this.#ready, rec, byPriority), 0, rec);
+    } else {
+      rec.state = 'delayed';
+      this.#delayed.splice(lowerBound(this.#delayed, rec, byTime), 0, rec);
+    }
+  }
+
+  #leaveFinal(rec: Rec): void {
+    if (rec.state === 'done') this.#done--;
+    else if (rec.state === 'dead') this.#dead.delete(rec.id);
+    rec.deadAt = undefined;
+    rec.deadReason = undefined;
+  }
+
+  #reclaimAndPromote(now: number): void {
+    for (const rec of this.#leased.values()) {
+      if (rec.leaseExpiresAt! > now) continue;
+      // Expired leases keep their seq and attempts: the task resumes its place in line.
+      this.#releaseLease(rec);
+      rec.state = 'ready';
+      this.#bumpPending(rec.priority, 1);
+      this.#ready.splice(lowerBound(this.#ready, rec, byPriority), 0, rec);
+    }
+    let due = 0;
+    while (due < this.#delayed.length && this.#delayed[due]!.notBefore <= now) due++;
+    for (const rec of this.#delayed.splice(0, due)) {
+      rec.state = 'ready';
+      this.#ready.splice(lowerBound(this.#ready, rec, byPriority), 0, rec);
+    }
+  }
+
+  #leasedBy(task: Task): Rec | undefined {
+    this.#check();
+    const rec = this.#byId.get(Number(task.id));
+    return rec?.state === 'leased' && rec.leaseToken === task.leaseToken ? rec : undefined;
+  }
+
+  #releaseLease(rec: Rec): void {
+    this.#leased.delete(rec.id);
+    rec.leaseToken = undefined;
+    rec.leaseOwner = undefined;
+    rec.leaseExpiresAt = undefined;
+  }
+
+  #toTask(rec: Rec): Task {
+    return makeTask({
+      id: String(rec.id),
+      url: rec.url,
+      host: rec.host,
+      jobId: rec.jobId,
+      priority: rec.priority,
+      depth: rec.depth,
+      attempts: rec.attempts,
+      generation: rec.generation,
+      leaseToken: rec.leaseToken!,
+      leaseExpiresAt: rec.leaseExpiresAt!,
+      lastError: rec.lastError,
+    });
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * Every statement the SQLite frontier runs, prepared once per connection.
+ * Bounded statements (LIMIT ?) keep each call's work, and so its event-loop stall,
+ * bounded: better-sqlite3 is synchronous.
+ */
+import type Database from 'better-sqlite3';
+
+export interface TaskRow {
+  id: number;
+  seq: number;
+  url: string;
+  host: string;
+  job: number;
+  priority: number;
+  depth: number;
+  attempts: number;
+  generation: number;
+  last_error: string | null;
+  lease_token: string;
+  lease_expires_at: number;
+}
+
+export interface DeadRow {
+  id: number;
+  url: string;
+  job: number;
+  priority: number;
+  depth: number;
+  attempts: number;
+  dead_reason: string;
+  dead_at: number;
+}
+
+export interface KeyRow {
+  id: number;
+  state: 'ready' | 'delayed' | 'leased' | 'done' | 'dead';
+  priority: number;
+}
+
+const TASK_COLUMNS =
+  'id, seq, url, host, job, priority, depth, attempts, generation, last_error, lease_token, lease_expires_at';
+// One random prefix per lease call plus the row id: unique per task and per lease, and
+// generated in the UPDATE itself so a whole batch is leased by one statement.
+const TAKE =
+  "UPDATE tasks SET state = 'leased', lease_token = @token || '.' || id, lease_owner = @owner, " +
+  'lease_expires_at = @expiresAt WHERE id IN';
+const CLEAR_LEASE = 'lease_token = NULL, lease_owner = NULL, lease_expires_at = NULL';
+/** Guard shared by ack, retry and deadLetter: only the holder of the current lease may finish it. */
+const HELD = "id = ? AND state = 'leased' AND lease_token = ?";
+
+export function prepareStatements(db: Database.Database) {
+  return {
+    seqGet: db.prepare<[], number>("SELECT value FROM meta WHERE key = 'seq'").pluck(),
+    seqSet: db.prepare<[number]>("UPDATE meta SET value = ? WHERE key = 'seq'"),
+    jobGet: db.prepare<[string], number>('SELECT id FROM jobs WHERE name = ?').pluck(),
+    jobAdd: db.prepare<[string]>('INSERT INTO jobs (name) VALUES (?) ON CONFLICT (name) DO NOTHING'),
+    jobName: db.prepare<[number], string>('SELECT name FROM jobs WHERE id = ?').pluck(),
+
+    pendingTotal: db.prepare<[], number>("SELECT total(n) FROM counts WHERE bucket = 'pending'").pluck(),
+    leasedCount: db.prepare<[], number>("SELECT count(*) FROM tasks WHERE state = 'leased'").pluck(),
+    counts: db.prepare<[], { bucket: string; priority: number; n: number }>(
+      'SELECT bucket, priority, n FROM counts WHERE n <> 0 ORDER BY bucket, priority',
+    ),
+    bump: db.prepare<[string, number, number]>(
+      'INSERT INTO counts (bucket, priority, n) VALUES (?, ?, ?) ' +
+        'ON CONFLICT (bucket, priority) DO UPDATE SET n = n + excluded.n',
+    ),
+    delayedCount: db
+      .prepare<[number], number>("SELECT count(*) FROM tasks WHERE state = 'delayed' AND not_before > ?")
+      .pluck(),
+
+    insert: db.prepare<[number, string, string, number, number, string, number, number]>(
+      'INSERT INTO tasks (job, url, host, priority, depth, state, not_before, seq) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (job, url) DO NOTHING',
+    ),
+    exists: db.prepare<[number, string], number>('SELECT 1 FROM tasks WHERE job = ? AND url = ?').pluck(),
+    findKey: db.prepare<[number, string], KeyRow>(
+      'SELECT id, state, priority FROM tasks WHERE job = ? AND url = ?',
+    ),
+    // Forced re-enqueue of a done or dead task: a new crawl cycle.
+    requeue: db.prepare<[number, number, string, number, number, number]>(
+      'UPDATE tasks SET priority = ?, depth = ?, state = ?, not_before = ?, seq = ?, attempts = 0, ' +
+        'generation = generation + 1, last_error = NULL, dead_at = NULL, dead_reason = NULL WHERE id = ?',
+    ),
+
+    // Expired leases keep seq and attempts: the task resumes its place in line.
+    reclaim: db
+      .prepare<[number, number], number>(
+        `UPDATE tasks SET state = 'ready', ${CLEAR_LEASE} WHERE id IN (SELECT id FROM tasks ` +
+          "WHERE state = 'leased' AND lease_expires_at <= ? ORDER BY lease_expires_at LIMIT ?) RETURNING priority",
+      )
+      .pluck(),
+    promote: db.prepare<[number, number]>(
+      "UPDATE tasks SET state = 'ready' WHERE id IN (SELECT id FROM tasks " +
+        "WHERE state = 'delayed' AND not_before <= ? ORDER BY not_before LIMIT ?)",
+    ),
+    take: db.prepare<{ token: string; owner: string; expiresAt: number; max: number }, TaskRow>(
+      `${TAKE} (SELECT id FROM tasks WHERE state = 'ready' ORDER BY priority, seq LIMIT @max) ` +
+        `RETURNING ${TASK_COLUMNS}`,
+    ),
+    // Bounded scan: look at the first @scan ready tasks only, skip excluded hosts among them.
+    takeExcluding: db.prepare<
+      { token: string; owner: string; expiresAt: number; max: number; scan: number; hosts: string },
+      TaskRow
+    >(
+      `${TAKE} (SELECT id FROM (SELECT id, host, priority, seq FROM tasks WHERE state = 'ready' ` +
+        'ORDER BY priority, seq LIMIT @scan) WHERE host NOT IN (SELECT value FROM json_each(@hosts)) ' +
+        `ORDER BY priority, seq LIMIT @max) RETURNING ${TASK_COLUMNS}`,
+    ),
+
+    // No counter to update: done is derived (see stats), which keeps an ack to two pages.
+    done: db.prepare<[number, string]>(`UPDATE tasks SET state = 'done', ${CLEAR_LEASE} WHERE ${HELD}`),
+    recrawl: db
+      .prepare<[string, number, number, number, string], number>(
+        'UPDATE tasks SET state = ?, not_before = ?, seq = ?, attempts = 0, generation = generation + 1, ' +
+          `last_error = NULL, ${CLEAR_LEASE} WHERE ${HELD} RETURNING priority`,
+      )
+      .pluck(),
+    retry: db
+      .prepare<[string, number, number, number, string, number, string], number>(
+        'UPDATE tasks SET state = ?, not_before = ?, seq = ?, attempts = attempts + ?, last_error = ?, ' +
+          `${CLEAR_LEASE} WHERE ${HELD} RETURNING priority`,
+      )
+      .pluck(),
+    bury: db
+      .prepare<[string, number, string, number, string], number>(
+        "UPDATE tasks SET state = 'dead', attempts = attempts + 1, last_error = ?, dead_at = ?, " +
+          `dead_reason = ?, ${CLEAR_LEASE} WHERE ${HELD} RETURNING priority`,
+      )
+      .pluck(),
+
+    readyHeadTime: db
+      .prepare<[], number>("SELECT not_before FROM tasks WHERE state = 'ready' ORDER BY priority, seq LIMIT 1")
+      .pluck(),
+    delayedMin: db.prepare<[], number | null>("SELECT min(not_before) FROM tasks WHERE state = 'delayed'").pluck(),
+    leaseMin: db
+      .prepare<[], number | null>("SELECT min(lease_expires_at) FROM tasks WHERE state = 'leased'")
+      .pluck(),
+    leased: db.prepare<[], TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE state = 'leased' ORDER BY id`),
+
+    dead: db.prepare<{ job: number | null; limit: number; offset: number }, DeadRow>(
+      'SELECT id, url, job, priority, depth, attempts, dead_reason, dead_at FROM tasks ' +
+        "WHERE state = 'dead' AND (@job IS NULL OR job = @job) ORDER BY dead_at, id LIMIT @limit OFFSET @offset",
+    ),
+    deadIds: db
+      .prepare<{ job: number | null }, number>(
+        "SELECT id FROM tasks WHERE state = 'dead' AND (@job IS NULL OR job = @job) ORDER BY dead_at, id",
+      )
+      .pluck(),
+    // Redrive: back to pending, ready now, attempts 0; generation is unchanged (same cycle).
+    revive: db
+      .prepare<{ now: number; seq: number; id: number; job: number | null }, number>(
+        "UPDATE tasks SET state = 'ready', not_before = @now, seq = @seq, attempts = 0, dead_at = NULL, " +
+          "dead_reason = NULL WHERE id = @id AND state = 'dead' AND (@job IS NULL OR job = @job) RETURNING priority",
+      )
+      .pluck(),
+  };
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+import { checkConfigCommand, crawlCommand, demoCommand, runCommand, siteCommand } from './cli/commands.js';
+import { USAGE } from './cli/usage.js';
+import { CrawldError } from './core/errors.js';
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'crawl':
+      return crawlCommand(rest);
+    case 'run':
+      return runCommand(rest);
+    case 'demo':
+      return demoCommand(rest);
+    case 'site':
+      return siteCommand(rest);
+    case 'check-config':
+      return checkConfigCommand(rest);
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    default:
+      process.stderr.write(`crawld: unknown command '${command ?? ''}'\n\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    // Bad input from the operator: exit 2 with the message only, no stack.
+    if (
+      err instanceof CrawldError &&
+      ['CRAWLD_ERR_CONFIG', 'CRAWLD_ERR_USAGE', 'CRAWLD_ERR_INVALID_URL', 'CRAWLD_ERR_INVALID_ARG'].includes(
+        err.code,
+      )
+    ) {
+      process.stderr.write(`crawld: ${err.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    if (err instanceof CrawldError) {
+      process.stderr.write(`crawld: ${err.message}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    process.stderr.write(
+      `crawld: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exitCode = 1;
+  },
+);

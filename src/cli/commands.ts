@@ -1,0 +1,148 @@
+import { ConfigError } from '../core/errors.js';
+import {
+  type ConfigInput,
+  type CrawldConfig,
+  loadConfigFile,
+  loadConfigInput,
+  validateConfig,
+} from '../daemon/config.js';
+import { isHttpUrl } from '../daemon/config-schema.js';
+import { startDemoSite } from '../demo/site.js';
+import { intOpt, numOpt, parse, strOpt, UsageError } from './args.js';
+import { runDaemon } from './run-daemon.js';
+
+const common = {
+  config: { type: 'string' },
+  'data-dir': { type: 'string' },
+  'http-port': { type: 'string' },
+  once: { type: 'boolean' },
+  'allow-private-networks': { type: 'boolean' },
+  'max-concurrency': { type: 'string' },
+  'log-level': { type: 'string' },
+} as const;
+
+/** Applies the flags every crawling command shares on top of a config, then validates once. */
+function applyCommon(input: ConfigInput, values: Record<string, unknown>): CrawldConfig {
+  const patch: ConfigInput = structuredClone(input);
+  const dataDir = strOpt(values['data-dir']);
+  if (dataDir) patch.dataDir = dataDir;
+  const port = intOpt(values['http-port'], 'http-port', 0, 65535);
+  if (port !== undefined) patch.http = { ...patch.http, port };
+  if (values['allow-private-networks']) patch.fetch = { ...patch.fetch, allowPrivateNetworks: true };
+  const maxConc = intOpt(values['max-concurrency'], 'max-concurrency', 1, 10_000);
+  if (maxConc !== undefined) patch.concurrency = { ...patch.concurrency, maxPerHost: maxConc };
+  const level = strOpt(values['log-level']);
+  if (level) patch.log = { level: level as 'info' };
+  return validateConfig(patch);
+}
+
+/** The config file's content, defaults not yet applied (flags override it). */
+function baseInput(values: Record<string, unknown>): ConfigInput {
+  const file = strOpt(values.config);
+  return file ? (loadConfigInput(file, process.env) as ConfigInput) : { log: { level: 'warn' } };
+}
+
+export async function crawlCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, common);
+  if (positionals.length === 0) throw new UsageError('crawl: give at least one seed URL');
+  const issues: string[] = [];
+  positionals.forEach((u, i) => {
+    if (!isHttpUrl(u)) issues.push(`seeds[${i}]: must be an absolute http(s) URL (got '${u}')`);
+  });
+  if (issues.length > 0) throw new ConfigError(issues);
+  const input = baseInput(values);
+  const jobs = input.jobs ?? [];
+  const first = jobs[0];
+  input.jobs = first
+    ? [{ ...first, seeds: [...first.seeds, ...positionals] }, ...jobs.slice(1)]
+    : [{ id: 'default', seeds: positionals }];
+  const config = applyCommon(input, values);
+  return runDaemon(config, { once: Boolean(values.once), logToStderr: true });
+}
+
+export async function runCommand(argv: string[]): Promise<number> {
+  const { values } = parse(argv, common);
+  const file = strOpt(values.config);
+  if (!file) throw new UsageError('run: --config FILE is required');
+  const config = applyCommon(loadConfigInput(file, process.env) as ConfigInput, values);
+  return runDaemon(config, { once: Boolean(values.once), logToStderr: false });
+}
+
+export function checkConfigCommand(argv: string[]): number {
+  const { positionals } = parse(argv, {});
+  const file = positionals[0];
+  if (!file || positionals.length > 1) throw new UsageError('check-config: give exactly one FILE');
+  const config = loadConfigFile(file, process.env);
+  process.stdout.write(`${file}: ok (${config.jobs.length} job${config.jobs.length === 1 ? '' : 's'})\n`);
+  return 0;
+}
+
+const siteOptions = {
+  port: { type: 'string' },
+  pages: { type: 'string' },
+  'latency-ms': { type: 'string' },
+  'error-rate': { type: 'string' },
+  capacity: { type: 'string' },
+} as const;
+
+function siteArgs(values: Record<string, unknown>, portKey: string, defaultPort: number) {
+  return {
+    port: intOpt(values[portKey], portKey, 0, 65535) ?? defaultPort,
+    pages: intOpt(values.pages, 'pages', 1, 10_000_000) ?? 1000,
+    latencyMs: intOpt(values['latency-ms'], 'latency-ms', 0, 600_000) ?? 0,
+    errorRate: numOpt(values['error-rate'], 'error-rate', 0, 1) ?? 0,
+    capacity: intOpt(values.capacity, 'capacity', 1, 1_000_000),
+  };
+}
+
+export async function siteCommand(argv: string[]): Promise<number> {
+  const { values } = parse(argv, siteOptions);
+  const site = await startDemoSite(siteArgs(values, 'port', 8300));
+  process.stdout.write(`crawld demo site: ${site.url} (${siteArgs(values, 'port', 8300).pages} pages)\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  await site.close();
+  return 0;
+}
+
+export const DEMO_SITE_PORT = 8931;
+
+export async function demoCommand(argv: string[]): Promise<number> {
+  const { values } = parse(argv, {
+    ...common,
+    pages: { type: 'string' },
+    'latency-ms': { type: 'string' },
+    'error-rate': { type: 'string' },
+    capacity: { type: 'string' },
+    'site-port': { type: 'string' },
+  });
+  const s = siteArgs(values, 'site-port', DEMO_SITE_PORT);
+  const site = await startDemoSite(s);
+  try {
+    const base: ConfigInput = {
+      dataDir: './data/demo',
+      log: { level: 'warn' },
+      fetch: { allowAddresses: [`127.0.0.1:${site.port}`] },
+      jobs: [
+        {
+          id: 'demo',
+          seeds: [`${site.url}/`],
+          extract: {
+            fields: {
+              title: { selector: 'h1.title' },
+              price: { selector: 'span.price', type: 'number' },
+            },
+          },
+        },
+      ],
+    };
+    const config = applyCommon(base, values);
+    process.stderr.write(`crawld demo: crawling ${s.pages} pages of ${site.url}/ into ${config.dataDir}\n`);
+    return await runDaemon(config, { once: Boolean(values.once), logToStderr: true });
+  } finally {
+    await site.close();
+  }
+}

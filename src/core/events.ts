@@ -1,0 +1,79 @@
+import { EventEmitter } from 'node:events';
+
+/**
+ * Typed events, one payload object each. The scheduler and components emit; metrics,
+ * logs, the status page and tests subscribe. Algorithms never call metrics or logs.
+ * Payloads carry `host` (bounded by the metrics layer) but the URL only where a log at
+ * debug level or a test needs it.
+ */
+export interface CrawlEvents {
+  fetched: {
+    jobId: string;
+    host: string;
+    url: string;
+    status: number;
+    durationMs: number;
+    ttfbMs: number;
+    wireBytes: number;
+    bytes: number;
+  };
+  /** A page was written to the sinks and acked. */
+  pageDone: {
+    jobId: string;
+    host: string;
+    url: string;
+    status: number;
+    fields: number;
+    extractErrors: number;
+  };
+  /** The attempt failed and will be retried. */
+  retry: { jobId: string; host: string; url: string; reason: string; attempt: number; delayMs: number };
+  /** Deferred without charging an attempt (breaker open, host paused, shutdown). */
+  deferred: { jobId: string; host: string; reason: string; delayMs: number };
+  deadLettered: { jobId: string; host: string; url: string; reason: string; attempts: number };
+  skipped: { jobId: string; host: string; url: string; reason: string };
+  links: {
+    jobId: string;
+    discovered: number;
+    added: number;
+    duplicates: number;
+    dropped: number;
+    outOfScope: number;
+  };
+  /** A fetch ended in an error (before classification into retry / dead letter). */
+  fetchError: { jobId: string; host: string; reason: string; code: string };
+  /** Sink write done. */
+  sinkWrite: { sink: string; records: number };
+  /** A task failed inside crawld itself (sink or frontier error); its lease will expire and it comes back. */
+  internalError: { where: string; error: unknown };
+  idle: Record<string, never>;
+  paused: Record<string, never>;
+  resumed: Record<string, never>;
+}
+
+export class TypedEmitter<E extends { [K in keyof E]: object }> {
+  readonly #ee = new EventEmitter();
+
+  constructor() {
+    this.#ee.setMaxListeners(100);
+  }
+
+  on<K extends keyof E & string>(event: K, listener: (payload: E[K]) => void): () => void {
+    this.#ee.on(event, listener);
+    return () => this.#ee.off(event, listener);
+  }
+
+  once<K extends keyof E & string>(event: K): Promise<E[K]> {
+    return new Promise((resolve) => this.#ee.once(event, resolve));
+  }
+
+  emit<K extends keyof E & string>(event: K, payload: E[K]): void {
+    this.#ee.emit(event, payload);
+  }
+
+  listenerCount(event: keyof E & string): number {
+    return this.#ee.listenerCount(event);
+  }
+}
+
+export type CrawlEmitter = TypedEmitter<CrawlEvents>;

@@ -1,0 +1,116 @@
+import { checkNumber, checkOrder } from './check.js';
+import type { Clock, Random } from './clock.js';
+import { LruMap } from './lru-map.js';
+
+export interface HostBackoffOptions {
+  /** Pause after a 429/503 without Retry-After; doubles with each further one. @default 60000 */
+  readonly initialPauseMs?: number;
+  /** Cap on the doubling pause and on a Retry-After pause. @default 3600000 */
+  readonly maxPauseMs?: number;
+  /** Strikes are forgotten after this long without a throttle. @default 1800000 */
+  readonly forgiveAfterMs?: number;
+  /** ...or after this many successes in a row. @default 50 */
+  readonly forgiveAfterSuccesses?: number;
+  /** Each pause is lengthened by up to this fraction, so paused hosts do not all resume at once. @default 0.1 */
+  readonly jitter?: number;
+  /** Hosts beyond this many are forgotten, least recently used first (paused ones last). @default 10000 */
+  readonly maxHosts?: number;
+}
+
+export const hostBackoffDefaults = {
+  initialPauseMs: 60_000,
+  maxPauseMs: 3_600_000,
+  forgiveAfterMs: 1_800_000,
+  forgiveAfterSuccesses: 50,
+  jitter: 0.1,
+  maxHosts: 10_000,
+} as const satisfies Required<HostBackoffOptions>;
+
+interface HostState {
+  /** Throttles since the last forgiveness. */
+  strikes: number;
+  /** Epoch ms; the host may be fetched again from then on. */
+  pausedUntil: number;
+  lastThrottleAt: number;
+  successStreak: number;
+}
+
+/**
+ * Per-host pause after the server said "too many requests" (StormCrawler's policy): a 429/503
+ * with Retry-After pauses the host until then (capped); without it the host pauses
+ * initialPauseMs, doubling with each further throttle up to maxPauseMs. The strikes are
+ * forgiven after forgiveAfterMs without a throttle or after a streak of successes. Times are
+ * wall-clock (clock.now()) because Retry-After dates are, and pauses are shown to users.
+ */
+export class HostBackoff {
+  readonly #o: Required<HostBackoffOptions>;
+  readonly #clock: Clock;
+  readonly #random: Random;
+  readonly #hosts: LruMap<string, HostState>;
+
+  constructor(options: HostBackoffOptions = {}, clock: Clock, random: Random) {
+    const o = { ...hostBackoffDefaults, ...options };
+    checkNumber('initialPauseMs', o.initialPauseMs, { min: 0 });
+    checkNumber('maxPauseMs', o.maxPauseMs, { min: 0 });
+    checkOrder('initialPauseMs', o.initialPauseMs, 'maxPauseMs', o.maxPauseMs);
+    checkNumber('forgiveAfterMs', o.forgiveAfterMs, { min: 0 });
+    checkNumber('forgiveAfterSuccesses', o.forgiveAfterSuccesses, { min: 1, integer: true });
+    checkNumber('jitter', o.jitter, { min: 0, max: 1 });
+    checkNumber('maxHosts', o.maxHosts, { min: 1, integer: true });
+    this.#o = o;
+    this.#clock = clock;
+    this.#random = random;
+    // Forgetting a paused host would let it be hammered again: evict those last.
+    this.#hosts = new LruMap(o.maxHosts, (s) => s.pausedUntil <= this.#clock.now());
+  }
+
+  /** Epoch ms until which the host is paused, or undefined when it may be fetched now. */
+  hostPausedUntil(host: string): number | undefined {
+    const state = this.#hosts.peek(host);
+    return state && state.pausedUntil > this.#clock.now() ? state.pausedUntil : undefined;
+  }
+
+  /** Strikes counted for the host (0 when forgiven or unknown). */
+  strikes(host: string): number {
+    const state = this.#hosts.peek(host);
+    if (!state || this.#clock.now() - state.lastThrottleAt >= this.#o.forgiveAfterMs) return 0;
+    return state.strikes;
+  }
+
+  /**
+   * A 429/503 (or another "slow down") from the host. retryAfterMs > 0 (see parseRetryAfter) is
+   * obeyed up to maxPauseMs; absent or 0, the doubling pause applies. Returns the epoch ms until
+   * which the host is paused. A pause never shortens an existing one.
+   */
+  onThrottle(host: string, retryAfterMs?: number): number {
+    const now = this.#clock.now();
+    const state = this.#hosts.get(host) ?? { strikes: 0, pausedUntil: 0, lastThrottleAt: now, successStreak: 0 };
+    if (now - state.lastThrottleAt >= this.#o.forgiveAfterMs) state.strikes = 0;
+    state.strikes++;
+    state.successStreak = 0;
+    state.lastThrottleAt = now;
+    const base =
+      retryAfterMs !== undefined && retryAfterMs > 0
+        ? retryAfterMs
+        : this.#o.initialPauseMs * 2 ** Math.min(state.strikes - 1, 52);
+    // Jitter only lengthens, so a Retry-After is never undercut.
+    const pause = Math.min(this.#o.maxPauseMs, base) * (1 + this.#o.jitter * this.#random());
+    state.pausedUntil = Math.max(state.pausedUntil, Math.round(now + pause));
+    this.#hosts.set(host, state);
+    return state.pausedUntil;
+  }
+
+  /** A response that was not a throttle. Enough of them in a row forgive the strikes. */
+  onSuccess(host: string): void {
+    const state = this.#hosts.peek(host);
+    if (!state) return;
+    state.successStreak++;
+    if (state.successStreak >= this.#o.forgiveAfterSuccesses && state.pausedUntil <= this.#clock.now()) {
+      this.#hosts.delete(host);
+    }
+  }
+
+  get size(): number {
+    return this.#hosts.size;
+  }
+}

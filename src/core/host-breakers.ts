@@ -1,0 +1,54 @@
+import type { BreakerTransition, HostBreaker, HostBreakerRegistry } from '../ports/breaker.js';
+import { type BreakerPolicyOptions, BreakerPolicy, checkBreakerOptions } from './breaker-policy.js';
+import { checkNumber } from './check.js';
+import type { Clock } from './clock.js';
+import { LruMap } from './lru-map.js';
+
+export interface HostBreakersOptions extends BreakerPolicyOptions {
+  /** Hosts beyond this many are forgotten, least recently used closed ones first. @default 10000 */
+  readonly maxHosts?: number;
+}
+
+/**
+ * HostBreakerRegistry over the pure BreakerPolicy: no timers at all, so it costs nothing per
+ * idle host and is tested with FakeClock. An open breaker is kept past maxHosts (forgetting it
+ * would let the host be hammered again); a closed one carries only a rolling window and is
+ * forgotten first.
+ */
+export class PolicyHostBreakers implements HostBreakerRegistry {
+  readonly #options: Required<BreakerPolicyOptions>;
+  readonly #clock: Clock;
+  readonly #breakers: LruMap<string, BreakerPolicy>;
+  readonly #listeners = new Set<(t: BreakerTransition) => void>();
+
+  constructor(options: HostBreakersOptions = {}, clock: Clock) {
+    const { maxHosts = 10_000, ...policy } = options;
+    checkNumber('maxHosts', maxHosts, { min: 1, integer: true });
+    this.#options = checkBreakerOptions(policy);
+    this.#clock = clock;
+    this.#breakers = new LruMap(maxHosts, (b) => b.state === 'closed');
+  }
+
+  get size(): number {
+    return this.#breakers.size;
+  }
+
+  get(host: string): HostBreaker {
+    let breaker = this.#breakers.get(host);
+    if (!breaker) {
+      breaker = new BreakerPolicy(this.#options, this.#clock);
+      breaker.onTransition(({ from, to }) => {
+        for (const listener of this.#listeners) listener({ host, from, to });
+      });
+      this.#breakers.set(host, breaker);
+    }
+    return breaker;
+  }
+
+  onTransition(listener: (t: BreakerTransition) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  close(): void {}
+}

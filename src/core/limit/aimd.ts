@@ -1,0 +1,285 @@
+import { checkNumber, checkOrder } from '../check.js';
+import type { Clock } from '../clock.js';
+import { InvalidArgumentError } from '../errors.js';
+import type { LimitAlgorithm, LimitSample } from './limit.js';
+
+/**
+ * Latency target of the AIMD limit.
+ * - `absolute`: the window percentile must stay at or under `latencyMs`.
+ * - `relative`: the window percentile must stay at or under `ratio` × baseline. The baseline
+ *   is the window percentile measured with concurrency pinned to `probeLimit` for one window
+ *   (at start, then every `minRttWindowMs`), lowered by any smaller window percentile seen
+ *   since that probe.
+ */
+export type AimdTarget =
+  | { readonly kind: 'absolute'; readonly latencyMs: number }
+  | {
+      readonly kind: 'relative';
+      /** @default 1.25 */
+      readonly ratio?: number;
+      /** How often the baseline is re-measured. @default 60000 */
+      readonly minRttWindowMs?: number;
+      /** Concurrency while the baseline is measured. @default 3 */
+      readonly probeLimit?: number;
+    };
+
+export interface AimdOptions {
+  /** @default 10 */
+  readonly initialLimit?: number;
+  /** @default 1 */
+  readonly minLimit?: number;
+  /** @default 200 */
+  readonly maxLimit?: number;
+  /** Added to the limit after a window under target in which the limit was used. @default 1 */
+  readonly increase?: number;
+  /** Multiplier on a drop or a window over target, in [0.5, 1). @default 0.9 */
+  readonly backoffRatio?: number;
+  /** A window closes at the first sample when it is at least this old... @default 1000 */
+  readonly windowMs?: number;
+  /** ...and holds at least this many samples. @default 20 */
+  readonly minWindowSamples?: number;
+  /** Latency percentile compared with the target, in (0, 1]. @default 0.5 */
+  readonly percentile?: number;
+  /** @default { kind: 'relative', ratio: 1.25, minRttWindowMs: 60000, probeLimit: 3 } */
+  readonly target?: AimdTarget;
+  /**
+   * Dead band above the target: a window percentile in (target, target × (1 + tolerance)]
+   * neither grows nor cuts the limit, so measurement noise does not make it saw. @default 0
+   */
+  readonly tolerance?: number;
+  /** A sample whose lagMs exceeds this fraction of its rttMs is left out of the latency decision. @default 0.5 */
+  readonly maxLagFraction?: number;
+}
+
+export const aimdDefaults = {
+  initialLimit: 10,
+  minLimit: 1,
+  maxLimit: 200,
+  increase: 1,
+  backoffRatio: 0.9,
+  windowMs: 1000,
+  minWindowSamples: 20,
+  percentile: 0.5,
+  target: { kind: 'relative', ratio: 1.25, minRttWindowMs: 60_000, probeLimit: 3 },
+  tolerance: 0,
+  maxLagFraction: 0.5,
+} as const satisfies Required<AimdOptions>;
+
+export type AimdChangeReason = 'increase' | 'latency' | 'drop' | 'probe';
+
+export interface AimdStats {
+  readonly limit: number;
+  /** Percentile latency of the last window with a latency verdict (ms). */
+  readonly latencyMs: number | undefined;
+  readonly targetMs: number | undefined;
+  /** Relative target only: the current baseline (ms). */
+  readonly baselineMs: number | undefined;
+  /** Relative target only: true while concurrency is pinned to measure the baseline. */
+  readonly probing: boolean;
+}
+
+/**
+ * Additive-increase / multiplicative-decrease on latency and drops, decided once per window.
+ *
+ * Why latency: a crawler must not find a host's capacity by overloading it until it errors.
+ * Queueing shows up as latency before it shows up as errors, so the limit grows by `increase`
+ * per window while the window's percentile latency is at or under the target, and shrinks by
+ * `backoffRatio` when it is over. Growth also needs the limit to have been used (peak inflight
+ * at least half of it, as Netflix AIMDLimit): a limit nobody used says nothing about the server.
+ *
+ * Relative target: with no known latency budget, the target is `ratio` × the latency of the
+ * unloaded host. A plain sliding minimum of observed latencies drifts upward: once the limit
+ * oscillates above the knee, no window is unloaded any more, the minimum expires, and the
+ * target ratchets up with the load (measured in simulation: 4.5× the knee with ratio 2). So, as
+ * Envoy's adaptive concurrency does, the baseline is re-measured every `minRttWindowMs` by
+ * pinning concurrency to `probeLimit` for one window; samples that started above the probe
+ * limit are left out. Between probes the baseline only falls, to any smaller window latency.
+ * Because it is re-measured, it also rises when the server really became slower.
+ *
+ * Drops (timeout, 429, 503, connection error) cut at once, but at most once per window: a
+ * burst of errors caused by one overload must not collapse the limit to 1 in one go.
+ *
+ * Lag discount: on a fast local site the crawler's own CPU is the bottleneck. Its event-loop
+ * lag delays every completion callback, inflating every measured latency, and a naive AIMD
+ * reads that as server overload and falls to 1, which starves the crawl without helping
+ * anyone. So the caller passes the lag measured with each sample; it is subtracted from the
+ * RTT, and a sample whose lag exceeds `maxLagFraction` of its RTT is left out of the latency
+ * decision (never out of the drop decision). A window left with fewer than a quarter of
+ * `minWindowSamples` usable samples has no latency verdict and may grow if used, since nothing
+ * says the server is overloaded (the global ceiling still bounds the crawler).
+ *
+ * Stale samples: a request that started before the last cut was measured under the old,
+ * higher concurrency; if `startedAt` is given such samples are left out of the latency
+ * decision, or one overload would cut twice.
+ */
+export class AimdLimit implements LimitAlgorithm {
+  readonly #o: Omit<Required<AimdOptions>, 'target'>;
+  readonly #absoluteMs: number | undefined;
+  readonly #ratio: number;
+  readonly #probeEveryMs: number;
+  readonly #probeLimit: number;
+  readonly #clock: Clock;
+  readonly #listeners = new Set<(limit: number, reason: AimdChangeReason) => void>();
+  /** The AIMD limit; while probing, `limit` reports the probe limit instead. */
+  #limit: number;
+
+  #windowStart: number | undefined;
+  #count = 0;
+  #maxInflight = 0;
+  #cut = false;
+  #latencies: number[] = [];
+  #lastCutAt = Number.NEGATIVE_INFINITY;
+
+  #probing = false;
+  #nextProbeAt = Number.NEGATIVE_INFINITY;
+  #baselineMs: number | undefined;
+  #lastLatencyMs: number | undefined;
+  #lastTargetMs: number | undefined;
+
+  constructor(options: AimdOptions = {}, clock: Clock) {
+    const o = { ...aimdDefaults, ...options };
+    checkNumber('minLimit', o.minLimit, { min: 1, integer: true });
+    checkNumber('maxLimit', o.maxLimit, { min: 1, integer: true });
+    checkOrder('minLimit', o.minLimit, 'maxLimit', o.maxLimit);
+    checkNumber('initialLimit', o.initialLimit, { min: o.minLimit, max: o.maxLimit, integer: true });
+    checkNumber('increase', o.increase, { min: 1, integer: true });
+    checkNumber('backoffRatio', o.backoffRatio, { min: 0.5, max: 1, maxExclusive: true });
+    checkNumber('windowMs', o.windowMs, { min: 0 });
+    checkNumber('minWindowSamples', o.minWindowSamples, { min: 1, integer: true });
+    checkNumber('percentile', o.percentile, { min: 0, minExclusive: true, max: 1 });
+    checkNumber('tolerance', o.tolerance, { min: 0 });
+    checkNumber('maxLagFraction', o.maxLagFraction, { min: 0, max: 1 });
+    const t = o.target;
+    if (t.kind === 'absolute') {
+      this.#absoluteMs = checkNumber('target.latencyMs', t.latencyMs, { min: 0, minExclusive: true });
+      this.#ratio = 1;
+      this.#probeEveryMs = Number.POSITIVE_INFINITY;
+      this.#probeLimit = o.minLimit;
+    } else if (t.kind === 'relative') {
+      const d = aimdDefaults.target;
+      this.#ratio = checkNumber('target.ratio', t.ratio ?? d.ratio, { min: 1 });
+      this.#probeEveryMs = checkNumber('target.minRttWindowMs', t.minRttWindowMs ?? d.minRttWindowMs, {
+        min: 0,
+        minExclusive: true,
+      });
+      this.#probeLimit = checkNumber('target.probeLimit', t.probeLimit ?? d.probeLimit, {
+        min: 1,
+        integer: true,
+      });
+    } else {
+      const kind = JSON.stringify((t as { kind: unknown }).kind);
+      throw new InvalidArgumentError(`Expected \`target.kind\` to be 'absolute' or 'relative', got ${kind}`);
+    }
+    this.#o = o;
+    this.#clock = clock;
+    this.#limit = o.initialLimit;
+    // The first window of a relative limit is a probe: it measures the unloaded baseline.
+    if (this.#absoluteMs === undefined) this.#probing = true;
+  }
+
+  get limit(): number {
+    return this.#probing ? Math.min(this.#limit, this.#probeLimit) : this.#limit;
+  }
+
+  stats(): AimdStats {
+    return {
+      limit: this.limit,
+      latencyMs: this.#lastLatencyMs,
+      targetMs: this.#lastTargetMs,
+      baselineMs: this.#baselineMs,
+      probing: this.#probing,
+    };
+  }
+
+  onChange(listener: (limit: number, reason: AimdChangeReason) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  onSample(sample: LimitSample): void {
+    const now = this.#clock.monotonic();
+    if (this.#windowStart === undefined) this.#windowStart = now;
+    // The requests still draining from above the probe limit must not close a probe window.
+    if (!this.#probing || sample.inflight <= this.#probeLimit) this.#count++;
+    this.#maxInflight = Math.max(this.#maxInflight, sample.inflight);
+    if (sample.dropped) {
+      if (!this.#cut) this.#decrease(now, 'drop');
+    } else if (this.#usable(sample)) {
+      this.#latencies.push(sample.rttMs - Math.max(0, sample.lagMs ?? 0));
+    }
+    if (this.#count >= this.#o.minWindowSamples && now - this.#windowStart >= this.#o.windowMs) {
+      this.#closeWindow(now);
+    }
+  }
+
+  #usable(sample: LimitSample): boolean {
+    const { rttMs, lagMs = 0, startedAt, inflight } = sample;
+    if (!Number.isFinite(rttMs) || rttMs < 0 || Math.max(0, lagMs) > this.#o.maxLagFraction * rttMs) {
+      return false;
+    }
+    if (startedAt !== undefined && startedAt < this.#lastCutAt) return false;
+    // A probe measures the unloaded host: samples that started under a higher limit do not.
+    return !this.#probing || inflight <= this.#probeLimit;
+  }
+
+  #closeWindow(now: number): void {
+    const used = this.#maxInflight * 2 >= this.limit;
+    // Fewer usable samples than a quarter of a window is noise, not a latency verdict.
+    const enough = this.#latencies.length >= Math.max(1, Math.ceil(this.#o.minWindowSamples / 4));
+    const latency = enough ? percentile(this.#latencies, this.#o.percentile) : undefined;
+    if (this.#probing) {
+      if (latency !== undefined) this.#baselineMs = latency;
+      this.#probing = false;
+      this.#nextProbeAt = now + this.#probeEveryMs;
+      if (this.#limit > this.#probeLimit) this.#emit('probe');
+    } else if (!this.#cut) {
+      if (latency !== undefined) {
+        if (this.#absoluteMs === undefined) {
+          this.#baselineMs = Math.min(this.#baselineMs ?? latency, latency);
+        }
+        const target = (this.#absoluteMs ?? this.#baselineMs!) * this.#ratio;
+        this.#lastLatencyMs = latency;
+        this.#lastTargetMs = target;
+        if (latency > target * (1 + this.#o.tolerance)) this.#decrease(now, 'latency');
+        else if (latency <= target && used) this.#set(this.#limit + this.#o.increase, 'increase');
+      } else if (used) {
+        this.#set(this.#limit + this.#o.increase, 'increase');
+      }
+    }
+    if (!this.#probing && now >= this.#nextProbeAt && this.#absoluteMs === undefined) {
+      this.#probing = true;
+      if (this.#limit > this.#probeLimit) this.#emit('probe');
+    }
+    this.#windowStart = now;
+    this.#count = 0;
+    this.#maxInflight = 0;
+    this.#cut = false;
+    this.#latencies = [];
+  }
+
+  #decrease(now: number, reason: AimdChangeReason): void {
+    this.#cut = true;
+    this.#lastCutAt = now;
+    // The limit is an integer, so floor(limit × ratio) < limit: every cut makes progress.
+    this.#set(Math.floor(this.#limit * this.#o.backoffRatio), reason);
+  }
+
+  #set(limit: number, reason: AimdChangeReason): void {
+    const clamped = Math.min(this.#o.maxLimit, Math.max(this.#o.minLimit, limit));
+    if (clamped === this.#limit) return;
+    this.#limit = clamped;
+    // While probing the enforced limit stays pinned; the change shows when the probe ends.
+    if (!this.#probing || clamped < this.#probeLimit) this.#emit(reason);
+  }
+
+  #emit(reason: AimdChangeReason): void {
+    for (const listener of this.#listeners) listener(this.limit, reason);
+  }
+}
+
+/** Nearest-rank percentile of a non-empty list. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
+  return sorted[index]!;
+}

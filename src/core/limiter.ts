@@ -1,0 +1,222 @@
+import { checkNumber } from './check.js';
+import type { Clock } from './clock.js';
+import { type AimdOptions, AimdLimit } from './limit/aimd.js';
+import type { LimitAlgorithm } from './limit/limit.js';
+import { LruMap } from './lru-map.js';
+
+/**
+ * One slot of a concurrency limit. Exactly one of success / dropped / ignore counts; later
+ * calls are ignored, so a double release in an error path cannot free a slot twice.
+ */
+export interface LimiterPermit {
+  /**
+   * The server answered. rttMs defaults to the time since the permit was acquired; lagMs is the
+   * event-loop lag measured at completion (see AimdLimit).
+   */
+  success(sample?: { readonly rttMs?: number; readonly lagMs?: number }): void;
+  /** Overload signal (timeout, 429, 503, connection error): the limit backs off. */
+  dropped(): void;
+  /** Says nothing about the server (aborted at shutdown, blocked by our guard): no sample. */
+  ignore(): void;
+}
+
+/**
+ * Enforces a LimitAlgorithm's limit (Netflix SimpleLimiter): hands out permits while
+ * inflight < limit and reports each outcome to the algorithm as a sample.
+ */
+export class ConcurrencyLimiter {
+  readonly #algorithm: LimitAlgorithm;
+  readonly #clock: Clock;
+  readonly #listeners = new Set<() => void>();
+  #inflight = 0;
+
+  constructor(algorithm: LimitAlgorithm, clock: Clock) {
+    this.#algorithm = algorithm;
+    this.#clock = clock;
+    // A raised limit frees slots just like a released permit does.
+    algorithm.onChange(() => this.#notifyIfAvailable());
+  }
+
+  get inflight(): number {
+    return this.#inflight;
+  }
+
+  get limit(): number {
+    return this.#algorithm.limit;
+  }
+
+  get algorithm(): LimitAlgorithm {
+    return this.#algorithm;
+  }
+
+  tryAcquire(): LimiterPermit | undefined {
+    if (this.#inflight >= this.#algorithm.limit) return undefined;
+    const inflight = ++this.#inflight;
+    const startedAt = this.#clock.monotonic();
+    let done = false;
+    const finish = (report: () => void): void => {
+      if (done) return;
+      done = true;
+      this.#inflight--;
+      report();
+      this.#notifyIfAvailable();
+    };
+    return {
+      success: (sample = {}) =>
+        finish(() =>
+          this.#algorithm.onSample({
+            rttMs: sample.rttMs ?? this.#clock.monotonic() - startedAt,
+            lagMs: sample.lagMs ?? 0,
+            inflight,
+            dropped: false,
+            startedAt,
+          }),
+        ),
+      dropped: () =>
+        finish(() =>
+          this.#algorithm.onSample({
+            rttMs: this.#clock.monotonic() - startedAt,
+            inflight,
+            dropped: true,
+            startedAt,
+          }),
+        ),
+      ignore: () => finish(() => undefined),
+    };
+  }
+
+  /** Called (synchronously) whenever a slot may have become free; returns an unsubscribe. */
+  onAvailable(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #notifyIfAvailable(): void {
+    if (this.#inflight >= this.#algorithm.limit) return;
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+export interface HostLimitersOptions {
+  /** Ceiling on requests in flight over all hosts together. @default 256 */
+  readonly globalMaxInflight?: number;
+  /** Idle hosts beyond this many are forgotten, least recently used first. @default 10000 */
+  readonly maxHosts?: number;
+  /** Options of the per-host AimdLimit (ignored when `createLimit` is given). @default {} */
+  readonly aimd?: AimdOptions;
+  /** Makes the limit algorithm of a new host. @default a new AimdLimit(aimd) */
+  readonly createLimit?: (host: string) => LimitAlgorithm;
+}
+
+export const hostLimitersDefaults = {
+  globalMaxInflight: 256,
+  maxHosts: 10_000,
+  aimd: {},
+} as const satisfies Omit<Required<HostLimitersOptions>, 'createLimit'>;
+
+/** Payload of HostLimiters.onAvailable: which host freed a slot (undefined: any host may pass). */
+export interface AvailableEvent {
+  readonly host: string | undefined;
+}
+
+/**
+ * One adaptive limiter per host under a global ceiling. Per-host limiters are created lazily
+ * and kept in an LRU map; a host with requests in flight is never evicted (its new limiter would
+ * start from scratch and admit past the old one's limit), so the map holds at most
+ * max(maxHosts, globalMaxInflight) entries.
+ */
+export class HostLimiters {
+  readonly #clock: Clock;
+  readonly #global: number;
+  readonly #createLimit: (host: string) => LimitAlgorithm;
+  readonly #hosts: LruMap<string, ConcurrencyLimiter>;
+  readonly #listeners = new Set<(event: AvailableEvent) => void>();
+  #inflight = 0;
+
+  constructor(options: HostLimitersOptions = {}, clock: Clock) {
+    const o = { ...hostLimitersDefaults, ...options };
+    this.#global = checkNumber('globalMaxInflight', o.globalMaxInflight, { min: 1, integer: true });
+    checkNumber('maxHosts', o.maxHosts, { min: 1, integer: true });
+    // Validate the AIMD options now rather than at the first request to some host.
+    if (!options.createLimit) new AimdLimit(o.aimd, clock);
+    this.#createLimit = options.createLimit ?? (() => new AimdLimit(o.aimd, clock));
+    this.#clock = clock;
+    this.#hosts = new LruMap(o.maxHosts, (limiter) => limiter.inflight === 0);
+  }
+
+  get inflight(): number {
+    return this.#inflight;
+  }
+
+  get globalMaxInflight(): number {
+    return this.#global;
+  }
+
+  /** Number of hosts with state. */
+  get size(): number {
+    return this.#hosts.size;
+  }
+
+  /** The host's current limit (the initial limit for a host not seen yet). */
+  limitOf(host: string): number {
+    return this.#hosts.peek(host)?.limit ?? this.#limiter(host).limit;
+  }
+
+  inflightOf(host: string): number {
+    return this.#hosts.peek(host)?.inflight ?? 0;
+  }
+
+  tryAcquire(host: string): LimiterPermit | undefined {
+    if (this.#inflight >= this.#global) return undefined;
+    const permit = this.#limiter(host).tryAcquire();
+    if (!permit) return undefined;
+    this.#inflight++;
+    let done = false;
+    // The global slot is released before the host limiter notifies, so a listener that
+    // reacts to "host X has a slot" also finds a global slot. When the global ceiling was
+    // the bottleneck, every host may pass again: that is the { host: undefined } event.
+    const release = (report: () => void): void => {
+      if (done) return;
+      done = true;
+      const wasFull = this.#inflight >= this.#global;
+      this.#inflight--;
+      report();
+      if (wasFull) this.#emit(undefined);
+    };
+    return {
+      success: (sample) => release(() => permit.success(sample)),
+      dropped: () => release(() => permit.dropped()),
+      ignore: () => release(() => permit.ignore()),
+    };
+  }
+
+  /** Called whenever a slot may have become free (per host or globally); returns an unsubscribe. */
+  onAvailable(listener: (event: AvailableEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Per-host state for metrics and the status page. */
+  *hosts(): IterableIterator<{ host: string; limit: number; inflight: number }> {
+    for (const [host, limiter] of this.#hosts.entries()) {
+      yield { host, limit: limiter.limit, inflight: limiter.inflight };
+    }
+  }
+
+  #emit(host: string | undefined): void {
+    for (const listener of this.#listeners) listener({ host });
+  }
+
+  #limiter(host: string): ConcurrencyLimiter {
+    let limiter = this.#hosts.get(host);
+    if (!limiter) {
+      limiter = new ConcurrencyLimiter(this.#createLimit(host), this.#clock);
+      limiter.onAvailable(() => {
+        // A host slot is only usable if there is also a global slot.
+        if (this.#inflight < this.#global) this.#emit(host);
+      });
+      this.#hosts.set(host, limiter);
+    }
+    return limiter;
+  }
+}

@@ -1,0 +1,108 @@
+import type { RateLimiter } from '../ports/rate-limiter.js';
+import { checkNumber } from './check.js';
+import type { Clock } from './clock.js';
+import { InvalidArgumentError } from './errors.js';
+import { LruMap } from './lru-map.js';
+import { TokenBucket } from './token-bucket.js';
+
+export interface RateRule {
+  /**
+   * 'exact.host', '*.example.com' (example.com and every subdomain of it) or '*' (every host).
+   * Matched case-insensitively against the key without any ':port'.
+   */
+  readonly hosts: string;
+  readonly ratePerSec: number;
+  /** @default max(1, ratePerSec) */
+  readonly burst?: number;
+}
+
+export interface LocalRateLimiterOptions {
+  /** One bucket shared by all keys; undefined means no global rate limit. @default undefined */
+  readonly global?: { readonly ratePerSec: number; readonly burst?: number };
+  /** Per-host buckets: each host gets its own bucket from the first rule it matches. @default [] */
+  readonly rules?: readonly RateRule[];
+  /** Buckets beyond this many are forgotten, least recently used first. @default 10000 */
+  readonly maxKeys?: number;
+}
+
+export const localRateLimiterDefaults = {
+  global: undefined,
+  rules: [],
+  maxKeys: 10_000,
+} as const satisfies LocalRateLimiterOptions;
+
+/** null: no rule matches, the host has no per-host limit (cached so rules are matched once). */
+type Entry = TokenBucket | null;
+
+/**
+ * RateLimiter with in-process token buckets: a global bucket plus one bucket per host,
+ * configured by the first matching host rule. Forgetting the least recently used bucket is
+ * nearly harmless: a bucket idle for burst/ratePerSec seconds is full, which is exactly what a
+ * new bucket is.
+ */
+export class LocalRateLimiter implements RateLimiter {
+  readonly #clock: Clock;
+  readonly #global: TokenBucket | undefined;
+  readonly #rules: readonly { readonly match: (host: string) => boolean; readonly rule: RateRule }[];
+  readonly #buckets: LruMap<string, Entry>;
+
+  constructor(options: LocalRateLimiterOptions = {}, clock: Clock) {
+    const o = { ...localRateLimiterDefaults, ...options };
+    checkNumber('maxKeys', o.maxKeys, { min: 1, integer: true });
+    this.#clock = clock;
+    this.#global = o.global ? new TokenBucket(o.global, clock) : undefined;
+    this.#rules = o.rules.map((rule, i) => {
+      // Constructing a bucket validates ratePerSec and burst now, not at the first request.
+      new TokenBucket(rule, clock);
+      return { match: hostMatcher(rule.hosts, `rules[${i}].hosts`), rule };
+    });
+    this.#buckets = new LruMap(o.maxKeys);
+  }
+
+  /** The synchronous form, for callers in the dispatch loop. Same contract as tryAcquire. */
+  take(key: string, n = 1): { ok: boolean; waitMs: number } {
+    const host = this.#bucket(key);
+    const waitMs = Math.max(host?.waitMs(n) ?? 0, this.#global?.waitMs(n) ?? 0);
+    if (waitMs > 0) return { ok: false, waitMs };
+    host?.tryTake(n);
+    this.#global?.tryTake(n);
+    return { ok: true, waitMs: 0 };
+  }
+
+  tryAcquire(key: string, n = 1): Promise<{ ok: boolean; waitMs: number }> {
+    try {
+      return Promise.resolve(this.take(key, n));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  #bucket(key: string): TokenBucket | undefined {
+    const cached = this.#buckets.get(key);
+    if (cached !== undefined) return cached ?? undefined;
+    const host = key.toLowerCase().replace(/:\d+$/, '');
+    const rule = this.#rules.find((r) => r.match(host))?.rule;
+    const bucket = rule ? new TokenBucket(rule, this.#clock) : null;
+    this.#buckets.set(key, bucket);
+    return bucket ?? undefined;
+  }
+}
+
+/** Compiles a host pattern: 'exact.host', '*.example.com' or '*'. */
+export function hostMatcher(pattern: string, name = 'hosts'): (host: string) => boolean {
+  const p = pattern.trim().toLowerCase();
+  if (p === '*') return () => true;
+  if (p.startsWith('*.')) {
+    const apex = p.slice(2);
+    if (apex === '' || apex.includes('*')) throw badPattern(name, pattern);
+    return (host) => host === apex || host.endsWith(`.${apex}`);
+  }
+  if (p === '' || p.includes('*')) throw badPattern(name, pattern);
+  return (host) => host === p;
+}
+
+function badPattern(name: string, pattern: string): InvalidArgumentError {
+  return new InvalidArgumentError(
+    `Expected \`${name}\` to be '*', '*.domain' or an exact host, got ${JSON.stringify(pattern)}`,
+  );
+}

@@ -1,0 +1,180 @@
+import { InvalidUrlError } from './errors.js';
+import type { NormaliseOptions, ScopeRules } from './rules.js';
+
+/**
+ * URL canonicalisation and scope checks. Pure: no I/O, no clock.
+ *
+ * The canonical form is the frontier's dedupe key, so it must be idempotent:
+ * normaliseUrl(normaliseUrl(x)) === normaliseUrl(x).
+ */
+
+export const DEFAULT_NORMALISE_OPTIONS: NormaliseOptions = { stripTracking: true, sortQuery: true };
+
+const TRACKING_PARAMS = new Set(['gclid', 'fbclid', 'msclkid', 'mc_cid', 'mc_eid', '_ga', 'yclid', 'igshid']);
+
+function isTrackingParam(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower.startsWith('utm_') || TRACKING_PARAMS.has(lower);
+}
+
+const UNRESERVED = /[A-Za-z0-9\-._~]/;
+
+/**
+ * Uppercases the hex of every %xx and decodes escapes of unreserved characters
+ * (RFC 3986 §6.2.2), so '%7e', '%7E' and '~' all compare equal.
+ */
+function normalisePercent(s: string): string {
+  if (!s.includes('%')) return s;
+  return s.replace(/%([0-9a-fA-F]{2})/g, (_m, hex: string) => {
+    const ch = String.fromCharCode(Number.parseInt(hex, 16));
+    return UNRESERVED.test(ch) ? ch : `%${hex.toUpperCase()}`;
+  });
+}
+
+function paramName(pair: string): string {
+  const eq = pair.indexOf('=');
+  const raw = eq < 0 ? pair : pair.slice(0, eq);
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * Works on the raw query string rather than URLSearchParams: re-serialising through
+ * URLSearchParams would rewrite encodings ('%20' -> '+', 'a' -> 'a=') and so change
+ * what some servers see.
+ */
+function normaliseQuery(search: string, opts: NormaliseOptions): string {
+  if (search.length <= 1) return '';
+  let pairs = search
+    .slice(1)
+    .split('&')
+    .filter((p) => p !== '');
+  if (opts.stripTracking) pairs = pairs.filter((p) => !isTrackingParam(paramName(p)));
+  if (opts.sortQuery) {
+    // Sort by name only (Array.prototype.sort is stable): the order of repeated
+    // parameters (?a=2&a=1) can be meaningful, so it is kept.
+    const keyed = pairs.map((p) => ({ p, k: paramName(p) }));
+    keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+    pairs = keyed.map((e) => e.p);
+  }
+  return pairs.length === 0 ? '' : `?${normalisePercent(pairs.join('&'))}`;
+}
+
+function parseHttpUrl(input: string, base?: string): URL {
+  let url: URL;
+  try {
+    url = new URL(input, base);
+  } catch (err) {
+    throw new InvalidUrlError(`invalid URL: ${JSON.stringify(input)}`, { cause: err });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InvalidUrlError(`unsupported scheme ${url.protocol} in ${JSON.stringify(input)}`);
+  }
+  return url;
+}
+
+/**
+ * Canonical form of an http(s) URL. WHATWG parsing already lower-cases scheme and host,
+ * drops default ports, resolves dot segments (including %2e) and punycodes IDNs; on top of
+ * that the fragment is dropped, the query cleaned (see NormaliseOptions) and percent escapes
+ * made uniform. Path case is kept: paths are case-sensitive on most servers.
+ * @throws InvalidUrlError when unparsable or not http(s).
+ */
+export function normaliseUrl(input: string, base?: string, opts?: Partial<NormaliseOptions>): string {
+  const o: NormaliseOptions = { ...DEFAULT_NORMALISE_OPTIONS, ...opts };
+  const url = parseHttpUrl(input, base);
+  const auth = url.username ? `${url.username}${url.password ? `:${url.password}` : ''}@` : '';
+  const path = normalisePercent(url.pathname);
+  return `${url.protocol}//${auth}${url.host}${path}${normaliseQuery(url.search, o)}`;
+}
+
+/** normaliseUrl, returning undefined instead of throwing. */
+export function tryNormaliseUrl(
+  input: string,
+  base?: string,
+  opts?: Partial<NormaliseOptions>,
+): string | undefined {
+  try {
+    return normaliseUrl(input, base, opts);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The politeness / per-host key of a URL: lower-case host, with the port when it is not
+ * the scheme's default (WHATWG's URL.host).
+ * @throws InvalidUrlError when unparsable or not http(s).
+ */
+export function hostKey(url: string): string {
+  return parseHttpUrl(url).host;
+}
+
+/** Splits 'host', 'host:port', '[v6]' or '[v6]:port'; lower-cases and drops a trailing dot. */
+function splitHost(host: string): { name: string; port: string | undefined } {
+  const m = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(host.trim());
+  const name = (m?.[1] ?? host).toLowerCase().replace(/\.$/, '');
+  const port = m?.[2] || undefined;
+  return { name, port };
+}
+
+/**
+ * Whether a host ('example.com' or 'example.com:8080') matches a scope pattern:
+ * - '*' matches any host;
+ * - 'example.com' matches exactly that hostname;
+ * - '*.example.com' matches example.com and every subdomain of it.
+ * A pattern without a port matches the hostname on any port; a pattern with a port
+ * ('example.com:8080', '*:8080') also requires that port. Case-insensitive.
+ */
+export function matchesHostPattern(host: string, pattern: string): boolean {
+  const h = splitHost(host);
+  const p = splitHost(pattern);
+  if (p.port !== undefined && p.port !== h.port) return false;
+  if (p.name === '*') return true;
+  if (p.name.startsWith('*.')) {
+    const apex = p.name.slice(2);
+    return h.name === apex || h.name.endsWith(`.${apex}`);
+  }
+  return h.name === p.name;
+}
+
+export type ScopeVerdict =
+  | { ok: true }
+  | { ok: false; reason: 'host' | 'include' | 'exclude' | 'depth' | 'scheme' };
+
+function testRegex(re: RegExp, s: string): boolean {
+  // A /g or /y regex keeps state between test() calls; scope checks must not.
+  re.lastIndex = 0;
+  return re.test(s);
+}
+
+/**
+ * Whether a URL may be crawled at `depth` (the depth it would be fetched at: seeds are 0,
+ * links found on a page at depth d are d+1, so depth > maxDepth is out).
+ * `url` should already be normalised: include/exclude regexes see it as given.
+ * Host patterns are matched against the URL's hostname, plus its effective port (the
+ * scheme's default when none is written) when a pattern names one. An empty `hosts`
+ * list matches nothing; use '*' to allow any host.
+ * Checks run cheapest first: scheme, host, depth, exclude, include.
+ */
+export function inScope(url: string, depth: number, scope: ScopeRules): ScopeVerdict {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { ok: false, reason: 'scheme' };
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, reason: 'scheme' };
+  const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
+  const host = `${parsed.hostname}:${port}`;
+  if (!scope.hosts.some((p) => matchesHostPattern(host, p))) return { ok: false, reason: 'host' };
+  if (depth > scope.maxDepth) return { ok: false, reason: 'depth' };
+  if (scope.exclude.some((re) => testRegex(re, url))) return { ok: false, reason: 'exclude' };
+  if (scope.include.length > 0 && !scope.include.some((re) => testRegex(re, url))) {
+    return { ok: false, reason: 'include' };
+  }
+  return { ok: true };
+}

@@ -1,0 +1,155 @@
+import { z } from 'zod';
+
+/**
+ * The config file's schema: every option, its type and its default, in one place.
+ * Objects are strict: an unknown key is refused (a typo such as `maxDepht` must not be
+ * silently ignored in a crawler that runs for months). Durations are milliseconds.
+ */
+
+const httpUrl = z.string().refine(isHttpUrl, { message: 'must be an absolute http(s) URL' });
+
+export function isHttpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+const regex = z.string().refine(isValidRegex, { message: 'must be a valid regular expression' });
+
+function isValidRegex(s: string): boolean {
+  try {
+    new RegExp(s);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const hostPattern = z.string().regex(/^(\*|(\*\.)?[a-z0-9.-]+(:\d{1,5})?|\[[0-9a-f:.]+\](:\d{1,5})?)$/i, {
+  message: "must be a hostname, '*.example.com' or '*'",
+});
+
+const ms = z.number().int().nonnegative();
+const positiveInt = z.number().int().positive();
+
+const fieldRule = z.strictObject({
+  selector: z.string().min(1),
+  attr: z.string().min(1).optional(),
+  all: z.boolean().default(false),
+  regex: regex.optional(),
+  type: z.enum(['string', 'number']).default('string'),
+  required: z.boolean().default(false),
+});
+
+const followRule = z.strictObject({
+  selector: z.string().min(1).default('a[href]'),
+  attr: z.string().min(1).default('href'),
+  priority: z.number().int().default(10),
+  maxDepth: z.number().int().nonnegative().optional(),
+});
+
+const extractSchema = z.strictObject({
+  fields: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), fieldRule).optional(),
+  follow: z.array(followRule).default([]),
+  followAllLinks: z
+    .union([z.literal(false), z.strictObject({ priority: z.number().int().default(10) })])
+    .prefault({}),
+});
+
+const jobSchema = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'must be 1-64 letters, digits, dot, dash or underscore' }),
+  seeds: z.array(httpUrl).min(1),
+  seedPriority: z.number().int().default(0),
+  scope: z
+    .strictObject({
+      /** Hosts crawled. @default the seeds' hosts */
+      hosts: z.array(hostPattern).optional(),
+      include: z.array(regex).default([]),
+      exclude: z.array(regex).default([]),
+      maxDepth: z.number().int().nonnegative().default(20),
+    })
+    .prefault({}),
+  normalise: z
+    .strictObject({ stripTracking: z.boolean().default(true), sortQuery: z.boolean().default(true) })
+    .prefault({}),
+  extract: extractSchema.optional(),
+  /** Recrawl every page of the job this long after it was fetched. */
+  recrawlIntervalMs: positiveInt.optional(),
+});
+
+const sinkSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('jsonl'), path: z.string().min(1).optional() }),
+]);
+
+export const configSchema = z.strictObject({
+  /** Where the SQLite frontier, results and lock live. */
+  dataDir: z.string().min(1).default('./data'),
+  /** Identity of this daemon for leases, logs and metrics. @default hostname-pid */
+  instanceId: z.string().min(1).optional(),
+  log: z.strictObject({ level: z.enum(['error', 'warn', 'info', 'debug']).default('info') }).prefault({}),
+  http: z
+    .strictObject({
+      host: z.string().min(1).default('127.0.0.1'),
+      /** null: no HTTP server. */
+      port: z.number().int().min(0).max(65535).nullable().default(null),
+    })
+    .prefault({}),
+  frontier: z
+    .strictObject({
+      kind: z.enum(['sqlite', 'memory']).default('sqlite'),
+      /** @default DATA_DIR/frontier.db */
+      path: z.string().min(1).optional(),
+      maxPending: positiveInt.default(5_000_000),
+      leaseMs: positiveInt.default(300_000),
+    })
+    .prefault({}),
+  fetch: z
+    .strictObject({
+      userAgent: z.string().min(1).default('crawld/0.1'),
+      connectTimeoutMs: positiveInt.default(10_000),
+      headersTimeoutMs: positiveInt.default(15_000),
+      bodyTimeoutMs: positiveInt.default(15_000),
+      totalTimeoutMs: positiveInt.default(60_000),
+      maxBodyBytes: positiveInt.default(10 * 1024 * 1024),
+      maxDecodedBytes: positiveInt.default(20 * 1024 * 1024),
+      maxRedirects: z.number().int().nonnegative().default(10),
+      connectionsPerHost: positiveInt.default(64),
+      acceptContentTypes: z
+        .array(z.string().min(1))
+        .default(['text/html', 'application/xhtml+xml', 'application/json', 'text/plain']),
+      allowPrivateNetworks: z.boolean().default(false),
+      /** Exact addresses allowed even when private networks are not: 'IP', 'IP:PORT' or CIDR. */
+      allowAddresses: z.array(z.string().min(1)).default([]),
+    })
+    .prefault({}),
+  concurrency: z
+    .strictObject({
+      /** Ceiling of requests in flight across all hosts. */
+      global: positiveInt.default(256),
+      /** Ceiling of each host's adaptive limit. */
+      maxPerHost: positiveInt.default(64),
+      minPerHost: positiveInt.default(1),
+      initialPerHost: positiveInt.default(8),
+    })
+    .prefault({}),
+  retry: z
+    .strictObject({
+      maxAttempts: positiveInt.default(4),
+      baseDelayMs: ms.default(1_000),
+      maxDelayMs: ms.default(300_000),
+      retryAfterCapMs: ms.default(3_600_000),
+    })
+    .prefault({}),
+  shutdown: z.strictObject({ drainTimeoutMs: ms.default(10_000) }).prefault({}),
+  sinks: z.array(sinkSchema).default([{ kind: 'jsonl' }]),
+  jobs: z.array(jobSchema).default([]),
+});
+
+export type CrawldConfig = z.output<typeof configSchema>;
+export type JobConfig = CrawldConfig['jobs'][number];
+export type ConfigInput = z.input<typeof configSchema>;

@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError } from '../core/errors.js';
+import { type ConfigInput, type CrawldConfig, configSchema } from './config-schema.js';
+import { seedAddressIssues } from './seed-guard.js';
+
+export type { ConfigInput, CrawldConfig, JobConfig } from './config-schema.js';
+
+/** Formats a zod path as `jobs[0].seeds[1]`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) {
+    if (typeof p === 'number') out += `[${p}]`;
+    else out += out === '' ? String(p) : `.${String(p)}`;
+  }
+  return out === '' ? '(root)' : out;
+}
+
+function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
+  const out: string[] = [];
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) out.push(`${formatPath([...issue.path, key])}: unknown key`);
+    } else {
+      out.push(`${formatPath(issue.path)}: ${issue.message}`);
+    }
+  }
+  return out;
+}
+
+/** Validates a parsed config object; throws ConfigError listing every bad field. */
+export function validateConfig(input: unknown): CrawldConfig {
+  const result = configSchema.safeParse(input ?? {});
+  if (!result.success) throw new ConfigError(formatIssues(result.error.issues));
+  const config = result.data;
+  const ids = new Set<string>();
+  const issues: string[] = seedAddressIssues(config);
+  config.jobs.forEach((job, i) => {
+    if (ids.has(job.id)) issues.push(`jobs[${i}].id: duplicate job id '${job.id}'`);
+    ids.add(job.id);
+  });
+  if (issues.length > 0) throw new ConfigError(issues);
+  return config;
+}
+
+/**
+ * `${NAME}` in any string of the file is replaced by the environment variable NAME, and
+ * `${file:PATH}` by the trimmed contents of PATH, so secrets stay out of the config file.
+ */
+export function expandSecrets(text: string, env: NodeJS.ProcessEnv): string {
+  return text.replace(/\$\{(file:)?([^}]+)\}/g, (_m, isFile: string | undefined, name: string) => {
+    if (isFile) {
+      try {
+        return readFileSync(name, 'utf8').trim();
+      } catch {
+        throw new ConfigError([`\${file:${name}}: cannot read file`]);
+      }
+    }
+    const value = env[name];
+    if (value === undefined) throw new ConfigError([`\${${name}}: environment variable is not set`]);
+    return value;
+  });
+}
+
+/** Parses YAML or JSON text (JSON is YAML) into a raw object, secrets expanded, not yet validated. */
+export function parseConfigInput(text: string, env: NodeJS.ProcessEnv = {}): unknown {
+  let raw: unknown;
+  try {
+    raw = parseYaml(expandSecrets(text, env), { prettyErrors: true });
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    const msg = err instanceof YAMLParseError ? err.message.split('\n')[0] : String(err);
+    throw new ConfigError([`(file): not valid YAML or JSON: ${msg}`]);
+  }
+  if (raw !== null && raw !== undefined && (typeof raw !== 'object' || Array.isArray(raw))) {
+    throw new ConfigError(['(root): must be a mapping of options']);
+  }
+  return raw ?? {};
+}
+
+export function parseConfigText(text: string, env: NodeJS.ProcessEnv = {}): CrawldConfig {
+  return validateConfig(parseConfigInput(text, env));
+}
+
+export function loadConfigFile(path: string, env: NodeJS.ProcessEnv): CrawldConfig {
+  return validateConfig(loadConfigInput(path, env));
+}
+
+export function loadConfigInput(path: string, env: NodeJS.ProcessEnv): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError([
+      `${path}: cannot read config file (${(err as NodeJS.ErrnoException).code ?? err})`,
+    ]);
+  }
+  return parseConfigInput(text, env);
+}
+
+export function defaultConfig(overrides: ConfigInput = {}): CrawldConfig {
+  return validateConfig(overrides);
+}

@@ -1,0 +1,167 @@
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
+import { MemoryFrontier } from '../adapters/frontier/memory.js';
+import { SqliteFrontier } from '../adapters/frontier/sqlite.js';
+import { JsonlSink } from '../adapters/sink/jsonl-sink.js';
+import { type Clock, systemClock, systemRandom } from '../core/clock.js';
+import { type CrawlEmitter, type CrawlEvents, TypedEmitter } from '../core/events.js';
+import { createLogger, type Logger } from '../observe/logger.js';
+import type { ControlPlane } from '../ports/control-plane.js';
+import type { EnqueueRequest, EnqueueResult, Frontier } from '../ports/frontier.js';
+import type { Sink } from '../ports/sink.js';
+import type { CrawldConfig } from './config.js';
+import { lockDataDir } from './data-dir-lock.js';
+import { compileJob, seedRequests } from './jobs.js';
+import { recoverLeases } from './recovery.js';
+import { createRetryPolicy } from './retry-policy.js';
+import { Scheduler } from './scheduler.js';
+import { FixedControlPlane } from './simple-control-plane.js';
+import { TaskRunner } from './task-runner.js';
+
+export interface DaemonOptions {
+  readonly once: boolean;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+}
+
+export interface Daemon {
+  readonly config: CrawldConfig;
+  readonly events: CrawlEmitter;
+  readonly logger: Logger;
+  readonly frontier: Frontier;
+  readonly scheduler: Scheduler;
+  readonly instanceId: string;
+  readonly startedAt: number;
+  /** Resolves when the crawl loop ends (once-mode end or stop()). */
+  run(): Promise<void>;
+  submit(requests: readonly EnqueueRequest[]): Promise<EnqueueResult>;
+  ready(): boolean;
+  /** Graceful: drain in-flight until the drain timeout, hand the rest back, flush, close. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The composition root: the only place where config becomes components. Nothing below
+ * reads config or the environment; everything receives what it needs by constructor.
+ */
+export async function createDaemon(config: CrawldConfig, options: DaemonOptions): Promise<Daemon> {
+  const clock = options.clock ?? systemClock;
+  const instanceId = config.instanceId ?? `${hostname()}-${process.pid}`;
+  const logger = options.logger ?? createLogger({ level: config.log.level, instanceId });
+  const events: CrawlEmitter = new TypedEmitter<CrawlEvents>();
+  const dataDir = resolve(config.dataDir);
+  const unlock = lockDataDir(dataDir);
+
+  const frontier: Frontier =
+    config.frontier.kind === 'memory'
+      ? new MemoryFrontier({ clock, maxPending: config.frontier.maxPending })
+      : new SqliteFrontier({
+          path: config.frontier.path ?? join(dataDir, 'frontier.db'),
+          clock,
+          maxPending: config.frontier.maxPending,
+        });
+  const sinks: Sink[] = config.sinks.map(
+    (s) => new JsonlSink({ path: s.path ?? join(dataDir, 'results.jsonl') }),
+  );
+  const fetcher = new UndiciFetcher({
+    userAgent: config.fetch.userAgent,
+    connectTimeoutMs: config.fetch.connectTimeoutMs,
+    headersTimeoutMs: config.fetch.headersTimeoutMs,
+    bodyTimeoutMs: config.fetch.bodyTimeoutMs,
+    totalTimeoutMs: config.fetch.totalTimeoutMs,
+    maxBodyBytes: config.fetch.maxBodyBytes,
+    maxDecodedBytes: config.fetch.maxDecodedBytes,
+    maxRedirects: config.fetch.maxRedirects,
+    connectionsPerHost: config.fetch.connectionsPerHost,
+    acceptContentTypes: config.fetch.acceptContentTypes,
+    addressPolicy: {
+      allowPrivateNetworks: config.fetch.allowPrivateNetworks,
+      allow: config.fetch.allowAddresses,
+    },
+  });
+  const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j)]));
+  const lag = monitorEventLoopDelay({ resolution: 10 });
+  lag.enable();
+  const control: ControlPlane = new FixedControlPlane({
+    global: config.concurrency.global,
+    perHost: config.concurrency.maxPerHost,
+  });
+  const retry = createRetryPolicy(config.retry, clock, systemRandom);
+  const runner = new TaskRunner({
+    frontier,
+    fetcher,
+    sinks,
+    jobs,
+    retry,
+    clock,
+    events,
+    lagMs: () => lag.mean / 1e6,
+  });
+  const scheduler = new Scheduler(frontier, control, runner, clock, events, {
+    owner: instanceId,
+    leaseMs: config.frontier.leaseMs,
+    bufferSize: Math.max(64, config.concurrency.global * 2),
+    perHostBuffer: Math.max(16, config.concurrency.maxPerHost * 2),
+    idlePollMs: 0,
+    once: options.once,
+  });
+
+  await frontier.open();
+  for (const s of sinks) await s.open();
+  const recovered = await recoverLeases(frontier, sinks, clock.now(), (jobId) => {
+    const j = jobs.get(jobId);
+    return j?.recrawlIntervalMs !== undefined ? clock.now() + j.recrawlIntervalMs : undefined;
+  });
+  if (recovered.acked + recovered.returned > 0) logger.info('recovered leases of a previous run', recovered);
+  for (const job of config.jobs) {
+    const res = await frontier.enqueue(seedRequests(job));
+    logger.info('job seeded', { job: job.id, seeds: job.seeds.length, ...res });
+  }
+  logger.info('crawld started', {
+    instance: instanceId,
+    dataDir,
+    frontier: config.frontier.kind,
+    jobs: config.jobs.map((j) => j.id),
+    once: options.once,
+  });
+
+  let stopping: Promise<void> | undefined;
+  const startedAt = clock.now();
+  const daemon: Daemon = {
+    config,
+    events,
+    logger,
+    frontier,
+    scheduler,
+    instanceId,
+    startedAt,
+    run: () => scheduler.run(),
+    async submit(requests) {
+      const res = await frontier.enqueue(requests);
+      scheduler.kick();
+      return res;
+    },
+    ready: () => stopping === undefined && scheduler.state !== 'stopped',
+    stop() {
+      stopping ??= (async () => {
+        logger.info('shutdown: draining', {
+          inflight: scheduler.inflightCount,
+          drainTimeoutMs: config.shutdown.drainTimeoutMs,
+        });
+        const { aborted } = await scheduler.stop(config.shutdown.drainTimeoutMs);
+        logger.info('shutdown: drained', { aborted });
+        for (const s of sinks) await s.close();
+        logger.info('shutdown: sinks flushed');
+        await fetcher.close();
+        await frontier.close();
+        lag.disable();
+        unlock();
+        logger.info('shutdown: frontier closed');
+      })();
+      return stopping;
+    },
+  };
+  return daemon;
+}

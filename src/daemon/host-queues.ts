@@ -1,0 +1,57 @@
+import type { Task } from '../ports/frontier.js';
+
+/**
+ * Leased tasks waiting for their host's gate, one FIFO per host, visited round-robin so a
+ * slow, throttled or broken host never blocks the others.
+ */
+export class HostQueues {
+  readonly #queues = new Map<string, Task[]>();
+  #size = 0;
+
+  get size(): number {
+    return this.#size;
+  }
+
+  push(task: Task): void {
+    let q = this.#queues.get(task.host);
+    if (!q) {
+      q = [];
+      this.#queues.set(task.host, q);
+    }
+    q.push(task);
+    this.#size++;
+  }
+
+  hostSize(host: string): number {
+    return this.#queues.get(host)?.length ?? 0;
+  }
+
+  hosts(): string[] {
+    return [...this.#queues.keys()];
+  }
+
+  shift(host: string): Task | undefined {
+    const q = this.#queues.get(host);
+    const t = q?.shift();
+    if (!t) return undefined;
+    this.#size--;
+    // Rotate: a host that just got a turn goes to the back of the visiting order.
+    this.#queues.delete(host);
+    if (q && q.length > 0) this.#queues.set(host, q);
+    return t;
+  }
+
+  /** Removes and returns all of a host's tasks. */
+  take(host: string): Task[] {
+    const q = this.#queues.get(host) ?? [];
+    this.#queues.delete(host);
+    this.#size -= q.length;
+    return q;
+  }
+
+  takeAll(): Task[] {
+    const all: Task[] = [];
+    for (const host of [...this.#queues.keys()]) all.push(...this.take(host));
+    return all;
+  }
+}

@@ -1,0 +1,21 @@
+import type { NormaliseOptions, ScopeRules } from '../core/rules.js';
+import type { Extractor } from '../ports/extractor.js';
+
+/** A job as the scheduler runs it: config compiled into ready objects. */
+export interface JobRuntime {
+  readonly id: string;
+  readonly extractor: Extractor;
+  readonly scope: ScopeRules;
+  readonly normalise: NormaliseOptions;
+  readonly recrawlIntervalMs?: number;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** How long to wait before attempt number `attempt` (1 = first retry). */
+export interface RetryPolicy {
+  readonly maxAttempts: number;
+  /** Backoff for a retry; a server's Retry-After (already parsed and capped) wins when longer. */
+  delayMs(attempt: number, retryAfterMs?: number): number;
+  /** Parses a Retry-After header (seconds or HTTP date), capped; undefined when absent or garbage. */
+  retryAfterMs(header: string | undefined): number | undefined;
+}

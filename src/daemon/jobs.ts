@@ -1,0 +1,39 @@
+import { CheerioExtractor } from '../adapters/parse/cheerio-extractor.js';
+import { DEFAULT_EXTRACTION, type ExtractionRules, type ScopeRules } from '../core/rules.js';
+import { normaliseUrl } from '../core/url.js';
+import type { EnqueueRequest } from '../ports/frontier.js';
+import type { JobConfig } from './config.js';
+import type { JobRuntime } from './job-runtime.js';
+
+/** Compiles a job's config into the objects the scheduler runs. */
+export function compileJob(job: JobConfig): JobRuntime {
+  const scope: ScopeRules = {
+    hosts: job.scope.hosts ?? [...new Set(job.seeds.map((s) => new URL(s).host))],
+    include: job.scope.include.map((r) => new RegExp(r)),
+    exclude: job.scope.exclude.map((r) => new RegExp(r)),
+    maxDepth: job.scope.maxDepth,
+  };
+  const rules: ExtractionRules = job.extract
+    ? {
+        fields: job.extract.fields ?? DEFAULT_EXTRACTION.fields,
+        follow: job.extract.follow,
+        followAllLinks: job.extract.followAllLinks,
+      }
+    : DEFAULT_EXTRACTION;
+  return {
+    id: job.id,
+    extractor: new CheerioExtractor(rules),
+    scope,
+    normalise: job.normalise,
+    recrawlIntervalMs: job.recrawlIntervalMs,
+  };
+}
+
+export function seedRequests(job: JobConfig): EnqueueRequest[] {
+  return job.seeds.map((s) => ({
+    url: normaliseUrl(s, undefined, job.normalise),
+    jobId: job.id,
+    priority: job.seedPriority,
+    depth: 0,
+  }));
+}

@@ -1,0 +1,208 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../core/clock.js';
+import { AbortedError, ContentTypeError, FetchError, HttpStatusError } from '../core/errors.js';
+import type { CrawlEmitter } from '../core/events.js';
+import { inScope, tryNormaliseUrl } from '../core/url.js';
+import type { Outcome, Permit } from '../ports/control-plane.js';
+import type { Extraction } from '../ports/extractor.js';
+import type { Fetcher, FetchResponse } from '../ports/fetcher.js';
+import type { EnqueueRequest, Frontier, Task } from '../ports/frontier.js';
+import type { ResultRecord, Sink } from '../ports/sink.js';
+import type { JobRuntime, RetryPolicy } from './job-runtime.js';
+
+export interface TaskRunnerDeps {
+  readonly frontier: Frontier;
+  readonly fetcher: Fetcher;
+  readonly sinks: readonly Sink[];
+  readonly jobs: ReadonlyMap<string, JobRuntime>;
+  readonly retry: RetryPolicy;
+  readonly clock: Clock;
+  readonly events: CrawlEmitter;
+  /** Event-loop lag now, in ms, for the limiter's lag discount. */
+  readonly lagMs: () => number;
+}
+
+/** What happened to one task, for the scheduler's counters. */
+export type TaskResult = 'ok' | 'retry' | 'dead' | 'skipped' | 'deferred' | 'lost';
+
+/**
+ * Runs one leased task to its end: fetch, classify, extract, enqueue links, write the
+ * record, ack. Order matters for exactly-once records: links are enqueued and the record
+ * written before the ack, so a crash at any point leaves the task leased and recoverable.
+ */
+export class TaskRunner {
+  constructor(private readonly deps: TaskRunnerDeps) {}
+
+  async run(task: Task, permit: Permit, signal: AbortSignal): Promise<TaskResult> {
+    const job = this.deps.jobs.get(task.jobId);
+    if (!job) {
+      permit.release({ kind: 'ignore' });
+      return this.dead(task, 'unknown_job');
+    }
+    let res: FetchResponse;
+    try {
+      res = await this.deps.fetcher.fetch({ url: task.url, signal, headers: job.headers });
+    } catch (err) {
+      return this.onFetchError(task, permit, err);
+    }
+    const retryAfterMs = this.deps.retry.retryAfterMs(res.headers['retry-after']);
+    if (res.status >= 200 && res.status < 300) {
+      permit.release({ kind: 'success', ttfbMs: res.ttfbMs, lagMs: this.deps.lagMs() });
+    } else if (res.status === 429 || res.status === 503) {
+      permit.release({ kind: 'dropped', status: res.status, retryAfterMs });
+    } else if (res.status >= 500 || res.status === 408) {
+      permit.release({ kind: 'failure', status: res.status });
+    } else {
+      permit.release({ kind: 'success', ttfbMs: res.ttfbMs, lagMs: this.deps.lagMs() });
+    }
+    this.deps.events.emit('fetched', {
+      jobId: task.jobId,
+      host: task.host,
+      url: task.url,
+      status: res.status,
+      durationMs: res.totalMs,
+      ttfbMs: res.ttfbMs,
+      wireBytes: res.wireBytes,
+      bytes: res.body.length,
+    });
+    if (res.status >= 200 && res.status < 300) return this.onSuccess(task, job, res);
+    const httpErr = new HttpStatusError(res.status);
+    if (httpErr.retryable) return this.retryOrDead(task, httpErr.reason, retryAfterMs);
+    return this.dead(task, httpErr.reason);
+  }
+
+  private async onFetchError(task: Task, permit: Permit, err: unknown): Promise<TaskResult> {
+    const fe = err instanceof FetchError ? err : new FetchError(String(err), { cause: err });
+    this.deps.events.emit('fetchError', {
+      jobId: task.jobId,
+      host: task.host,
+      reason: fe.reason,
+      code: fe.code,
+    });
+    if (fe instanceof AbortedError) {
+      permit.release({ kind: 'ignore' });
+      // Aborted by us (drain deadline): give the task back without charging an attempt.
+      await this.deps.frontier.retry(task, {
+        at: this.deps.clock.now(),
+        reason: 'aborted',
+        chargeAttempt: false,
+      });
+      return 'deferred';
+    }
+    if (fe instanceof ContentTypeError) {
+      permit.release({ kind: 'success', ttfbMs: 0, lagMs: 0 });
+      this.deps.events.emit('skipped', {
+        jobId: task.jobId,
+        host: task.host,
+        url: task.url,
+        reason: 'content_type',
+      });
+      await this.deps.frontier.ack(task);
+      return 'skipped';
+    }
+    const overload = fe.retryable;
+    permit.release(overload ? { kind: 'dropped' } : { kind: 'ignore' });
+    if (fe.retryable) return this.retryOrDead(task, fe.reason);
+    return this.dead(task, fe.reason);
+  }
+
+  private async onSuccess(task: Task, job: JobRuntime, res: FetchResponse): Promise<TaskResult> {
+    let extraction: Extraction;
+    try {
+      extraction = job.extractor.extract({ url: res.url, contentType: res.contentType, body: res.body });
+    } catch (err) {
+      // An extractor bug must not take the daemon down: record the page without fields.
+      extraction = { fields: {}, links: [], errors: [`extractor: ${String(err)}`] };
+    }
+    await this.enqueueLinks(task, job, extraction);
+    const record: ResultRecord = {
+      url: task.url,
+      finalUrl: res.url,
+      jobId: task.jobId,
+      taskId: task.id,
+      generation: task.generation,
+      status: res.status,
+      fetchedAt: new Date(this.deps.clock.now()).toISOString(),
+      depth: task.depth,
+      contentType: res.contentType,
+      contentHash: createHash('sha256').update(res.body).digest('hex'),
+      bytes: res.body.length,
+      durationMs: Math.round(res.totalMs),
+      fields: extraction.fields,
+    };
+    for (const sink of this.deps.sinks) await sink.write(record);
+    const recrawlAt =
+      job.recrawlIntervalMs !== undefined ? this.deps.clock.now() + job.recrawlIntervalMs : undefined;
+    await this.deps.frontier.ack(task, recrawlAt !== undefined ? { recrawlAt } : undefined);
+    this.deps.events.emit('pageDone', {
+      jobId: task.jobId,
+      host: task.host,
+      url: task.url,
+      status: res.status,
+      fields: Object.keys(extraction.fields).length,
+      extractErrors: extraction.errors.length,
+    });
+    return 'ok';
+  }
+
+  private async enqueueLinks(task: Task, job: JobRuntime, extraction: Extraction): Promise<void> {
+    const depth = task.depth + 1;
+    const requests: EnqueueRequest[] = [];
+    let outOfScope = 0;
+    if (task.depth < job.scope.maxDepth) {
+      for (const link of extraction.links) {
+        if (link.maxDepth !== undefined && task.depth >= link.maxDepth) continue;
+        const url = tryNormaliseUrl(link.url, undefined, job.normalise);
+        if (!url || !inScope(url, depth, job.scope).ok) {
+          outOfScope++;
+          continue;
+        }
+        requests.push({ url, jobId: task.jobId, priority: link.priority, depth });
+      }
+    }
+    const result =
+      requests.length > 0
+        ? await this.deps.frontier.enqueue(requests)
+        : { added: 0, duplicates: 0, dropped: 0 };
+    this.deps.events.emit('links', {
+      jobId: task.jobId,
+      discovered: extraction.links.length,
+      outOfScope,
+      ...result,
+    });
+  }
+
+  private async retryOrDead(task: Task, reason: string, retryAfterMs?: number): Promise<TaskResult> {
+    const attempt = task.attempts + 1;
+    if (attempt >= this.deps.retry.maxAttempts) return this.dead(task, reason);
+    const delayMs = this.deps.retry.delayMs(attempt, retryAfterMs);
+    await this.deps.frontier.retry(task, {
+      at: this.deps.clock.now() + delayMs,
+      reason,
+      chargeAttempt: true,
+    });
+    this.deps.events.emit('retry', {
+      jobId: task.jobId,
+      host: task.host,
+      url: task.url,
+      reason,
+      attempt,
+      delayMs,
+    });
+    return 'retry';
+  }
+
+  private async dead(task: Task, reason: string): Promise<TaskResult> {
+    await this.deps.frontier.deadLetter(task, reason);
+    this.deps.events.emit('deadLettered', {
+      jobId: task.jobId,
+      host: task.host,
+      url: task.url,
+      reason,
+      attempts: task.attempts + 1,
+    });
+    return 'dead';
+  }
+}
+
+export type { Outcome };

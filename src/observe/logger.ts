@@ -1,0 +1,38 @@
+import winston from 'winston';
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+
+/**
+ * JSON lines to stdout (journald and container runtimes collect stdout), or to stderr when
+ * stdout carries a command's own output. One logger per daemon; components get it injected.
+ */
+export function createLogger(options: {
+  level: LogLevel;
+  instanceId: string;
+  stream?: 'stdout' | 'stderr';
+  silent?: boolean;
+}): winston.Logger {
+  const stderrLevels = options.stream === 'stderr' ? ['error', 'warn', 'info', 'debug'] : [];
+  return winston.createLogger({
+    level: options.level,
+    silent: options.silent ?? false,
+    defaultMeta: { instance: options.instanceId },
+    format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
+    transports: [new winston.transports.Console({ stderrLevels })],
+  });
+}
+
+export type Logger = winston.Logger;
+
+/** Removes credentials and query strings from a URL before it reaches an info-level log line. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    if (u.search) u.search = '?…';
+    return u.toString();
+  } catch {
+    return '(invalid url)';
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Per-host circuit breakers. The scheduler asks canPass() before leasing work for a host and
+ * reports the outcome of every request it started after a true answer. Two implementations:
+ * core/host-breakers.ts (pure policy, injected clock) and adapters/breaker/opossum-breaker.ts.
+ */
+export type BreakerState = 'closed' | 'open' | 'halfOpen';
+
+export interface BreakerTransition {
+  readonly host: string;
+  readonly from: BreakerState;
+  readonly to: BreakerState;
+}
+
+export interface HostBreaker {
+  /** The state now (an open breaker whose reset timeout has passed reads as halfOpen). */
+  readonly state: BreakerState;
+  /**
+   * May a request go to the host now? Closed: yes. Open: no. Half-open: yes for at most
+   * halfOpenMaxProbes requests whose outcome is pending; a true answer reserves that probe,
+   * so every true answer must be followed by onSuccess, onFailure or onIgnore.
+   */
+  canPass(): boolean;
+  onSuccess(): void;
+  onFailure(): void;
+  /** The request said nothing about the host (aborted by us): frees a probe, counts nothing. */
+  onIgnore(): void;
+}
+
+export interface HostBreakerRegistry {
+  /** The host's breaker, created closed on first use. */
+  get(host: string): HostBreaker;
+  /** Called on every state change; returns an unsubscribe. */
+  onTransition(listener: (transition: BreakerTransition) => void): () => void;
+  /** Hosts with state (bounded; closed breakers are forgotten first). */
+  readonly size: number;
+  /** Releases timers; idempotent. */
+  close(): void;
+}

@@ -1,0 +1,39 @@
+/**
+ * What the scheduler asks before starting a request to a host, and tells after it ends.
+ * The control plane composes the breaker, the host pause (Retry-After / 429 backoff),
+ * politeness delay, rate limits and the adaptive concurrency limiters; the scheduler only
+ * acts on its answer. admit() is synchronous and cheap: it is called in the dispatch loop.
+ */
+
+export type Admission =
+  | { readonly kind: 'go'; readonly permit: Permit }
+  /** No concurrency slot now: try again when onAvailable fires. */
+  | { readonly kind: 'full' }
+  /** Rate limit or politeness delay: try again in delayMs (short). */
+  | { readonly kind: 'wait'; readonly delayMs: number }
+  /** Host paused or breaker open: hand the host's buffered tasks back for delayMs, uncharged. */
+  | { readonly kind: 'defer'; readonly delayMs: number; readonly reason: string };
+
+export type Outcome =
+  /** The server answered in time with a status that says nothing bad about its load. */
+  | { readonly kind: 'success'; readonly ttfbMs: number; readonly lagMs: number }
+  /** Overload signal: timeout, connection error, 429, 503. Cuts the limit; counts for the breaker. */
+  | { readonly kind: 'dropped'; readonly status?: number; readonly retryAfterMs?: number }
+  /** A failure of the host that is not an overload signal (500, other 5xx): counts for the breaker. */
+  | { readonly kind: 'failure'; readonly status?: number }
+  /** Says nothing about the server (aborted by us, blocked by our guard, too large). */
+  | { readonly kind: 'ignore' };
+
+export interface Permit {
+  /** Exactly once per permit; further calls are ignored. */
+  release(outcome: Outcome): void;
+}
+
+export interface ControlPlane {
+  admit(host: string): Admission;
+  /** Called when a slot frees or a breaker/host pause may have ended; returns an unsubscribe. */
+  onAvailable(listener: () => void): () => void;
+  /** The per-host concurrency limit now (for stats, status page and buffer sizing). */
+  hostLimit(host: string): number;
+  inflight(): number;
+}

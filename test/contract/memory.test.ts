@@ -1,0 +1,7 @@
+import { MemoryFrontier } from '../../src/adapters/frontier/memory.js';
+import { frontierContract } from './frontier-contract.js';
+
+frontierContract('memory', async (clock, opts) => ({
+  frontier: new MemoryFrontier({ clock, ...opts }),
+  cleanup: async () => {},
+}));

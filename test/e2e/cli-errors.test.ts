@@ -1,0 +1,54 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, tempDir } from '../helpers/cli.js';
+
+describe('bad input exits 2 and changes nothing on disk', () => {
+  it('refuses a bad seed URL', async () => {
+    const dir = join(tempDir(), 'data');
+    const r = await runCli(['crawl', 'not-a-url', '--data-dir', dir, '--once']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("seeds[0]: must be an absolute http(s) URL (got 'not-a-url')");
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('refuses a malformed config file naming each bad field', async () => {
+    const tmp = tempDir();
+    const dir = join(tmp, 'data');
+    const file = join(tmp, 'bad.yaml');
+    writeFileSync(
+      file,
+      `dataDir: ${dir}\njobs:\n  - id: shop\n    seeds: [https://shop.example/, 'ftp://x']\n    bogus: 1\n`,
+    );
+    const check = await runCli(['check-config', file]);
+    expect(check.code).toBe(2);
+    expect(check.stderr).toContain('jobs[0].seeds[1]: must be an absolute http(s) URL');
+    expect(check.stderr).toContain('jobs[0].bogus: unknown key');
+    const run = await runCli(['run', '--config', file, '--once']);
+    expect(run.code).toBe(2);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('accepts a valid config', async () => {
+    const tmp = tempDir();
+    const file = join(tmp, 'ok.yaml');
+    writeFileSync(file, 'jobs:\n  - id: shop\n    seeds: [https://shop.example/]\n');
+    const r = await runCli(['check-config', file]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('ok (1 job)');
+  });
+
+  it('refuses unknown flags and commands', async () => {
+    expect((await runCli(['crawl', 'http://x.example/', '--nope'])).code).toBe(2);
+    expect((await runCli(['frobnicate'])).code).toBe(2);
+  });
+
+  it('refuses loopback seeds unless private networks are allowed', async () => {
+    const dir = join(tempDir(), 'data');
+    const r = await runCli(['crawl', 'http://127.0.0.1:9/', '--data-dir', dir, '--once']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('seeds[0]: http://127.0.0.1:9/ is a loopback address');
+    expect(r.stderr).toContain('--allow-private-networks');
+    expect(existsSync(dir)).toBe(false);
+  });
+});

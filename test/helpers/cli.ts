@@ -1,0 +1,104 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const CLI = resolve(import.meta.dirname, '../../dist/src/cli.js');
+
+export interface CliProcess {
+  readonly child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or the signal name). */
+  exited: Promise<number | string>;
+  /** Resolves with the first stdout/stderr match. */
+  waitFor(re: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+}
+
+export function tempDir(prefix = 'crawld-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProcess {
+  if (!existsSync(CLI)) throw new Error(`${CLI} missing: run npm run build first (npm test does)`);
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const watchers = new Set<() => void>();
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+    for (const w of watchers) w();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+    for (const w of watchers) w();
+  });
+  const exited = new Promise<number | string>((res) => {
+    child.on('exit', (code, signal) => res(code ?? signal ?? -1));
+  });
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    waitFor(re, timeoutMs = 15_000) {
+      return new Promise((res, rej) => {
+        const check = () => {
+          const m = out.match(re) ?? err.match(re);
+          if (m) {
+            watchers.delete(check);
+            clearTimeout(t);
+            res(m);
+          }
+        };
+        const t = setTimeout(() => {
+          watchers.delete(check);
+          rej(new Error(`timed out waiting for ${re}; stdout:\n${out}\nstderr:\n${err}`));
+        }, timeoutMs);
+        watchers.add(check);
+        void exited.then(() => setTimeout(check, 10));
+        check();
+      });
+    },
+  };
+}
+
+/** Runs the CLI to completion. */
+export async function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 60_000,
+): Promise<{ code: number | string; stdout: string; stderr: string }> {
+  const p = startCli(args, env);
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), timeoutMs);
+  const code = await p.exited;
+  clearTimeout(timer);
+  return { code, stdout: p.stdout(), stderr: p.stderr() };
+}
+
+export function readJsonl(path: string): Record<string, unknown>[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+export function countLines(path: string): number {
+  if (!existsSync(path)) return 0;
+  const text = readFileSync(path, 'utf8');
+  let n = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) n++;
+  return n;
+}
+
+export async function until(pred: () => boolean, timeoutMs = 20_000, stepMs = 20): Promise<void> {
+  const start = Date.now();
+  while (!pred()) {
+    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}

@@ -1,0 +1,171 @@
+import zlib from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_FETCHER_OPTIONS } from '../../src/adapters/fetch/options.js';
+import { UndiciFetcher } from '../../src/adapters/fetch/undici-fetcher.js';
+import { ContentTypeError, FetchError, InvalidArgumentError } from '../../src/core/errors.js';
+import { closeAll, html, makeFetcher, rejectionOf, startServer } from './fetch-helpers.js';
+
+afterEach(closeAll);
+
+const PAGE = `<!doctype html><title>ok</title>${'<p>hello crawler</p>'.repeat(500)}`;
+
+describe('UndiciFetcher: content', () => {
+  it.each([
+    ['gzip', (b: Buffer) => zlib.gzipSync(b)],
+    ['x-gzip', (b: Buffer) => zlib.gzipSync(b)],
+    ['br', (b: Buffer) => zlib.brotliCompressSync(b)],
+    ['deflate', (b: Buffer) => zlib.deflateSync(b)],
+    ['deflate', (b: Buffer) => zlib.deflateRawSync(b)],
+    ['identity', (b: Buffer) => b],
+  ])('decodes Content-Encoding %s', async (encoding, encode) => {
+    const wire = encode(Buffer.from(PAGE));
+    let seen: Record<string, string | string[] | undefined> = {};
+    const server = await startServer((req, res) => {
+      seen = req.headers;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-encoding': encoding });
+      res.end(wire);
+    });
+    const res = await makeFetcher().fetch({ url: `${server.origin}/page` });
+    expect(res.status).toBe(200);
+    expect(res.body.toString()).toBe(PAGE);
+    expect(res.wireBytes).toBe(wire.length);
+    expect(res.contentType).toBe('text/html');
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.url).toBe(`${server.origin}/page`);
+    expect(res.redirects).toEqual([]);
+    expect(res.ttfbMs).toBeGreaterThanOrEqual(0);
+    expect(res.totalMs).toBeGreaterThanOrEqual(res.ttfbMs);
+    expect(seen['accept-encoding']).toBe('gzip, deflate, br');
+    expect(seen['user-agent']).toBe(DEFAULT_FETCHER_OPTIONS.userAgent);
+  });
+
+  it('lets request headers override defaults and joins repeated response headers', async () => {
+    let ua: string | undefined;
+    const server = await startServer((req, res) => {
+      ua = req.headers['user-agent'];
+      res.setHeader('set-cookie', ['a=1', 'b=2']);
+      html('x')(req, res);
+    });
+    const res = await makeFetcher().fetch({ url: server.origin, headers: { 'User-Agent': 'custom/1' } });
+    expect(ua).toBe('custom/1');
+    expect(res.headers['set-cookie']).toBe('a=1, b=2');
+  });
+
+  it('ttfb covers the server think time before headers', async () => {
+    const server = await startServer((_req, res) => {
+      setTimeout(() => html('late')(_req, res), 150);
+    });
+    const res = await makeFetcher().fetch({ url: server.origin });
+    expect(res.ttfbMs).toBeGreaterThanOrEqual(140);
+    expect(res.ttfbMs).toBeLessThan(1_000);
+  });
+
+  it('rejects a 2xx of a non-accepted type with ContentTypeError without downloading it', async () => {
+    let aborted = false;
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.write(Buffer.alloc(64 * 1024));
+      // A big body the fetcher must not wait for: it should hang up instead.
+      res.on('close', () => {
+        aborted = !res.writableFinished;
+      });
+      setTimeout(() => res.end(Buffer.alloc(64 * 1024)), 1_500).unref();
+    });
+    const started = performance.now();
+    const err = await rejectionOf(makeFetcher().fetch({ url: server.origin }));
+    expect(err).toBeInstanceOf(ContentTypeError);
+    expect(err.message).toContain('image/png');
+    expect(performance.now() - started).toBeLessThan(1_000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(aborted).toBe(true);
+  });
+
+  it('returns non-2xx responses of other types with their status and an empty body', async () => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/octet-stream' });
+      res.end('binary');
+    });
+    const res = await makeFetcher().fetch({ url: server.origin });
+    expect(res.status).toBe(404);
+    expect(res.body.length).toBe(0);
+  });
+
+  it('accepts wildcard types and a missing Content-Type', async () => {
+    const server = await startServer((req, res) => {
+      if (req.url === '/css') res.writeHead(200, { 'content-type': 'text/css' });
+      res.end('body');
+    });
+    const fetcher = makeFetcher({ acceptContentTypes: ['text/*'] });
+    expect((await fetcher.fetch({ url: `${server.origin}/css` })).body.toString()).toBe('body');
+    const bare = await fetcher.fetch({ url: `${server.origin}/none` });
+    expect(bare.contentType).toBe('');
+    expect(bare.body.toString()).toBe('body');
+  });
+
+  it('HEAD resolves with headers and an empty body', async () => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': '5000' });
+      res.end();
+    });
+    const res = await makeFetcher().fetch({ url: server.origin, method: 'HEAD' });
+    expect(res.status).toBe(200);
+    expect(res.contentType).toBe('application/pdf');
+    expect(res.body.length).toBe(0);
+  });
+
+  it('an empty body with Content-Encoding: gzip decodes to nothing', async () => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
+      res.end();
+    });
+    const res = await makeFetcher().fetch({ url: server.origin });
+    expect(res.body.length).toBe(0);
+  });
+
+  it('reuses keep-alive sockets across 20 sequential requests', async () => {
+    const server = await startServer(html('<p>keep me alive</p>'));
+    const fetcher = makeFetcher();
+    for (let i = 0; i < 20; i++) {
+      const res = await fetcher.fetch({ url: `${server.origin}/p${i}` });
+      expect(res.status).toBe(200);
+    }
+    expect(server.requests).toBe(20);
+    expect(server.connections).toBeLessThanOrEqual(2);
+  });
+
+  it('rejects unusable URLs with a FetchError', async () => {
+    const fetcher = makeFetcher();
+    expect(await rejectionOf(fetcher.fetch({ url: 'not a url' }))).toBeInstanceOf(FetchError);
+    expect(await rejectionOf(fetcher.fetch({ url: 'ftp://127.0.0.1/' }))).toBeInstanceOf(FetchError);
+  });
+});
+
+describe('UndiciFetcher: options', () => {
+  it.each([
+    [{ maxBodyBytes: 0 }, 'maxBodyBytes', '0'],
+    [{ connectTimeoutMs: -5 }, 'connectTimeoutMs', '-5'],
+    [{ totalTimeoutMs: 1.5 }, 'totalTimeoutMs', '1.5'],
+    [{ maxRedirects: -1 }, 'maxRedirects', '-1'],
+    [{ connectionsPerHost: Number.NaN }, 'connectionsPerHost', 'null'],
+    [{ userAgent: '' }, 'userAgent', '""'],
+    [{ userAgent: 'a\r\nx: y' }, 'userAgent', '"a\\r\\nx: y"'],
+    [{ acceptContentTypes: [] }, 'acceptContentTypes', '[]'],
+    [{ acceptContentTypes: ['HTML'] }, 'acceptContentTypes', '"HTML"'],
+    [{ addressPolicy: { allowPrivateNetworks: false, allow: ['nope'] } }, 'addressPolicy.allow', '"nope"'],
+  ])('%j is refused naming the option and value', (opts, name, shown) => {
+    const build = () => new UndiciFetcher(opts as never);
+    expect(build).toThrow(InvalidArgumentError);
+    expect(build).toThrow(name);
+    expect(build).toThrow(shown);
+  });
+
+  it('exposes the resolved options with defaults filled in', async () => {
+    const fetcher = new UndiciFetcher({ maxRedirects: 3, bodyTimeoutMs: undefined });
+    expect(fetcher.options.maxRedirects).toBe(3);
+    expect(fetcher.options.bodyTimeoutMs).toBe(15_000);
+    expect(fetcher.options.maxBodyBytes).toBe(10 * 1024 * 1024);
+    expect(fetcher.options.maxDecodedBytes).toBe(20 * 1024 * 1024);
+    expect(fetcher.options.addressPolicy.allowPrivateNetworks).toBe(false);
+    await fetcher.close();
+  });
+});

@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/core/clock.js';
+import { InvalidArgumentError } from '../../src/core/errors.js';
+import { type AimdOptions, AimdLimit, percentile } from '../../src/core/limit/aimd.js';
+import { ConcurrencyLimiter } from '../../src/core/limiter.js';
+import { runKneeSim } from '../helpers/knee-sim.js';
+
+const absolute = (latencyMs: number): AimdOptions['target'] => ({ kind: 'absolute', latencyMs });
+
+/** Feeds one full window (minWindowSamples samples, windowMs apart in total). */
+function window(limit: AimdLimit, clock: FakeClock, rttMs: number, inflight: number, extra: object = {}) {
+  for (let i = 0; i < 4; i++) {
+    clock.advance(34);
+    limit.onSample({ rttMs, inflight, dropped: false, ...extra });
+  }
+}
+
+function make(options: AimdOptions = {}) {
+  const clock = new FakeClock();
+  const limit = new AimdLimit(
+    { windowMs: 100, minWindowSamples: 4, target: absolute(100), ...options },
+    clock,
+  );
+  return { clock, limit };
+}
+
+describe('AimdLimit', () => {
+  it('grows by `increase` per window while under target and the limit is used', () => {
+    const { clock, limit } = make();
+    window(limit, clock, 50, 10);
+    expect(limit.limit).toBe(11);
+    window(limit, clock, 50, 6);
+    expect(limit.limit).toBe(12);
+  });
+
+  it('does not grow while less than half the limit is used', () => {
+    const { clock, limit } = make();
+    for (let i = 0; i < 5; i++) window(limit, clock, 50, 4);
+    expect(limit.limit).toBe(10);
+  });
+
+  it('cuts multiplicatively when the window percentile is over target', () => {
+    const { clock, limit } = make();
+    const changes: [number, string][] = [];
+    limit.onChange((l, reason) => changes.push([l, reason]));
+    window(limit, clock, 150, 10);
+    expect(limit.limit).toBe(9);
+    expect(changes).toEqual([[9, 'latency']]);
+  });
+
+  it('cuts at once on a drop, but only once per window', () => {
+    const { clock, limit } = make({ initialLimit: 100 });
+    limit.onSample({ rttMs: 0, inflight: 100, dropped: true });
+    expect(limit.limit).toBe(90);
+    for (let i = 0; i < 2; i++) limit.onSample({ rttMs: 0, inflight: 100, dropped: true });
+    expect(limit.limit).toBe(90);
+    // The window of the drop closes without growth, even with fast samples.
+    clock.advance(100);
+    limit.onSample({ rttMs: 1, inflight: 100, dropped: false });
+    expect(limit.limit).toBe(90);
+    // The next window may cut again.
+    limit.onSample({ rttMs: 0, inflight: 90, dropped: true });
+    expect(limit.limit).toBe(81);
+  });
+
+  it('respects minLimit and maxLimit', () => {
+    const { clock, limit } = make({ initialLimit: 2, minLimit: 2, maxLimit: 3 });
+    window(limit, clock, 150, 2);
+    expect(limit.limit).toBe(2);
+    for (let i = 0; i < 3; i++) window(limit, clock, 50, 3);
+    expect(limit.limit).toBe(3);
+  });
+
+  it('leaves lagged samples out of the latency decision, not out of drops', () => {
+    const { clock, limit } = make();
+    // 150 ms measured, but 100 ms of it was our own event loop: lag > 0.5 × rtt, ignored.
+    window(limit, clock, 150, 10, { lagMs: 100 });
+    expect(limit.limit).toBe(11); // no usable samples: no latency verdict, grows since used
+    // Small lag is subtracted: 120 − 30 = 90 ms is under the 100 ms target.
+    window(limit, clock, 120, 11, { lagMs: 30 });
+    expect(limit.limit).toBe(12);
+    limit.onSample({ rttMs: 150, inflight: 12, dropped: true, lagMs: 1000 });
+    expect(limit.limit).toBe(10);
+  });
+
+  it('ignores samples that started before the last cut', () => {
+    const { clock, limit } = make();
+    window(limit, clock, 150, 10);
+    expect(limit.limit).toBe(9);
+    window(limit, clock, 150, 10, { startedAt: 0 });
+    expect(limit.limit).toBe(10);
+  });
+
+  it('relative target: probes the unloaded baseline, then cuts above ratio × baseline', () => {
+    const clock = new FakeClock();
+    const limit = new AimdLimit(
+      { windowMs: 100, minWindowSamples: 4, target: { kind: 'relative', ratio: 1.5, minRttWindowMs: 1000 } },
+      clock,
+    );
+    expect(limit.limit).toBe(3); // first window is a probe at probeLimit
+    window(limit, clock, 20, 3);
+    expect(limit.stats()).toMatchObject({ baselineMs: 20, probing: false, limit: 10 });
+    window(limit, clock, 29, 10);
+    expect(limit.limit).toBe(11);
+    window(limit, clock, 31, 11);
+    expect(limit.limit).toBe(9);
+  });
+
+  it('relative target: the baseline rises again when the server really became slower', () => {
+    const clock = new FakeClock();
+    const limit = new AimdLimit(
+      { windowMs: 100, minWindowSamples: 4, target: { kind: 'relative', ratio: 1.5, minRttWindowMs: 1000 } },
+      clock,
+    );
+    window(limit, clock, 20, 3);
+    // The server is now 3× slower for good: the limit is cut while the old baseline holds...
+    window(limit, clock, 60, 10);
+    expect(limit.limit).toBe(9);
+    for (let i = 0; i < 12 && !limit.stats().probing; i++) window(limit, clock, 60, limit.limit);
+    expect(limit.stats().probing).toBe(true);
+    // ...until the next probe re-measures it; samples from above the probe limit do not count.
+    window(limit, clock, 999, 9);
+    expect(limit.stats().probing).toBe(true);
+    window(limit, clock, 60, 3);
+    expect(limit.stats().baselineMs).toBe(60);
+    const before = limit.limit;
+    window(limit, clock, 60, before);
+    expect(limit.limit).toBe(before + 1);
+  });
+
+  it('validates options, naming the option and the value', () => {
+    const clock = new FakeClock();
+    expect(() => new AimdLimit({ backoffRatio: 2 }, clock)).toThrow(
+      /Expected `backoffRatio` to be a finite number in \[0\.5, 1\), got 2/,
+    );
+    expect(() => new AimdLimit({ initialLimit: 500 }, clock)).toThrow(InvalidArgumentError);
+    expect(() => new AimdLimit({ minLimit: 5, maxLimit: 4 }, clock)).toThrow(/minLimit/);
+    expect(() => new AimdLimit({ target: { kind: 'absolute', latencyMs: 0 } }, clock)).toThrow(
+      /target\.latencyMs/,
+    );
+  });
+
+  it('percentile uses the nearest rank', () => {
+    expect(percentile([5, 1, 4, 2, 3], 0.5)).toBe(3);
+    expect(percentile([5, 1, 4, 2, 3], 0.9)).toBe(5);
+    expect(percentile([7], 0.01)).toBe(7);
+  });
+});
+
+describe('AimdLimit on a simulated server with a capacity knee', () => {
+  const K = 32;
+  const run = (lagMs = 0) => {
+    const clock = new FakeClock();
+    const limit = new AimdLimit({}, clock);
+    const limiter = new ConcurrencyLimiter(limit, clock);
+    const result = runKneeSim({ clock, limiter, knee: K, baseMs: 20, durationMs: 180_000, jitter: 0.2, lagMs });
+    return result;
+  };
+
+  it('converges into [0.7K, 1.3K] with the default options', () => {
+    const result = run();
+    const w = result.window(60_000);
+    expect(w.mean).toBeGreaterThanOrEqual(0.7 * K);
+    expect(w.mean).toBeLessThanOrEqual(1.3 * K);
+    expect(w.min).toBeGreaterThanOrEqual(0.7 * K);
+    expect(w.max).toBeLessThanOrEqual(1.3 * K);
+    // Close to the server's capacity: K / baseMs = 1.6 requests per ms.
+    expect(result.completed / 180_000).toBeGreaterThan(0.9 * (K / 20));
+  });
+
+  it('does not collapse when event-loop lag inflates every sample', () => {
+    const w = run(40).window(60_000);
+    expect(w.min).toBeGreaterThanOrEqual(0.7 * K);
+  });
+});

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/core/errors.js';
+import { expandSecrets, formatPath, parseConfigText, validateConfig } from '../../src/daemon/config.js';
+
+function issuesOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return [...err.issues];
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config', () => {
+  it('fills every default from an empty file', () => {
+    const c = parseConfigText('');
+    expect(c.dataDir).toBe('./data');
+    expect(c.http).toEqual({ host: '127.0.0.1', port: null });
+    expect(c.frontier.kind).toBe('sqlite');
+    expect(c.fetch.allowPrivateNetworks).toBe(false);
+    expect(c.sinks).toEqual([{ kind: 'jsonl' }]);
+  });
+
+  it('applies nested defaults inside jobs', () => {
+    const c = validateConfig({ jobs: [{ id: 'a', seeds: ['https://example.com/'] }] });
+    const job = c.jobs[0]!;
+    expect(job.scope.maxDepth).toBe(20);
+    expect(job.normalise).toEqual({ stripTracking: true, sortQuery: true });
+    expect(job.seedPriority).toBe(0);
+  });
+
+  it('names the path of each bad field', () => {
+    const issues = issuesOf(() =>
+      validateConfig({
+        jobs: [{ id: 'a', seeds: ['https://ok.example/', 'ftp://nope', 'not a url'] }],
+        fetch: { maxBodyBytes: -1 },
+      }),
+    );
+    expect(issues).toContain('jobs[0].seeds[1]: must be an absolute http(s) URL');
+    expect(issues).toContain('jobs[0].seeds[2]: must be an absolute http(s) URL');
+    expect(issues.some((i) => i.startsWith('fetch.maxBodyBytes:'))).toBe(true);
+  });
+
+  it('refuses unknown keys with their path', () => {
+    const issues = issuesOf(() =>
+      validateConfig({ jobs: [{ id: 'a', seeds: ['http://x.example/'], maxDepht: 3 }] }),
+    );
+    expect(issues).toEqual(['jobs[0].maxDepht: unknown key']);
+  });
+
+  it('refuses invalid regexes and wrong types', () => {
+    const issues = issuesOf(() =>
+      parseConfigText(`
+jobs:
+  - id: a
+    seeds: [http://x.example/]
+    scope: { include: ['(unclosed'], maxDepth: three }
+`),
+    );
+    expect(issues).toContain('jobs[0].scope.include[0]: must be a valid regular expression');
+    expect(issues.some((i) => i.startsWith('jobs[0].scope.maxDepth:'))).toBe(true);
+  });
+
+  it('reports malformed YAML clearly', () => {
+    const issues = issuesOf(() => parseConfigText('jobs: [ { id: a, seeds: [ }'));
+    expect(issues[0]).toMatch(/^\(file\): not valid YAML or JSON/);
+  });
+
+  it('refuses duplicate job ids', () => {
+    const seeds = ['http://x.example/'];
+    const issues = issuesOf(() =>
+      validateConfig({
+        jobs: [
+          { id: 'a', seeds },
+          { id: 'a', seeds },
+        ],
+      }),
+    );
+    expect(issues).toEqual(["jobs[1].id: duplicate job id 'a'"]);
+  });
+
+  it('expands secrets from the environment and refuses unset ones', () => {
+    expect(expandSecrets('token: ${TOKEN}', { TOKEN: 's3cret' })).toBe('token: s3cret');
+    expect(issuesOf(() => expandSecrets('token: ${MISSING}', {}))).toEqual([
+      '${MISSING}: environment variable is not set',
+    ]);
+  });
+
+  it('formats paths', () => {
+    expect(formatPath(['jobs', 0, 'seeds', 1])).toBe('jobs[0].seeds[1]');
+    expect(formatPath([])).toBe('(root)');
+  });
+});
