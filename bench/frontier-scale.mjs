@@ -36,7 +36,9 @@ try {
   }
   const enqueueMs = performance.now() - t0;
   const stats = await frontier.stats();
-  console.log(`enqueue:   ${total.toLocaleString('en-US')} in ${(enqueueMs / 1000).toFixed(1)} s = ${rate(total, enqueueMs)}/s`);
+  console.log(
+    `enqueue:   ${total.toLocaleString('en-US')} in ${(enqueueMs / 1000).toFixed(1)} s = ${rate(total, enqueueMs)}/s`,
+  );
   console.log(`pending:   ${stats.pending.toLocaleString('en-US')}`);
 
   t0 = performance.now();
@@ -47,7 +49,9 @@ try {
     for (const task of tasks) if (await frontier.ack(task)) acked++;
   }
   const leaseMs = performance.now() - t0;
-  console.log(`lease+ack: ${acked.toLocaleString('en-US')} in ${(leaseMs / 1000).toFixed(1)} s = ${rate(acked, leaseMs)}/s`);
+  console.log(
+    `lease+ack: ${acked.toLocaleString('en-US')} in ${(leaseMs / 1000).toFixed(1)} s = ${rate(acked, leaseMs)}/s`,
+  );
   console.log(`done:      ${(await frontier.stats()).done.toLocaleString('en-US')}`);
   console.log(`db file:   ${mib(statSync(path).size)} MiB`);
   console.log(`peak RSS:  ${mib(process.resourceUsage().maxRSS * 1024)} MiB`);

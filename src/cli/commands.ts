@@ -18,6 +18,7 @@ const common = {
   once: { type: 'boolean' },
   'allow-private-networks': { type: 'boolean' },
   'max-concurrency': { type: 'string' },
+  rate: { type: 'string' },
   'log-level': { type: 'string' },
 } as const;
 
@@ -31,6 +32,13 @@ function applyCommon(input: ConfigInput, values: Record<string, unknown>): Crawl
   if (values['allow-private-networks']) patch.fetch = { ...patch.fetch, allowPrivateNetworks: true };
   const maxConc = intOpt(values['max-concurrency'], 'max-concurrency', 1, 10_000);
   if (maxConc !== undefined) patch.concurrency = { ...patch.concurrency, maxPerHost: maxConc };
+  const rate = numOpt(values.rate, 'rate', 0.001, 1_000_000);
+  if (rate !== undefined) {
+    patch.rateLimits = {
+      ...patch.rateLimits,
+      hosts: [{ hosts: '*', ratePerSec: rate }, ...(patch.rateLimits?.hosts ?? [])],
+    };
+  }
   const level = strOpt(values['log-level']);
   if (level) patch.log = { level: level as 'info' };
   return validateConfig(patch);

@@ -2,10 +2,11 @@ export const USAGE = `crawld — an observable web-crawler daemon
 
 Usage:
   crawld crawl URL... [--config FILE] [--data-dir DIR] [--http-port P] [--once]
-                      [--allow-private-networks] [--max-concurrency N] [--log-level L]
+                      [--allow-private-networks] [--max-concurrency N] [--rate R]
+                      [--log-level L]
   crawld run --config FILE [--once] [--http-port P] [--data-dir DIR]
   crawld demo [--pages N] [--latency-ms L] [--site-port P] [--data-dir DIR] [--once]
-              [--http-port P] [--max-concurrency N]
+              [--http-port P] [--max-concurrency N] [--rate R] [--capacity K]
   crawld site [--port P] [--pages N] [--latency-ms L] [--error-rate R] [--capacity K]
   crawld check-config FILE
   crawld help

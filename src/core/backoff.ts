@@ -47,7 +47,8 @@ export function backoffDelayMs(attempt: number, options: BackoffOptions, random:
   const o = checkBackoffOptions(options);
   // Computed in log space so that a huge attempt number cannot overflow to Infinity × 0.
   const exponent = (attempt - 1) * Math.log(o.factor);
-  const ceiling = exponent >= Math.log(o.maxMs / Math.max(o.baseMs, 1e-9)) ? o.maxMs : o.baseMs * Math.exp(exponent);
+  const ceiling =
+    exponent >= Math.log(o.maxMs / Math.max(o.baseMs, 1e-9)) ? o.maxMs : o.baseMs * Math.exp(exponent);
   const r = Math.min(Math.max(random(), 0), 1 - Number.EPSILON);
   switch (o.jitter) {
     case 'full':

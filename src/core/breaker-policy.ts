@@ -30,7 +30,11 @@ export function checkBreakerOptions(options: BreakerPolicyOptions = {}): Require
   const o = { ...breakerPolicyDefaults, ...options };
   checkNumber('errorThresholdPercentage', o.errorThresholdPercentage, { min: 0, max: 100 });
   checkNumber('rollingCountTimeoutMs', o.rollingCountTimeoutMs, { min: 1 });
-  checkNumber('rollingCountBuckets', o.rollingCountBuckets, { min: 1, max: o.rollingCountTimeoutMs, integer: true });
+  checkNumber('rollingCountBuckets', o.rollingCountBuckets, {
+    min: 1,
+    max: o.rollingCountTimeoutMs,
+    integer: true,
+  });
   checkNumber('volumeThreshold', o.volumeThreshold, { min: 0, integer: true });
   checkNumber('resetTimeoutMs', o.resetTimeoutMs, { min: 0 });
   checkNumber('halfOpenMaxProbes', o.halfOpenMaxProbes, { min: 1, integer: true });
@@ -120,11 +124,18 @@ export class BreakerPolicy implements HostBreaker {
 
   onFailure(): void {
     const state = this.state;
-    if (state === 'halfOpen') return this.#open();
+    if (state === 'halfOpen') {
+      this.#open();
+      return;
+    }
     if (state !== 'closed') return;
     this.#record(true);
     const { calls, failures } = this.window;
-    if (calls >= this.#o.volumeThreshold && calls > 0 && (failures * 100) / calls >= this.#o.errorThresholdPercentage) {
+    if (
+      calls >= this.#o.volumeThreshold &&
+      calls > 0 &&
+      (failures * 100) / calls >= this.#o.errorThresholdPercentage
+    ) {
       this.#open();
     }
   }

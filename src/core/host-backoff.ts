@@ -84,7 +84,12 @@ export class HostBackoff {
    */
   onThrottle(host: string, retryAfterMs?: number): number {
     const now = this.#clock.now();
-    const state = this.#hosts.get(host) ?? { strikes: 0, pausedUntil: 0, lastThrottleAt: now, successStreak: 0 };
+    const state = this.#hosts.get(host) ?? {
+      strikes: 0,
+      pausedUntil: 0,
+      lastThrottleAt: now,
+      successStreak: 0,
+    };
     if (now - state.lastThrottleAt >= this.#o.forgiveAfterMs) state.strikes = 0;
     state.strikes++;
     state.successStreak = 0;

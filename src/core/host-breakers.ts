@@ -1,5 +1,5 @@
 import type { BreakerTransition, HostBreaker, HostBreakerRegistry } from '../ports/breaker.js';
-import { type BreakerPolicyOptions, BreakerPolicy, checkBreakerOptions } from './breaker-policy.js';
+import { BreakerPolicy, type BreakerPolicyOptions, checkBreakerOptions } from './breaker-policy.js';
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
 import { LruMap } from './lru-map.js';

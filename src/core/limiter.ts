@@ -1,6 +1,6 @@
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
-import { type AimdOptions, AimdLimit } from './limit/aimd.js';
+import { AimdLimit, type AimdOptions } from './limit/aimd.js';
 import type { LimitAlgorithm } from './limit/limit.js';
 import { LruMap } from './lru-map.js';
 

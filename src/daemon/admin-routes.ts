@@ -12,6 +12,14 @@ export function mountRoutes(app: Express, daemon: Daemon, clock: Clock): void {
     const ready = daemon.ready();
     res.status(ready ? 200 : 503).json({ ready, state: daemon.scheduler.state });
   });
+  app.get('/metrics', async (_req, res, next) => {
+    try {
+      const body = await daemon.metrics.registry.metrics();
+      res.type(daemon.metrics.registry.contentType).send(body);
+    } catch (err) {
+      next(err);
+    }
+  });
   app.get('/api/stats', async (_req, res, next) => {
     try {
       res.json(await collectStats(daemon, clock.now()));

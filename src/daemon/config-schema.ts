@@ -78,6 +78,8 @@ const jobSchema = z.strictObject({
     .strictObject({ stripTracking: z.boolean().default(true), sortQuery: z.boolean().default(true) })
     .prefault({}),
   extract: extractSchema.optional(),
+  /** Obey robots.txt (disallowed URLs are skipped, Crawl-delay honoured). */
+  robots: z.boolean().default(true),
   /** Recrawl every page of the job this long after it was fetched. */
   recrawlIntervalMs: positiveInt.optional(),
 });
@@ -135,6 +137,69 @@ export const configSchema = z.strictObject({
       maxPerHost: positiveInt.default(64),
       minPerHost: positiveInt.default(1),
       initialPerHost: positiveInt.default(8),
+      /** false: every host runs at maxPerHost, no AIMD. */
+      adaptive: z.boolean().default(true),
+      /** Latency target: relative to the host's measured baseline, or absolute. */
+      target: z
+        .discriminatedUnion('kind', [
+          z.strictObject({
+            kind: z.literal('relative'),
+            ratio: z.number().gt(1).default(1.25),
+            minRttWindowMs: positiveInt.default(60_000),
+            probeLimit: positiveInt.default(3),
+          }),
+          z.strictObject({ kind: z.literal('absolute'), latencyMs: positiveInt }),
+        ])
+        .prefault({ kind: 'relative' }),
+      increase: z.number().positive().default(1),
+      backoffRatio: z.number().min(0.5).lt(1).default(0.9),
+      percentile: z.number().gt(0).max(1).default(0.5),
+      windowMs: positiveInt.default(1000),
+      minWindowSamples: positiveInt.default(20),
+      maxLagFraction: z.number().positive().default(0.5),
+    })
+    .prefault({}),
+  rateLimits: z
+    .strictObject({
+      /** One bucket for all requests of this daemon. */
+      global: z.strictObject({ ratePerSec: z.number().positive(), burst: positiveInt.optional() }).optional(),
+      /** Per-host buckets; the first rule whose pattern matches a host applies to it. */
+      hosts: z
+        .array(
+          z.strictObject({
+            hosts: hostPattern,
+            ratePerSec: z.number().positive(),
+            burst: positiveInt.optional(),
+          }),
+        )
+        .default([]),
+    })
+    .prefault({}),
+  breaker: z
+    .strictObject({
+      implementation: z.enum(['opossum', 'policy']).default('opossum'),
+      errorThresholdPercentage: z.number().gt(0).max(100).default(50),
+      rollingWindowMs: positiveInt.default(10_000),
+      rollingBuckets: positiveInt.default(10),
+      volumeThreshold: positiveInt.default(10),
+      resetTimeoutMs: positiveInt.default(30_000),
+      halfOpenMaxProbes: positiveInt.default(1),
+    })
+    .prefault({}),
+  hostBackoff: z
+    .strictObject({
+      initialPauseMs: ms.default(60_000),
+      maxPauseMs: ms.default(3_600_000),
+      forgiveAfterMs: ms.default(1_800_000),
+    })
+    .prefault({}),
+  politeness: z
+    .strictObject({
+      /** Minimum gap between two request starts to one host. */
+      minDelayMs: ms.default(0),
+      robotsTtlMs: positiveInt.default(86_400_000),
+      /** Crawl-delay from robots.txt is honoured up to this. */
+      maxCrawlDelayMs: ms.default(60_000),
     })
     .prefault({}),
   retry: z

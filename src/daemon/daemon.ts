@@ -4,20 +4,23 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
 import { MemoryFrontier } from '../adapters/frontier/memory.js';
 import { SqliteFrontier } from '../adapters/frontier/sqlite.js';
+import { RobotsCache } from '../adapters/robots/robots-cache.js';
 import { JsonlSink } from '../adapters/sink/jsonl-sink.js';
 import { type Clock, systemClock, systemRandom } from '../core/clock.js';
 import { type CrawlEmitter, type CrawlEvents, TypedEmitter } from '../core/events.js';
 import { createLogger, type Logger } from '../observe/logger.js';
+import { createMetrics, type Metrics } from '../observe/metrics.js';
 import type { ControlPlane } from '../ports/control-plane.js';
 import type { EnqueueRequest, EnqueueResult, Frontier } from '../ports/frontier.js';
 import type { Sink } from '../ports/sink.js';
+import { VERSION } from '../version.js';
 import type { CrawldConfig } from './config.js';
+import { createControlPlane } from './control-factory.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { compileJob, seedRequests } from './jobs.js';
 import { recoverLeases } from './recovery.js';
 import { createRetryPolicy } from './retry-policy.js';
 import { Scheduler } from './scheduler.js';
-import { FixedControlPlane } from './simple-control-plane.js';
 import { TaskRunner } from './task-runner.js';
 
 export interface DaemonOptions {
@@ -34,6 +37,8 @@ export interface Daemon {
   readonly scheduler: Scheduler;
   readonly instanceId: string;
   readonly startedAt: number;
+  readonly metrics: Metrics;
+  readonly control: ControlPlane;
   /** Resolves when the crawl loop ends (once-mode end or stop()). */
   run(): Promise<void>;
   submit(requests: readonly EnqueueRequest[]): Promise<EnqueueResult>;
@@ -84,9 +89,17 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
   const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j)]));
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
-  const control: ControlPlane = new FixedControlPlane({
-    global: config.concurrency.global,
-    perHost: config.concurrency.maxPerHost,
+  const { control, breakers } = createControlPlane(config, clock, systemRandom);
+  breakers.onTransition((t) =>
+    logger.warn('circuit breaker state change', { host: t.host, from: t.from, to: t.to }),
+  );
+  const robots = new RobotsCache({
+    fetcher,
+    clock,
+    userAgent: config.fetch.userAgent,
+    ttlMs: config.politeness.robotsTtlMs,
+    onCrawlDelay: (host, delayMs) =>
+      control.setCrawlDelay(host, Math.min(delayMs, config.politeness.maxCrawlDelayMs)),
   });
   const retry = createRetryPolicy(config.retry, clock, systemRandom);
   const runner = new TaskRunner({
@@ -97,6 +110,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     retry,
     clock,
     events,
+    robots,
     lagMs: () => lag.mean / 1e6,
   });
   const scheduler = new Scheduler(frontier, control, runner, clock, events, {
@@ -129,6 +143,20 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
 
   let stopping: Promise<void> | undefined;
   const startedAt = clock.now();
+  const breakerCode = { closed: 0, halfOpen: 1, open: 2 } as const;
+  const metrics = createMetrics(
+    events,
+    {
+      frontierStats: () => frontier.stats(),
+      inflight: () => control.inflight(),
+      globalLimit: () => control.globalLimit(),
+      hosts: () => [...control.hostSnapshots()].map((h) => [h.host, h.limit, h.inflight] as const),
+      breakers: () => [...control.hostSnapshots()].map((h) => [h.host, breakerCode[h.breaker]] as const),
+      paused: () => scheduler.state === 'paused',
+      ready: () => daemon.ready(),
+    },
+    { version: VERSION },
+  );
   const daemon: Daemon = {
     config,
     events,
@@ -137,6 +165,8 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     scheduler,
     instanceId,
     startedAt,
+    metrics,
+    control,
     run: () => scheduler.run(),
     async submit(requests) {
       const res = await frontier.enqueue(requests);
@@ -155,6 +185,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
         for (const s of sinks) await s.close();
         logger.info('shutdown: sinks flushed');
         await fetcher.close();
+        breakers.close();
         await frontier.close();
         lag.disable();
         unlock();

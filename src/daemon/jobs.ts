@@ -26,6 +26,7 @@ export function compileJob(job: JobConfig): JobRuntime {
     scope,
     normalise: job.normalise,
     recrawlIntervalMs: job.recrawlIntervalMs,
+    robots: job.robots,
   };
 }
 

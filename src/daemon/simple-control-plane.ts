@@ -1,4 +1,4 @@
-import type { Admission, ControlPlane, Outcome, Permit } from '../ports/control-plane.js';
+import type { Admission, ControlPlane, HostSnapshot, Outcome, Permit } from '../ports/control-plane.js';
 
 /**
  * Fixed limits: at most `global` requests in flight, at most `perHost` per host.
@@ -47,5 +47,15 @@ export class FixedControlPlane implements ControlPlane {
 
   inflight(): number {
     return this.#total;
+  }
+
+  globalLimit(): number {
+    return this.#global;
+  }
+
+  *hostSnapshots(): Iterable<HostSnapshot> {
+    for (const [host, inflight] of this.#inflight) {
+      yield { host, limit: this.#perHost, inflight, breaker: 'closed' };
+    }
   }
 }

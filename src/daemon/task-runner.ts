@@ -18,6 +18,8 @@ export interface TaskRunnerDeps {
   readonly retry: RetryPolicy;
   readonly clock: Clock;
   readonly events: CrawlEmitter;
+  /** robots.txt checks; undefined turns them off for every job. */
+  readonly robots?: { isAllowed(url: string, signal?: AbortSignal): Promise<boolean> };
   /** Event-loop lag now, in ms, for the limiter's lag discount. */
   readonly lagMs: () => number;
 }
@@ -38,6 +40,25 @@ export class TaskRunner {
     if (!job) {
       permit.release({ kind: 'ignore' });
       return this.dead(task, 'unknown_job');
+    }
+    if (job.robots && this.deps.robots) {
+      let allowed: boolean;
+      try {
+        allowed = await this.deps.robots.isAllowed(task.url, signal);
+      } catch (err) {
+        return this.onFetchError(task, permit, err);
+      }
+      if (!allowed) {
+        permit.release({ kind: 'ignore' });
+        this.deps.events.emit('skipped', {
+          jobId: task.jobId,
+          host: task.host,
+          url: task.url,
+          reason: 'robots',
+        });
+        await this.deps.frontier.ack(task);
+        return 'skipped';
+      }
     }
     let res: FetchResponse;
     try {
@@ -130,7 +151,10 @@ export class TaskRunner {
       durationMs: Math.round(res.totalMs),
       fields: extraction.fields,
     };
-    for (const sink of this.deps.sinks) await sink.write(record);
+    for (const sink of this.deps.sinks) {
+      await sink.write(record);
+      this.deps.events.emit('sinkWrite', { sink: sink.name, records: 1 });
+    }
     const recrawlAt =
       job.recrawlIntervalMs !== undefined ? this.deps.clock.now() + job.recrawlIntervalMs : undefined;
     await this.deps.frontier.ack(task, recrawlAt !== undefined ? { recrawlAt } : undefined);

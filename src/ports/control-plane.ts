@@ -29,6 +29,15 @@ export interface Permit {
   release(outcome: Outcome): void;
 }
 
+export interface HostSnapshot {
+  readonly host: string;
+  readonly limit: number;
+  readonly inflight: number;
+  readonly breaker: 'closed' | 'halfOpen' | 'open';
+  /** Epoch ms until which the host is paused (Retry-After, 429 backoff), if it is. */
+  readonly pausedUntil?: number;
+}
+
 export interface ControlPlane {
   admit(host: string): Admission;
   /** Called when a slot frees or a breaker/host pause may have ended; returns an unsubscribe. */
@@ -36,4 +45,8 @@ export interface ControlPlane {
   /** The per-host concurrency limit now (for stats, status page and buffer sizing). */
   hostLimit(host: string): number;
   inflight(): number;
+  /** Global ceiling of requests in flight. */
+  globalLimit(): number;
+  /** State of the hosts the control plane currently tracks (bounded). */
+  hostSnapshots(): Iterable<HostSnapshot>;
 }

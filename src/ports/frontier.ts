@@ -7,6 +7,8 @@
  * Contract, for every adapter:
  * - Ordering: lease() returns ready tasks (notBefore <= now, not leased) ordered by
  *   priority ascending (lower number first), then FIFO by enqueue order within a priority.
+ *   A task that re-enters the queue (retry, recrawl, redrive, forced re-enqueue) joins the
+ *   back of its priority; a task whose lease expired keeps its place.
  * - Dedupe: a (jobId, url) pair is enqueued at most once for the life of the frontier
  *   unless `force` is set; the url must already be normalised by the caller
  *   (core/url.ts). Duplicates are counted, not errors.
@@ -132,12 +134,26 @@ export interface Frontier {
   deadLetter(task: Task, reason: string): Promise<boolean>;
 
   stats(): Promise<FrontierStats>;
-  /** Earliest notBefore among pending tasks, or undefined when none pending. For sleeping without polling. */
+  /**
+   * When lease() may next return a task, for sleeping without polling: the earliest
+   * notBefore among delayed tasks or the earliest lease expiry (an expired lease's task
+   * comes back then), whichever is sooner; a time <= now when some task is ready already
+   * (adapters may answer with any ready task's notBefore). Undefined when nothing is
+   * pending or leased.
+   */
   nextReadyAt(): Promise<number | undefined>;
-  /** Tasks currently leased (for crash recovery against the sink). */
+  /**
+   * Tasks currently leased (for crash recovery against the sink), including leases that
+   * have expired but not yet been taken back: expired leases are reclaimed lazily by
+   * lease(), and until then the old token still works for ack, retry and deadLetter.
+   */
   listLeased(): Promise<Task[]>;
 
   listDead(options?: { limit?: number; offset?: number; jobId?: string }): Promise<DeadLetter[]>;
-  /** Moves dead tasks back to pending (attempts 0, ready now). No ids = all. Returns how many. */
+  /**
+   * Moves dead tasks back to pending (attempts 0, ready now, same generation). No ids = all
+   * (an empty ids array moves none); ids and jobId together must both match. Unknown or
+   * not-dead ids are skipped. Returns how many moved.
+   */
   redrive(options?: { ids?: readonly string[]; jobId?: string }): Promise<number>;
 }

@@ -30,6 +30,8 @@ export function recordKey(r: { taskId: string; generation: number }): string {
  * holds, which the scheduler then acks instead of fetching again.
  */
 export interface Sink {
+  /** Kind of sink, for metrics labels and logs ('jsonl', 'postgres', ...). */
+  readonly name: string;
   open(): Promise<void>;
   write(record: ResultRecord): Promise<void>;
   /** Of the given record keys, the ones already stored. */

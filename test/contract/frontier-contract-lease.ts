@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   LEASE_MS,
-  type MakeFrontier,
   lease,
   leaseOne,
+  type MakeFrontier,
   paths,
   req,
   url,
@@ -33,6 +33,16 @@ export function leaseCases(make: MakeFrontier): void {
       expect(await f.stats()).toMatchObject({ leased: 1, pending: 0, done: 0, dead: 0 });
       expect(await f.ack(second)).toBe(true);
       expect(await f.ack(second)).toBe(false);
+    });
+
+    it('accepts the token of an expired lease until the task is leased again', async () => {
+      const { f, clock } = await setup();
+      await f.enqueue([req('a')]);
+      const task = await leaseOne(f);
+      clock.advance(LEASE_MS + 1);
+      expect(await f.listLeased()).toEqual([task]);
+      expect(await f.ack(task)).toBe(true);
+      expect(await f.stats()).toMatchObject({ leased: 0, done: 1 });
     });
 
     it('lists leased tasks with their tokens', async () => {
@@ -164,14 +174,17 @@ export function leaseCases(make: MakeFrontier): void {
       const { f, a } = await withDead();
       expect(await f.redrive({ ids: [a.id, '999999', 'junk'] })).toBe(1);
       expect(await f.redrive({ ids: [a.id] })).toBe(0);
+      expect(await f.redrive({ ids: [] })).toBe(0);
       expect(await f.stats()).toMatchObject({ pending: 1, delayed: 0, dead: 2 });
       expect(await leaseOne(f)).toMatchObject({ id: a.id, attempts: 0, generation: 0 });
       expect((await f.listDead()).map((d) => d.reason)).toEqual(['http_404', 'robots']);
     });
 
     it('redrives by job', async () => {
-      const { f } = await withDead();
-      expect(await f.redrive({ jobId: 'job2' })).toBe(1);
+      const { f, a, c } = await withDead();
+      expect(await f.redrive({ ids: [a.id], jobId: 'job2' })).toBe(0);
+      expect(await f.redrive({ ids: [a.id, c.id], jobId: 'job2' })).toBe(1);
+      expect(await f.redrive({ jobId: 'job2' })).toBe(0);
       expect(await f.redrive({ jobId: 'nope' })).toBe(0);
       expect(paths(await lease(f))).toEqual(['c']);
     });

@@ -1,6 +1,14 @@
 /** Contract cases for getting tasks into the frontier: enqueue, dedupe, order, bound, force, time. */
 import { describe, expect, it } from 'vitest';
-import { type MakeFrontier, lease, leaseOne, paths, req, url, useFrontier } from './frontier-contract-helpers.js';
+import {
+  lease,
+  leaseOne,
+  type MakeFrontier,
+  paths,
+  req,
+  url,
+  useFrontier,
+} from './frontier-contract-helpers.js';
 
 export function queueCases(make: MakeFrontier): void {
   const setup = useFrontier(make);
@@ -8,7 +16,11 @@ export function queueCases(make: MakeFrontier): void {
   describe('enqueue and dedupe', () => {
     it('counts added and duplicates, including duplicates inside one batch', async () => {
       const { f } = await setup();
-      expect(await f.enqueue([req('a'), req('b'), req('a')])).toEqual({ added: 2, duplicates: 1, dropped: 0 });
+      expect(await f.enqueue([req('a'), req('b'), req('a')])).toEqual({
+        added: 2,
+        duplicates: 1,
+        dropped: 0,
+      });
       expect(await f.enqueue([req('b'), req('c')])).toEqual({ added: 1, duplicates: 1, dropped: 0 });
       expect(paths(await lease(f))).toEqual(['a', 'b', 'c']);
     });

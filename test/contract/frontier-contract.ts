@@ -7,7 +7,7 @@
  * the FakeClock only: no test sleeps and no URL is ever fetched.
  */
 import { describe, expect, it } from 'vitest';
-import { type MakeFrontier, lease, leaseOne, req, useFrontier } from './frontier-contract-helpers.js';
+import { lease, leaseOne, type MakeFrontier, req, useFrontier } from './frontier-contract-helpers.js';
 import { leaseCases } from './frontier-contract-lease.js';
 import { queueCases } from './frontier-contract-queue.js';
 
@@ -28,7 +28,14 @@ function observationCases(make: MakeFrontier): void {
   describe('stats', () => {
     it('counts every state and pending tasks by priority', async () => {
       const { f, clock } = await setup();
-      expect(await f.stats()).toEqual({ pending: 0, delayed: 0, leased: 0, done: 0, dead: 0, pendingByPriority: {} });
+      expect(await f.stats()).toEqual({
+        pending: 0,
+        delayed: 0,
+        leased: 0,
+        done: 0,
+        dead: 0,
+        pendingByPriority: {},
+      });
       await f.enqueue([
         req('a'),
         req('b'),

@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_FETCHER_OPTIONS } from '../../src/adapters/fetch/options.js';
@@ -58,6 +59,28 @@ describe('UndiciFetcher: content', () => {
     const res = await makeFetcher().fetch({ url: server.origin });
     expect(res.ttfbMs).toBeGreaterThanOrEqual(140);
     expect(res.ttfbMs).toBeLessThan(1_000);
+  });
+
+  it('ttfb starts when the request is written, after DNS and connect', async () => {
+    const server = await startServer(html('fast'));
+    const slowDns: LookupFunction = (_host, _opts, cb) => {
+      setTimeout(() => cb(null, [{ address: '127.0.0.1', family: 4 }]), 250);
+    };
+    const res = await makeFetcher({ lookup: slowDns }).fetch({ url: `http://slow-dns.test:${server.port}/` });
+    expect(res.totalMs).toBeGreaterThanOrEqual(240);
+    expect(res.ttfbMs).toBeLessThan(100);
+  });
+
+  it('opens at most connectionsPerHost sockets to one origin', async () => {
+    const server = await startServer((req, res) => {
+      setTimeout(() => html('slow')(req, res), 100);
+    });
+    const fetcher = makeFetcher({ connectionsPerHost: 2 });
+    const all = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => fetcher.fetch({ url: `${server.origin}/${i}` })),
+    );
+    expect(all.every((r) => r.status === 200)).toBe(true);
+    expect(server.connections).toBe(2);
   });
 
   it('rejects a 2xx of a non-accepted type with ContentTypeError without downloading it', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
-import { type AimdOptions, AimdLimit, percentile } from '../../src/core/limit/aimd.js';
+import { AimdLimit, type AimdOptions, percentile } from '../../src/core/limit/aimd.js';
 import { ConcurrencyLimiter } from '../../src/core/limiter.js';
 import { runKneeSim } from '../helpers/knee-sim.js';
 
@@ -153,7 +153,15 @@ describe('AimdLimit on a simulated server with a capacity knee', () => {
     const clock = new FakeClock();
     const limit = new AimdLimit({}, clock);
     const limiter = new ConcurrencyLimiter(limit, clock);
-    const result = runKneeSim({ clock, limiter, knee: K, baseMs: 20, durationMs: 180_000, jitter: 0.2, lagMs });
+    const result = runKneeSim({
+      clock,
+      limiter,
+      knee: K,
+      baseMs: 20,
+      durationMs: 180_000,
+      jitter: 0.2,
+      lagMs,
+    });
     return result;
   };
 

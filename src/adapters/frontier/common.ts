@@ -29,7 +29,8 @@ export function hostOf(url: string): string {
 
 function integer(value: number | undefined, fallback: number, field: string): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value)) throw new InvalidArgumentError(`${field} must be an integer, got ${value}`);
+  if (!Number.isSafeInteger(value))
+    throw new InvalidArgumentError(`${field} must be an integer, got ${value}`);
   return value;
 }
 
@@ -39,7 +40,8 @@ function integer(value: number | undefined, fallback: number, field: string): nu
  */
 export function prepareRequests(requests: readonly EnqueueRequest[], now: number): PreparedRequest[] {
   return requests.map((r) => {
-    if (typeof r.jobId !== 'string' || r.jobId === '') throw new InvalidArgumentError('jobId must be a non-empty string');
+    if (typeof r.jobId !== 'string' || r.jobId === '')
+      throw new InvalidArgumentError('jobId must be a non-empty string');
     return {
       url: r.url,
       host: hostOf(r.url),

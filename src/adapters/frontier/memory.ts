@@ -1,10 +1,7 @@
 /**
  * In-process frontier for tests, demos and one-shot crawls. Nothing survives the process;
  * close() keeps the data so open() after close() behaves like reopening a durable store.
- *
- * Pending tasks live in two sorted arrays (ready by priority+seq, delayed by notBefore),
- * so lease() walks tasks in contract order without sorting the whole queue per call.
- * Inserting is O(n) memmove, which is fine at the sizes this adapter is meant for.
+ * Same semantics as the SQLite adapter, down to nextReadyAt's answer and FIFO on requeue.
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
@@ -20,48 +17,12 @@ import type {
   Task,
 } from '../../ports/frontier.js';
 import { checkLeaseOptions, checkMaxPending, makeTask, notOpenError, prepareRequests } from './common.js';
+import { PendingQueue, type Rec } from './memory-queue.js';
 
 export interface MemoryFrontierOptions {
   clock: Clock;
   /** Bound on pending (ready + delayed) tasks; unbounded when omitted. */
   maxPending?: number;
-}
-
-type State = 'ready' | 'delayed' | 'leased' | 'done' | 'dead';
-
-interface Rec {
-  readonly id: number;
-  readonly url: string;
-  readonly host: string;
-  readonly jobId: string;
-  priority: number;
-  depth: number;
-  state: State;
-  notBefore: number;
-  seq: number;
-  attempts: number;
-  generation: number;
-  leaseToken?: string | undefined;
-  leaseOwner?: string | undefined;
-  leaseExpiresAt?: number | undefined;
-  lastError?: string | undefined;
-  deadAt?: number | undefined;
-  deadReason?: string | undefined;
-}
-
-const byPriority = (a: Rec, b: Rec) => a.priority - b.priority || a.seq - b.seq;
-const byTime = (a: Rec, b: Rec) => a.notBefore - b.notBefore || a.seq - b.seq;
-
-/** Index of the first element not less than rec. */
-function lowerBound(list: Rec[], rec: Rec, cmp: (a: Rec, b: Rec) => number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (cmp(list[mid]!, rec) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 export class MemoryFrontier implements Frontier {
@@ -72,12 +33,10 @@ export class MemoryFrontier implements Frontier {
   #nextSeq = 1;
   readonly #byKey = new Map<string, Rec>();
   readonly #byId = new Map<number, Rec>();
-  #ready: Rec[] = [];
-  #delayed: Rec[] = [];
+  readonly #pending = new PendingQueue();
   readonly #leased = new Map<number, Rec>();
   readonly #dead = new Map<number, Rec>();
   #done = 0;
-  readonly #pendingByPriority = new Map<number, number>();
 
   constructor(options: MemoryFrontierOptions) {
     this.#clock = options.clock;
@@ -117,7 +76,7 @@ export class MemoryFrontier implements Frontier {
         }
         continue;
       }
-      if (!r.force && this.#pendingCount() >= this.#maxPending) {
+      if (!r.force && this.#pending.size >= this.#maxPending) {
         dropped++;
         continue;
       }
@@ -146,22 +105,15 @@ export class MemoryFrontier implements Frontier {
     this.#check();
     checkLeaseOptions(options);
     const now = this.#clock.now();
-    this.#reclaimAndPromote(now);
-    const exclude = options.excludeHosts;
-    const picked: number[] = [];
-    for (let i = 0; i < this.#ready.length && picked.length < options.max; i++) {
-      if (!exclude?.has(this.#ready[i]!.host)) picked.push(i);
+    for (const rec of this.#leased.values()) {
+      if (rec.leaseExpiresAt! > now) continue;
+      // Expired leases keep their seq and attempts: the task resumes its place in line.
+      this.#releaseLease(rec);
+      this.#pending.add(rec, now);
     }
-    const taken = picked.map((i) => this.#ready[i]!);
-    if (picked.at(-1) === picked.length - 1) {
-      this.#ready.splice(0, picked.length); // the common case: a prefix, one memmove
-    } else {
-      // Back to front so the remaining indices stay valid.
-      for (let k = picked.length - 1; k >= 0; k--) this.#ready.splice(picked[k]!, 1);
-    }
+    this.#pending.promote(now);
     const expiresAt = now + options.leaseMs;
-    return taken.map((rec) => {
-      this.#bumpPending(rec.priority, -1);
+    return this.#pending.take(options.max, options.excludeHosts).map((rec) => {
       rec.state = 'leased';
       rec.leaseToken = randomUUID();
       rec.leaseOwner = options.owner;
@@ -212,35 +164,23 @@ export class MemoryFrontier implements Frontier {
 
   async stats(): Promise<FrontierStats> {
     this.#check();
-    const now = this.#clock.now();
-    let delayed = 0;
-    for (const rec of this.#delayed) if (rec.notBefore > now) delayed++;
-    const pendingByPriority: Record<string, number> = {};
-    for (const [priority, n] of [...this.#pendingByPriority].sort((a, b) => a[0] - b[0])) {
-      pendingByPriority[String(priority)] = n;
-    }
     return {
-      pending: this.#pendingCount(),
-      delayed,
+      pending: this.#pending.size,
+      delayed: this.#pending.delayedCount(this.#clock.now()),
       leased: this.#leased.size,
       done: this.#done,
       dead: this.#dead.size,
-      pendingByPriority,
+      pendingByPriority: this.#pending.countsByPriority(),
     };
   }
 
   async nextReadyAt(): Promise<number | undefined> {
     this.#check();
-    let next: number | undefined;
-    const consider = (t: number) => {
-      if (next === undefined || t < next) next = t;
-    };
-    // Same answer shape as the SQLite adapter: the head of the ready queue rather than an
-    // exact minimum over all ready tasks (any ready task means "now" to the caller).
-    if (this.#ready[0]) consider(this.#ready[0].notBefore);
-    if (this.#delayed[0]) consider(this.#delayed[0].notBefore);
-    for (const rec of this.#leased.values()) consider(rec.leaseExpiresAt!);
-    return next;
+    // Like the SQLite adapter: the head of the ready list stands for all ready tasks (any
+    // of them means "now" to the caller), so no exact minimum over them is kept.
+    const times = this.#pending.headTimes();
+    for (const rec of this.#leased.values()) times.push(rec.leaseExpiresAt!);
+    return times.length ? Math.min(...times) : undefined;
   }
 
   async listLeased(): Promise<Task[]> {
@@ -290,28 +230,11 @@ export class MemoryFrontier implements Frontier {
     if (!this.#open) throw notOpenError();
   }
 
-  #pendingCount(): number {
-    return this.#ready.length + this.#delayed.length;
-  }
-
-  #bumpPending(priority: number, delta: number): void {
-    const n = (this.#pendingByPriority.get(priority) ?? 0) + delta;
-    if (n === 0) this.#pendingByPriority.delete(priority);
-    else this.#pendingByPriority.set(priority, n);
-  }
-
   /** Every (re)entry into the queue takes a fresh seq: FIFO is by enqueue order. */
   #makePending(rec: Rec, notBefore: number, now: number): void {
     rec.notBefore = notBefore;
     rec.seq = this.#nextSeq++;
-    this.#bumpPending(rec.priority, 1);
-    if (notBefore <= now) {
-      rec.state = 'ready';
-      this.#ready.splice(lowerBound(this.#ready, rec, byPriority), 0, rec);
-    } else {
-      rec.state = 'delayed';
-      this.#delayed.splice(lowerBound(this.#delayed, rec, byTime), 0, rec);
-    }
+    this.#pending.add(rec, now);
   }
 
   #leaveFinal(rec: Rec): void {
@@ -319,23 +242,6 @@ export class MemoryFrontier implements Frontier {
     else if (rec.state === 'dead') this.#dead.delete(rec.id);
     rec.deadAt = undefined;
     rec.deadReason = undefined;
-  }
-
-  #reclaimAndPromote(now: number): void {
-    for (const rec of this.#leased.values()) {
-      if (rec.leaseExpiresAt! > now) continue;
-      // Expired leases keep their seq and attempts: the task resumes its place in line.
-      this.#releaseLease(rec);
-      rec.state = 'ready';
-      this.#bumpPending(rec.priority, 1);
-      this.#ready.splice(lowerBound(this.#ready, rec, byPriority), 0, rec);
-    }
-    let due = 0;
-    while (due < this.#delayed.length && this.#delayed[due]!.notBefore <= now) due++;
-    for (const rec of this.#delayed.splice(0, due)) {
-      rec.state = 'ready';
-      this.#ready.splice(lowerBound(this.#ready, rec, byPriority), 0, rec);
-    }
   }
 
   #leasedBy(task: Task): Rec | undefined {

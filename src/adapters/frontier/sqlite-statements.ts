@@ -33,6 +33,7 @@ export interface DeadRow {
 
 export interface KeyRow {
   id: number;
+  url: string;
   state: 'ready' | 'delayed' | 'leased' | 'done' | 'dead';
   priority: number;
 }
@@ -69,13 +70,13 @@ export function prepareStatements(db: Database.Database) {
       .prepare<[number], number>("SELECT count(*) FROM tasks WHERE state = 'delayed' AND not_before > ?")
       .pluck(),
 
-    insert: db.prepare<[number, string, string, number, number, string, number, number]>(
-      'INSERT INTO tasks (job, url, host, priority, depth, state, not_before, seq) ' +
-        'VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (job, url) DO NOTHING',
+    insert: db.prepare<[number, string, number, string, number, number, string, number, number]>(
+      'INSERT INTO tasks (job, url, url_hash, host, priority, depth, state, not_before, seq) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
-    exists: db.prepare<[number, string], number>('SELECT 1 FROM tasks WHERE job = ? AND url = ?').pluck(),
-    findKey: db.prepare<[number, string], KeyRow>(
-      'SELECT id, state, priority FROM tasks WHERE job = ? AND url = ?',
+    // All rows sharing the hash; the caller picks the one with the same URL.
+    findKey: db.prepare<[number, number], KeyRow>(
+      'SELECT id, url, state, priority FROM tasks WHERE job = ? AND url_hash = ?',
     ),
     // Forced re-enqueue of a done or dead task: a new crawl cycle.
     requeue: db.prepare<[number, number, string, number, number, number]>(
@@ -130,9 +131,13 @@ export function prepareStatements(db: Database.Database) {
       .pluck(),
 
     readyHeadTime: db
-      .prepare<[], number>("SELECT not_before FROM tasks WHERE state = 'ready' ORDER BY priority, seq LIMIT 1")
+      .prepare<[], number>(
+        "SELECT not_before FROM tasks WHERE state = 'ready' ORDER BY priority, seq LIMIT 1",
+      )
       .pluck(),
-    delayedMin: db.prepare<[], number | null>("SELECT min(not_before) FROM tasks WHERE state = 'delayed'").pluck(),
+    delayedMin: db
+      .prepare<[], number | null>("SELECT min(not_before) FROM tasks WHERE state = 'delayed'")
+      .pluck(),
     leaseMin: db
       .prepare<[], number | null>("SELECT min(lease_expires_at) FROM tasks WHERE state = 'leased'")
       .pluck(),

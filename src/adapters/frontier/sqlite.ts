@@ -24,6 +24,13 @@ import type {
 import { checkLeaseOptions, checkMaxPending, makeTask, notOpenError, prepareRequests } from './common.js';
 import { configure, migrate } from './sqlite-schema.js';
 import { prepareStatements, type Statements, type TaskRow } from './sqlite-statements.js';
+import { makeTransactions, type Transactions } from './sqlite-tx.js';
+
+interface Connection {
+  readonly db: Database.Database;
+  readonly st: Statements;
+  readonly tx: Transactions;
+}
 
 export interface SqliteFrontierOptions {
   /** Database file; its directory is created if missing. ':memory:' works for throwaway use. */
@@ -41,39 +48,12 @@ export interface SqliteFrontierOptions {
   leaseScanLimit?: number;
 }
 
-/** Per-call bounds on catch-up work (expired leases, due delayed tasks); the rest follows on later calls. */
-const RECLAIM_BATCH = 10_000;
-const PROMOTE_BATCH = 10_000;
-
-type Bucket = 'pending' | 'leased' | 'done' | 'dead';
-
-/** Count changes made during one transaction, written to the counts table once at the end. */
-class CountDeltas {
-  readonly #deltas = new Map<string, number>();
-  add(bucket: Bucket, priority: number, delta: number): void {
-    const key = `${bucket}:${priority}`;
-    this.#deltas.set(key, (this.#deltas.get(key) ?? 0) + delta);
-  }
-  move(from: Bucket, to: Bucket, priority: number): void {
-    this.add(from, priority, -1);
-    this.add(to, priority, 1);
-  }
-  flush(st: Statements): void {
-    for (const [key, delta] of this.#deltas) {
-      if (delta === 0) continue;
-      const at = key.indexOf(':');
-      st.bump.run(key.slice(0, at), Number(key.slice(at + 1)), delta);
-    }
-  }
-}
-
 export class SqliteFrontier implements Frontier {
   readonly #path: string;
   readonly #clock: Clock;
   readonly #maxPending: number;
   readonly #scanLimit: number;
-  #db: Database.Database | undefined;
-  #st: Statements | undefined;
+  #c: Connection | undefined;
   // Job rows are never changed or deleted, so caching the name <-> key mapping is safe
   // even with another instance writing the same file.
   readonly #jobKeys = new Map<string, number>();
@@ -87,163 +67,101 @@ export class SqliteFrontier implements Frontier {
   }
 
   async open(): Promise<void> {
-    if (this.#db) return;
+    if (this.#c) return;
     if (this.#path !== ':memory:') mkdirSync(dirname(this.#path), { recursive: true });
     const db = new Database(this.#path);
     try {
       configure(db);
       migrate(db);
-      this.#st = prepareStatements(db);
+      const st = prepareStatements(db);
+      this.#c = { db, st, tx: makeTransactions(db, st, this.#maxPending) };
     } catch (err) {
       db.close();
       throw err;
     }
-    this.#db = db;
   }
 
   async close(): Promise<void> {
-    const db = this.#db;
-    this.#db = undefined;
-    this.#st = undefined;
-    db?.close();
+    const c = this.#c;
+    this.#c = undefined;
+    c?.db.close();
   }
 
   async enqueue(requests: readonly EnqueueRequest[]): Promise<EnqueueResult> {
-    const [db, st] = this.#conn();
+    const { tx } = this.#conn();
     const now = this.#clock.now();
     const prepared = prepareRequests(requests, now);
-    const jobs = this.#createJobs(prepared.map((r) => r.jobId));
-    return db
-      .transaction((): EnqueueResult => {
-        const deltas = new CountDeltas();
-        let seq = st.seqGet.get()!;
-        let pending = st.pendingTotal.get()!;
-        let added = 0;
-        let duplicates = 0;
-        let dropped = 0;
-        for (const r of prepared) {
-          const job = jobs.get(r.jobId)!;
-          const state = r.notBefore <= now ? 'ready' : 'delayed';
-          if (r.force) {
-            const row = st.findKey.get(job, r.url);
-            if (row?.state === 'done' || row?.state === 'dead') {
-              st.requeue.run(r.priority, r.depth, state, r.notBefore, seq++, row.id);
-              deltas.add(row.state, row.priority, -1);
-            } else if (row) {
-              duplicates++; // pending or leased: left alone
-              continue;
-            } else {
-              st.insert.run(job, r.url, r.host, r.priority, r.depth, state, r.notBefore, seq++);
-            }
-          } else if (pending >= this.#maxPending) {
-            // Full: only look the URL up to tell a duplicate from a drop. Nothing is written,
-            // so a dropped URL is not remembered as seen.
-            if (st.exists.get(job, r.url)) duplicates++;
-            else dropped++;
-            continue;
-          } else if (st.insert.run(job, r.url, r.host, r.priority, r.depth, state, r.notBefore, seq).changes) {
-            seq++;
-          } else {
-            duplicates++;
-            continue;
-          }
-          deltas.add('pending', r.priority, 1);
-          pending++;
-          added++;
-        }
-        deltas.flush(st);
-        st.seqSet.run(seq);
-        return { added, duplicates, dropped };
-      })
-      .immediate();
+    return tx.enqueue.immediate(prepared, this.#createJobs(prepared.map((r) => r.jobId)), now);
   }
 
   async lease(options: LeaseOptions): Promise<Task[]> {
-    const [db, st] = this.#conn();
+    const { tx } = this.#conn();
     checkLeaseOptions(options);
     if (options.max === 0) return [];
     const now = this.#clock.now();
-    const exclude = options.excludeHosts?.size ? JSON.stringify([...options.excludeHosts]) : undefined;
-    const rows = db
-      .transaction((): TaskRow[] => {
-        const deltas = new CountDeltas();
-        for (const priority of st.reclaim.all(now, RECLAIM_BATCH)) deltas.move('leased', 'pending', priority);
-        st.promote.run(now, PROMOTE_BATCH);
-        const ids =
-          exclude === undefined
-            ? st.head.all(options.max)
-            : st.headExcluding.all(this.#scanLimit, exclude, options.max);
-        const expiresAt = now + options.leaseMs;
-        const taken = ids.map((id) => {
-          const row = st.take.get(randomUUID(), options.owner, expiresAt, id)!;
-          deltas.move('pending', 'leased', row.priority);
-          return row;
-        });
-        deltas.flush(st);
-        return taken;
-      })
-      .immediate();
+    const rows = tx.lease.immediate({
+      now,
+      max: options.max,
+      expiresAt: now + options.leaseMs,
+      owner: options.owner,
+      token: randomUUID(),
+      hosts: options.excludeHosts?.size ? JSON.stringify([...options.excludeHosts]) : undefined,
+      scan: this.#scanLimit,
+    });
     return rows.map((row) => this.#toTask(row));
   }
 
   async ack(task: Task, options?: AckOptions): Promise<boolean> {
-    const recrawlAt = options?.recrawlAt;
-    if (recrawlAt === undefined) {
-      return this.#finish((st) => st.done.get(Number(task.id), task.leaseToken), 'done');
+    const { st, tx } = this.#conn();
+    const id = Number(task.id);
+    if (options?.recrawlAt === undefined) {
+      // A single guarded UPDATE is atomic on its own; skipping BEGIN/COMMIT matters on the hottest path.
+      return st.done.run(id, task.leaseToken).changes > 0;
     }
-    return this.#finish((st, now) => {
-      const state = recrawlAt <= now ? 'ready' : 'delayed';
-      return st.recrawl.get(state, recrawlAt, st.seqGet.get()!, Number(task.id), task.leaseToken);
-    }, 'pending');
+    return tx.recrawl.immediate(id, task.leaseToken, options.recrawlAt, this.#clock.now());
   }
 
   async retry(task: Task, options: RetryOptions): Promise<boolean> {
-    return this.#finish((st, now) => {
-      const state = options.at <= now ? 'ready' : 'delayed';
-      const charge = options.chargeAttempt ? 1 : 0;
-      const seq = st.seqGet.get()!;
-      return st.retry.get(state, options.at, seq, charge, options.reason, Number(task.id), task.leaseToken);
-    }, 'pending');
-  }
-
-  async deadLetter(task: Task, reason: string): Promise<boolean> {
-    return this.#finish(
-      (st, now) => st.bury.get(reason, now, reason, Number(task.id), task.leaseToken),
-      'dead',
+    const { tx } = this.#conn();
+    const now = this.#clock.now();
+    return tx.retry.immediate(
+      Number(task.id),
+      task.leaseToken,
+      options.at,
+      now,
+      options.chargeAttempt,
+      options.reason,
     );
   }
 
+  async deadLetter(task: Task, reason: string): Promise<boolean> {
+    return this.#conn().tx.bury.immediate(Number(task.id), task.leaseToken, reason, this.#clock.now());
+  }
+
   async stats(): Promise<FrontierStats> {
-    const [db, st] = this.#conn();
-    const now = this.#clock.now();
-    return db.transaction((): FrontierStats => {
-      const totals: Record<Bucket, number> = { pending: 0, leased: 0, done: 0, dead: 0 };
-      const pendingByPriority: Record<string, number> = {};
-      for (const { bucket, priority, n } of st.counts.all()) {
-        totals[bucket as Bucket] += n;
-        if (bucket === 'pending') pendingByPriority[String(priority)] = n;
-      }
-      // Counts the delayed index range; due-but-not-yet-promoted rows are ready, not delayed.
-      return { ...totals, delayed: st.delayedCount.get(now)!, pendingByPriority };
-    })();
+    const raw = this.#conn().tx.stats(this.#clock.now());
+    const pendingByPriority: Record<string, number> = {};
+    let pending = 0;
+    for (const { priority, n } of raw.pending) {
+      pendingByPriority[String(priority)] = n;
+      pending += n;
+    }
+    const done = raw.all - pending - raw.leased - raw.dead;
+    return { pending, delayed: raw.delayed, leased: raw.leased, done, dead: raw.dead, pendingByPriority };
   }
 
   async nextReadyAt(): Promise<number | undefined> {
-    const [db, st] = this.#conn();
-    return db.transaction((): number | undefined => {
-      const times = [st.readyHeadTime.get(), st.delayedMin.get(), st.leaseMin.get()];
-      const known = times.filter((t): t is number => typeof t === 'number');
-      return known.length ? Math.min(...known) : undefined;
-    })();
+    return this.#conn().tx.nextReadyAt();
   }
 
   async listLeased(): Promise<Task[]> {
-    const [, st] = this.#conn();
-    return st.leased.all().map((row) => this.#toTask(row));
+    return this.#conn()
+      .st.leased.all()
+      .map((row) => this.#toTask(row));
   }
 
   async listDead(options?: { limit?: number; offset?: number; jobId?: string }): Promise<DeadLetter[]> {
-    const [, st] = this.#conn();
+    const { st } = this.#conn();
     const job = options?.jobId === undefined ? null : this.#jobKey(options.jobId);
     if (job === undefined) return [];
     return st.dead.all({ job, limit: options?.limit ?? -1, offset: options?.offset ?? 0 }).map((row) => ({
@@ -259,50 +177,17 @@ export class SqliteFrontier implements Frontier {
   }
 
   async redrive(options?: { ids?: readonly string[]; jobId?: string }): Promise<number> {
-    const [db, st] = this.#conn();
+    const { tx } = this.#conn();
     const job = options?.jobId === undefined ? null : this.#jobKey(options.jobId);
     if (job === undefined) return 0;
-    const now = this.#clock.now();
-    return db
-      .transaction((): number => {
-        const deltas = new CountDeltas();
-        const ids = options?.ids ? options.ids.map(Number).filter(Number.isSafeInteger) : st.deadIds.all({ job });
-        let seq = st.seqGet.get()!;
-        let moved = 0;
-        for (const id of ids) {
-          const priority = st.revive.get({ now, seq, id, job });
-          if (priority === undefined) continue;
-          deltas.move('dead', 'pending', priority);
-          seq++;
-          moved++;
-        }
-        deltas.flush(st);
-        st.seqSet.run(seq);
-        return moved;
-      })
-      .immediate();
+    // Ids that are not row ids cannot name a task: they count as not found, like unknown ids.
+    const ids = options?.ids?.map(Number).filter(Number.isSafeInteger);
+    return tx.redrive.immediate(ids, job, this.#clock.now());
   }
 
-  #conn(): [Database.Database, Statements] {
-    if (!this.#db || !this.#st) throw notOpenError();
-    return [this.#db, this.#st];
-  }
-
-  /** ack/retry/deadLetter: one guarded UPDATE returning the priority, or undefined when the lease is stale. */
-  async #finish(update: (st: Statements, now: number) => number | undefined, to: Bucket): Promise<boolean> {
-    const [db, st] = this.#conn();
-    const now = this.#clock.now();
-    return db
-      .transaction((): boolean => {
-        const priority = update(st, now);
-        if (priority === undefined) return false;
-        // Only moves back to pending consume a seq; bumping it for the others is harmless but wasteful.
-        if (to === 'pending') st.seqSet.run(st.seqGet.get()! + 1);
-        st.bump.run('leased', priority, -1);
-        st.bump.run(to, priority, 1);
-        return true;
-      })
-      .immediate();
+  #conn(): Connection {
+    if (!this.#c) throw notOpenError();
+    return this.#c;
   }
 
   /**
@@ -311,17 +196,22 @@ export class SqliteFrontier implements Frontier {
    * no row. A job row left behind by a failed enqueue is harmless.
    */
   #createJobs(names: readonly string[]): Map<string, number> {
-    const [db, st] = this.#conn();
-    const unseen = [...new Set(names)].filter((name) => !this.#jobKeys.has(name));
-    if (unseen.length) db.transaction(() => unseen.forEach((name) => st.jobAdd.run(name))).immediate();
-    return new Map(names.map((name) => [name, this.#jobKey(name)!]));
+    const { db, st } = this.#conn();
+    const distinct = [...new Set(names)];
+    const unseen = distinct.filter((name) => !this.#jobKeys.has(name));
+    if (unseen.length) {
+      db.transaction(() => {
+        for (const name of unseen) st.jobAdd.run(name);
+      }).immediate();
+    }
+    return new Map(distinct.map((name) => [name, this.#jobKey(name)!]));
   }
 
   /** Undefined when the job has never been seen. */
   #jobKey(name: string): number | undefined {
     let key = this.#jobKeys.get(name);
     if (key !== undefined) return key;
-    key = this.#conn()[1].jobGet.get(name);
+    key = this.#conn().st.jobGet.get(name);
     if (key !== undefined) {
       this.#jobKeys.set(name, key);
       this.#jobNames.set(key, name);
@@ -332,7 +222,7 @@ export class SqliteFrontier implements Frontier {
   #jobName(key: number): string {
     let name = this.#jobNames.get(key);
     if (name === undefined) {
-      name = this.#conn()[1].jobName.get(key)!;
+      name = this.#conn().st.jobName.get(key)!;
       this.#jobNames.set(key, name);
       this.#jobKeys.set(name, key);
     }

@@ -37,6 +37,7 @@ interface Waiter {
  * later writes; the next open() repairs the tail.
  */
 export class JsonlSink implements Sink {
+  readonly name = 'jsonl';
   readonly #path: string;
   #fd: FileHandle | undefined;
   #pending: string[] = [];

@@ -1,0 +1,186 @@
+/**
+ * The SQLite frontier's transactions, built once per connection. Writes run as
+ * BEGIN IMMEDIATE (`.immediate(...)`): taking the write lock up front means two instances
+ * on one file queue on busy_timeout instead of failing with SQLITE_BUSY on lock upgrade.
+ */
+import type Database from 'better-sqlite3';
+import type { EnqueueResult } from '../../ports/frontier.js';
+import type { PreparedRequest } from './common.js';
+import type { Statements, TaskRow } from './sqlite-statements.js';
+
+/** Per-call bounds on catch-up work (expired leases, due delayed tasks); the rest follows on later calls. */
+const RECLAIM_BATCH = 10_000;
+const PROMOTE_BATCH = 10_000;
+
+type Bucket = 'pending' | 'dead' | 'all';
+
+/** Counter changes made during one transaction, written once at its end. */
+class CountDeltas {
+  readonly #deltas = new Map<string, number>();
+  add(bucket: Bucket, priority: number, delta: number): void {
+    const key = `${bucket}:${priority}`;
+    this.#deltas.set(key, (this.#deltas.get(key) ?? 0) + delta);
+  }
+  flush(st: Statements): void {
+    for (const [key, delta] of this.#deltas) {
+      const at = key.indexOf(':');
+      if (delta !== 0) st.bump.run(key.slice(0, at), Number(key.slice(at + 1)), delta);
+    }
+  }
+}
+
+export interface LeaseArgs {
+  now: number;
+  max: number;
+  expiresAt: number;
+  owner: string;
+  token: string;
+  /** JSON array of excluded hosts, or undefined when none. */
+  hosts: string | undefined;
+  scan: number;
+}
+
+export interface RawStats {
+  pending: Array<{ priority: number; n: number }>;
+  all: number;
+  dead: number;
+  leased: number;
+  delayed: number;
+}
+
+const stateAt = (at: number, now: number) => (at <= now ? 'ready' : 'delayed');
+
+/**
+ * 53-bit hash of a URL for the dedupe index: two 32-bit multiplicative hashes (FNV-1a and
+ * a murmur-style multiplier), 32 + 21 bits, so it stays an exact JS number. Persisted in
+ * every row: changing it requires a schema migration.
+ */
+export function urlHash(url: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  for (let i = 0; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  return (a >>> 0) * 0x200000 + ((b >>> 0) & 0x1fffff);
+}
+
+export function makeTransactions(db: Database.Database, st: Statements, maxPending: number) {
+  /** Runs a write that moves one leased task back to pending at `at`; false when the lease is stale. */
+  const requeueLeased = (write: (seq: number) => number | undefined): boolean => {
+    const seq = st.seqGet.get()!;
+    const priority = write(seq);
+    if (priority === undefined) return false;
+    st.seqSet.run(seq + 1);
+    st.bump.run('pending', priority, 1);
+    return true;
+  };
+
+  return {
+    enqueue: db.transaction((batch: readonly PreparedRequest[], jobs: Map<string, number>, now: number) => {
+      const deltas = new CountDeltas();
+      let seq = st.seqGet.get()!;
+      let pending = st.pendingTotal.get()!;
+      const result = { added: 0, duplicates: 0, dropped: 0 };
+      for (const r of batch) {
+        const job = jobs.get(r.jobId)!;
+        const state = stateAt(r.notBefore, now);
+        const hash = urlHash(r.url);
+        const row = st.findKey.all(job, hash).find((candidate) => candidate.url === r.url);
+        if (row) {
+          // Seen: a duplicate, unless forced and finished, which starts a new generation.
+          if (!r.force || (row.state !== 'done' && row.state !== 'dead')) {
+            result.duplicates++;
+            continue;
+          }
+          st.requeue.run(r.priority, r.depth, state, r.notBefore, seq, row.id);
+          if (row.state === 'dead') deltas.add('dead', row.priority, -1);
+        } else if (!r.force && pending >= maxPending) {
+          result.dropped++; // nothing written, so the URL is not remembered as seen
+          continue;
+        } else {
+          st.insert.run(job, r.url, hash, r.host, r.priority, r.depth, state, r.notBefore, seq);
+          deltas.add('all', 0, 1);
+        }
+        seq++;
+        deltas.add('pending', r.priority, 1);
+        pending++;
+        result.added++;
+      }
+      deltas.flush(st);
+      st.seqSet.run(seq);
+      return result satisfies EnqueueResult;
+    }),
+
+    lease: db.transaction((a: LeaseArgs): TaskRow[] => {
+      const deltas = new CountDeltas();
+      for (const priority of st.reclaim.all(a.now, RECLAIM_BATCH)) deltas.add('pending', priority, 1);
+      st.promote.run(a.now, PROMOTE_BATCH);
+      const take = { token: a.token, owner: a.owner, expiresAt: a.expiresAt, max: a.max };
+      const rows =
+        a.hosts === undefined
+          ? st.take.all(take)
+          : st.takeExcluding.all({ ...take, scan: a.scan, hosts: a.hosts });
+      for (const row of rows) deltas.add('pending', row.priority, -1);
+      deltas.flush(st);
+      // RETURNING order is unspecified: restore lease order.
+      return rows.sort((x, y) => x.priority - y.priority || x.seq - y.seq);
+    }),
+
+    recrawl: db.transaction((id: number, token: string, at: number, now: number) =>
+      requeueLeased((seq) => st.recrawl.get(stateAt(at, now), at, seq, id, token)),
+    ),
+
+    retry: db.transaction(
+      (id: number, token: string, at: number, now: number, charge: boolean, reason: string) =>
+        requeueLeased((seq) => st.retry.get(stateAt(at, now), at, seq, charge ? 1 : 0, reason, id, token)),
+    ),
+
+    bury: db.transaction((id: number, token: string, reason: string, now: number): boolean => {
+      const priority = st.bury.get(reason, now, reason, id, token);
+      if (priority === undefined) return false;
+      st.bump.run('dead', priority, 1);
+      return true;
+    }),
+
+    redrive: db.transaction((ids: readonly number[] | undefined, job: number | null, now: number): number => {
+      const deltas = new CountDeltas();
+      let seq = st.seqGet.get()!;
+      let moved = 0;
+      for (const id of ids ?? st.deadIds.all({ job })) {
+        const priority = st.revive.get({ now, seq, id, job });
+        if (priority === undefined) continue; // not dead (any more), or another job's
+        deltas.add('dead', priority, -1);
+        deltas.add('pending', priority, 1);
+        seq++;
+        moved++;
+      }
+      deltas.flush(st);
+      st.seqSet.run(seq);
+      return moved;
+    }),
+
+    /** One read transaction, so the derived numbers come from one snapshot. */
+    stats: db.transaction((now: number): RawStats => {
+      const raw: RawStats = { pending: [], all: 0, dead: 0, leased: st.leasedCount.get()!, delayed: 0 };
+      for (const { bucket, priority, n } of st.counts.all()) {
+        if (bucket === 'pending') raw.pending.push({ priority, n });
+        else if (bucket === 'dead') raw.dead += n;
+        else if (bucket === 'all') raw.all += n;
+      }
+      // Due-but-not-yet-promoted rows are ready, not delayed: count only the future range.
+      raw.delayed = st.delayedCount.get(now)!;
+      return raw;
+    }),
+
+    nextReadyAt: db.transaction((): number | undefined => {
+      const times = [st.readyHeadTime.get(), st.delayedMin.get(), st.leaseMin.get()];
+      const known = times.filter((t): t is number => typeof t === 'number');
+      return known.length ? Math.min(...known) : undefined;
+    }),
+  };
+}
+
+export type Transactions = ReturnType<typeof makeTransactions>;

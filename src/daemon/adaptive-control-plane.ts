@@ -1,0 +1,150 @@
+import type { Clock } from '../core/clock.js';
+import type { HostBackoff } from '../core/host-backoff.js';
+import type { HostLimiters } from '../core/limiter.js';
+import type { LocalRateLimiter } from '../core/local-rate-limiter.js';
+import { LruMap } from '../core/lru-map.js';
+import type { HostBreakerRegistry } from '../ports/breaker.js';
+import type { Admission, ControlPlane, HostSnapshot, Outcome } from '../ports/control-plane.js';
+
+export interface AdaptiveControlPlaneDeps {
+  readonly clock: Clock;
+  readonly limiters: HostLimiters;
+  readonly rate: LocalRateLimiter;
+  readonly backoff: HostBackoff;
+  readonly breakers: HostBreakerRegistry;
+  /** Minimum gap between two request starts to one host (politeness). */
+  readonly minDelayMs: number;
+  /** How long an open breaker's host is handed back before it is asked again. */
+  readonly breakerRecheckMs: number;
+}
+
+/**
+ * The gate in front of every request, in this order (cheapest refusal first, nothing
+ * consumed until every check has passed):
+ *   host paused (Retry-After / 429 backoff) → defer the host's tasks
+ *   breaker open                            → defer the host's tasks
+ *   politeness delay (min gap, crawl-delay) → wait
+ *   concurrency: host limit and global cap  → full (woken when a slot frees)
+ *   token buckets (global and per host)     → wait
+ *   half-open probe slot                    → full
+ * Deferring hands tasks back to the frontier uncharged so a broken host holds no buffer
+ * space; waiting keeps them buffered because the wait is short.
+ */
+export class AdaptiveControlPlane implements ControlPlane {
+  readonly #d: AdaptiveControlPlaneDeps;
+  /** Per host: last request start (monotonic ms) and crawl-delay from robots.txt. */
+  readonly #polite = new LruMap<string, { lastStart: number; delayMs: number }>(10_000);
+
+  constructor(deps: AdaptiveControlPlaneDeps) {
+    this.#d = deps;
+  }
+
+  admit(host: string): Admission {
+    const d = this.#d;
+    const now = d.clock.now();
+    const pausedUntil = d.backoff.hostPausedUntil(host);
+    if (pausedUntil !== undefined && pausedUntil > now) {
+      return { kind: 'defer', delayMs: pausedUntil - now, reason: 'host_paused' };
+    }
+    const breaker = d.breakers.get(host);
+    if (breaker.state === 'open')
+      return { kind: 'defer', delayMs: d.breakerRecheckMs, reason: 'breaker_open' };
+
+    const mono = d.clock.monotonic();
+    const polite = this.#polite.get(host);
+    const gap = Math.max(d.minDelayMs, polite?.delayMs ?? 0);
+    if (polite && gap > 0 && mono - polite.lastStart < gap) {
+      return { kind: 'wait', delayMs: Math.ceil(gap - (mono - polite.lastStart)) };
+    }
+    if (d.limiters.inflight >= d.limiters.globalMaxInflight) return { kind: 'full' };
+    if (d.limiters.inflightOf(host) >= d.limiters.limitOf(host)) return { kind: 'full' };
+    const rate = d.rate.take(host);
+    if (!rate.ok) return { kind: 'wait', delayMs: Math.max(1, Math.ceil(rate.waitMs)) };
+    if (!breaker.canPass()) return { kind: 'full' };
+    const permit = d.limiters.tryAcquire(host);
+    if (!permit) {
+      breaker.onIgnore();
+      return { kind: 'full' };
+    }
+    if (polite) polite.lastStart = mono;
+    else if (gap > 0 || this.#polite.size < 10_000) this.#polite.set(host, { lastStart: mono, delayMs: 0 });
+
+    let released = false;
+    return {
+      kind: 'go',
+      permit: {
+        release: (outcome: Outcome) => {
+          if (released) return;
+          released = true;
+          this.#report(host, outcome, permit, breaker);
+        },
+      },
+    };
+  }
+
+  #report(
+    host: string,
+    outcome: Outcome,
+    permit: NonNullable<ReturnType<HostLimiters['tryAcquire']>>,
+    breaker: ReturnType<HostBreakerRegistry['get']>,
+  ): void {
+    const d = this.#d;
+    switch (outcome.kind) {
+      case 'success':
+        d.backoff.onSuccess(host);
+        breaker.onSuccess();
+        permit.success({ rttMs: outcome.ttfbMs, lagMs: outcome.lagMs });
+        return;
+      case 'dropped':
+        // 429 and 503 say "slow down": pause the whole host (until Retry-After, or an
+        // exponential pause without it), not just this URL.
+        if (outcome.status === 429 || outcome.status === 503)
+          d.backoff.onThrottle(host, outcome.retryAfterMs);
+        breaker.onFailure();
+        permit.dropped();
+        return;
+      case 'failure':
+        breaker.onFailure();
+        // A 500 says nothing about load: no latency sample, no cut.
+        permit.ignore();
+        return;
+      default:
+        breaker.onIgnore();
+        permit.ignore();
+    }
+  }
+
+  /** Crawl-delay from robots.txt, applied on top of the configured minimum gap. */
+  setCrawlDelay(host: string, delayMs: number): void {
+    const p = this.#polite.get(host);
+    if (p) p.delayMs = delayMs;
+    else this.#polite.set(host, { lastStart: Number.NEGATIVE_INFINITY, delayMs });
+  }
+
+  onAvailable(listener: () => void): () => void {
+    return this.#d.limiters.onAvailable(() => listener());
+  }
+
+  hostLimit(host: string): number {
+    return this.#d.limiters.limitOf(host);
+  }
+
+  inflight(): number {
+    return this.#d.limiters.inflight;
+  }
+
+  globalLimit(): number {
+    return this.#d.limiters.globalMaxInflight;
+  }
+
+  *hostSnapshots(): Iterable<HostSnapshot> {
+    const now = this.#d.clock.now();
+    for (const h of this.#d.limiters.hosts()) {
+      const pausedUntil = this.#d.backoff.hostPausedUntil(h.host);
+      const breaker = this.#d.breakers.get(h.host).state;
+      yield pausedUntil !== undefined && pausedUntil > now
+        ? { ...h, breaker, pausedUntil }
+        : { ...h, breaker };
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import { OpossumHostBreakers } from '../adapters/breaker/opossum-breaker.js';
+import type { Clock, Random } from '../core/clock.js';
+import { HostBackoff } from '../core/host-backoff.js';
+import { PolicyHostBreakers } from '../core/host-breakers.js';
+import { FixedLimit } from '../core/limit/fixed.js';
+import { HostLimiters } from '../core/limiter.js';
+import { LocalRateLimiter } from '../core/local-rate-limiter.js';
+import type { HostBreakerRegistry } from '../ports/breaker.js';
+import { AdaptiveControlPlane } from './adaptive-control-plane.js';
+import type { CrawldConfig } from './config.js';
+
+/** Builds the control plane from config (part of the composition root). */
+export function createControlPlane(config: CrawldConfig, clock: Clock, random: Random) {
+  const c = config.concurrency;
+  const limiters = new HostLimiters(
+    {
+      globalMaxInflight: c.global,
+      aimd: {
+        initialLimit: Math.min(c.initialPerHost, c.maxPerHost),
+        minLimit: Math.min(c.minPerHost, c.maxPerHost),
+        maxLimit: c.maxPerHost,
+        increase: c.increase,
+        backoffRatio: c.backoffRatio,
+        percentile: c.percentile,
+        windowMs: c.windowMs,
+        minWindowSamples: c.minWindowSamples,
+        maxLagFraction: c.maxLagFraction,
+        target: c.target,
+      },
+      ...(c.adaptive ? {} : { createLimit: () => new FixedLimit(c.maxPerHost) }),
+    },
+    clock,
+  );
+  const rate = new LocalRateLimiter(
+    {
+      ...(config.rateLimits.global ? { global: config.rateLimits.global } : {}),
+      rules: config.rateLimits.hosts,
+    },
+    clock,
+  );
+  const b = config.breaker;
+  const breakerOptions = {
+    errorThresholdPercentage: b.errorThresholdPercentage,
+    rollingCountTimeoutMs: b.rollingWindowMs,
+    rollingCountBuckets: b.rollingBuckets,
+    volumeThreshold: b.volumeThreshold,
+    resetTimeoutMs: b.resetTimeoutMs,
+    halfOpenMaxProbes: b.halfOpenMaxProbes,
+  };
+  const breakers: HostBreakerRegistry =
+    b.implementation === 'opossum'
+      ? new OpossumHostBreakers(breakerOptions)
+      : new PolicyHostBreakers(breakerOptions, clock);
+  const backoff = new HostBackoff(config.hostBackoff, clock, random);
+  const control = new AdaptiveControlPlane({
+    clock,
+    limiters,
+    rate,
+    backoff,
+    breakers,
+    minDelayMs: config.politeness.minDelayMs,
+    // Ask again a little after the breaker would go half-open.
+    breakerRecheckMs: Math.max(1000, Math.ceil(b.resetTimeoutMs / 2)),
+  });
+  return { control, limiters, breakers };
+}

@@ -1,0 +1,278 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { CrawlEmitter } from '../core/events.js';
+import type { FrontierStats } from '../ports/frontier.js';
+import { HostLabels } from './host-labels.js';
+
+/** What the metrics read at scrape time (gauges that mirror state rather than count events). */
+export interface MetricSources {
+  frontierStats(): Promise<FrontierStats>;
+  inflight(): number;
+  globalLimit(): number;
+  /** Per-host [host, limit, inflight]. */
+  hosts(): Iterable<readonly [string, number, number]>;
+  /** Per-host breaker state: 0 closed, 1 half-open, 2 open. */
+  breakers(): Iterable<readonly [string, number]>;
+  paused(): boolean;
+  ready(): boolean;
+}
+
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const SIZE_BUCKETS = [1024, 4096, 16_384, 65_536, 262_144, 1_048_576, 4_194_304, 16_777_216];
+
+function statusClass(status: number): string {
+  return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'other';
+}
+
+/**
+ * Every crawld metric, in one place (docs/metrics.md lists them). One registry per daemon,
+ * never prom-client's global one. Counters subscribe to the crawl events; gauges are read
+ * from the sources when Prometheus scrapes. A URL is never a label; hosts are bounded.
+ */
+export function createMetrics(events: CrawlEmitter, sources: MetricSources, build: { version: string }) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
+  const hosts = new HostLabels();
+  const r = [registry];
+
+  new Gauge({
+    name: 'crawld_build_info',
+    help: 'Build information; always 1.',
+    labelNames: ['version', 'node_version'],
+    registers: r,
+  }).set({ version: build.version, node_version: process.version }, 1);
+
+  const requests = new Counter({
+    name: 'crawld_requests_total',
+    help: 'HTTP requests that got a response, by host and status class.',
+    labelNames: ['host', 'status_class'],
+    registers: r,
+  });
+  const fetchErrors = new Counter({
+    name: 'crawld_fetch_errors_total',
+    help: 'Requests that got no usable response, by host and reason (timeout, connection, body_too_large, ...).',
+    labelNames: ['host', 'reason'],
+    registers: r,
+  });
+  const duration = new Histogram({
+    name: 'crawld_request_duration_seconds',
+    help: 'Whole request duration, redirects and body included.',
+    labelNames: ['host'],
+    buckets: DURATION_BUCKETS,
+    registers: r,
+  });
+  const ttfb = new Histogram({
+    name: 'crawld_request_ttfb_seconds',
+    help: 'Time to response headers of the final hop.',
+    buckets: DURATION_BUCKETS,
+    registers: r,
+  });
+  const size = new Histogram({
+    name: 'crawld_response_size_bytes',
+    help: 'Decoded response body size.',
+    buckets: SIZE_BUCKETS,
+    registers: r,
+  });
+  const downloaded = new Counter({
+    name: 'crawld_downloaded_bytes_total',
+    help: 'Bytes received on the wire (compressed).',
+    labelNames: ['host'],
+    registers: r,
+  });
+  const pages = new Counter({
+    name: 'crawld_pages_total',
+    help: 'Tasks that ended: ok (record written), failed (dead-lettered), skipped.',
+    labelNames: ['job', 'result'],
+    registers: r,
+  });
+  const retries = new Counter({
+    name: 'crawld_retries_total',
+    help: 'Attempts that failed and were scheduled again, by reason.',
+    labelNames: ['reason'],
+    registers: r,
+  });
+  const deadLetters = new Counter({
+    name: 'crawld_dead_letters_total',
+    help: 'Tasks moved to the dead-letter queue, by reason.',
+    labelNames: ['reason'],
+    registers: r,
+  });
+  const skipped = new Counter({
+    name: 'crawld_skipped_total',
+    help: 'Tasks skipped without a result, by reason (robots, content_type).',
+    labelNames: ['reason'],
+    registers: r,
+  });
+  const deferred = new Counter({
+    name: 'crawld_deferred_total',
+    help: 'Tasks handed back without charging an attempt (breaker open, host paused, shutdown).',
+    labelNames: ['reason'],
+    registers: r,
+  });
+  const links = new Counter({
+    name: 'crawld_links_total',
+    help: 'Links found on pages, by what became of them: added, duplicate, dropped (frontier full), out_of_scope.',
+    labelNames: ['result'],
+    registers: r,
+  });
+  const items = new Counter({
+    name: 'crawld_items_extracted_total',
+    help: 'Fields extracted.',
+    labelNames: ['job'],
+    registers: r,
+  });
+  const extractErrors = new Counter({
+    name: 'crawld_extraction_errors_total',
+    help: 'Field extraction problems (missing required field, regex or number mismatch).',
+    labelNames: ['job'],
+    registers: r,
+  });
+  const sinkWrites = new Counter({
+    name: 'crawld_sink_writes_total',
+    help: 'Records written to a sink.',
+    labelNames: ['sink'],
+    registers: r,
+  });
+  const internalErrors = new Counter({
+    name: 'crawld_internal_errors_total',
+    help: 'Failures inside crawld (sink or frontier errors) while running a task.',
+    registers: r,
+  });
+
+  new Gauge({
+    name: 'crawld_inflight_requests',
+    help: 'Requests in flight now.',
+    registers: r,
+    collect() {
+      this.set(sources.inflight());
+    },
+  });
+  new Gauge({
+    name: 'crawld_concurrency_limit',
+    help: 'Global ceiling of requests in flight.',
+    registers: r,
+    collect() {
+      this.set(sources.globalLimit());
+    },
+  });
+  new Gauge({
+    name: 'crawld_host_concurrency_limit',
+    help: 'Adaptive concurrency limit of each host (hosts beyond the named ones summed as other).',
+    labelNames: ['host'],
+    registers: r,
+    collect() {
+      this.reset();
+      for (const [h, limit] of sources.hosts()) this.inc({ host: hosts.label(h) }, limit);
+    },
+  });
+  new Gauge({
+    name: 'crawld_host_inflight_requests',
+    help: 'Requests in flight per host.',
+    labelNames: ['host'],
+    registers: r,
+    collect() {
+      this.reset();
+      for (const [h, , inflight] of sources.hosts()) this.inc({ host: hosts.label(h) }, inflight);
+    },
+  });
+  new Gauge({
+    name: 'crawld_breaker_state',
+    help: 'Circuit breaker state per host: 0 closed, 1 half-open, 2 open (max over hosts labelled other).',
+    labelNames: ['host'],
+    registers: r,
+    collect() {
+      this.reset();
+      const max = new Map<string, number>();
+      for (const [h, s] of sources.breakers()) {
+        const l = hosts.label(h);
+        max.set(l, Math.max(max.get(l) ?? 0, s));
+      }
+      for (const [l, s] of max) this.set({ host: l }, s);
+    },
+  });
+  const pending = new Gauge({
+    name: 'crawld_frontier_pending',
+    help: 'Tasks waiting in the frontier (ready and delayed), by priority.',
+    labelNames: ['priority'],
+    registers: r,
+  });
+  const frontierGauge = (name: string, help: string) => new Gauge({ name, help, registers: r });
+  const delayed = frontierGauge(
+    'crawld_frontier_delayed',
+    'Pending tasks whose retry or recrawl time is in the future.',
+  );
+  const leased = frontierGauge('crawld_frontier_leased', 'Tasks leased by workers.');
+  const done = frontierGauge('crawld_frontier_done', 'Tasks done.');
+  const dead = frontierGauge('crawld_dead_letter_size', 'Tasks in the dead-letter queue.');
+  new Gauge({
+    name: 'crawld_frontier_up',
+    help: '1 when the last frontier stats query succeeded.',
+    registers: r,
+    async collect() {
+      try {
+        const s = await sources.frontierStats();
+        pending.reset();
+        for (const [p, n] of Object.entries(s.pendingByPriority)) pending.set({ priority: p }, n);
+        delayed.set(s.delayed);
+        leased.set(s.leased);
+        done.set(s.done);
+        dead.set(s.dead);
+        this.set(1);
+      } catch {
+        this.set(0);
+      }
+    },
+  });
+  new Gauge({
+    name: 'crawld_paused',
+    help: '1 while the crawl is paused through the admin API.',
+    registers: r,
+    collect() {
+      this.set(sources.paused() ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'crawld_ready',
+    help: '1 while the daemon is ready (frontier reachable, not draining).',
+    registers: r,
+    collect() {
+      this.set(sources.ready() ? 1 : 0);
+    },
+  });
+
+  events.on('fetched', (e) => {
+    const host = hosts.observe(e.host);
+    requests.inc({ host, status_class: statusClass(e.status) });
+    duration.observe({ host }, e.durationMs / 1000);
+    ttfb.observe(e.ttfbMs / 1000);
+    size.observe(e.bytes);
+    downloaded.inc({ host }, e.wireBytes);
+  });
+  events.on('fetchError', (e) => fetchErrors.inc({ host: hosts.observe(e.host), reason: e.reason }));
+  events.on('pageDone', (e) => {
+    pages.inc({ job: e.jobId, result: 'ok' });
+    items.inc({ job: e.jobId }, e.fields);
+    if (e.extractErrors > 0) extractErrors.inc({ job: e.jobId }, e.extractErrors);
+  });
+  events.on('retry', (e) => retries.inc({ reason: e.reason }));
+  events.on('deadLettered', (e) => {
+    pages.inc({ job: e.jobId, result: 'failed' });
+    deadLetters.inc({ reason: e.reason });
+  });
+  events.on('skipped', (e) => {
+    pages.inc({ job: e.jobId, result: 'skipped' });
+    skipped.inc({ reason: e.reason });
+  });
+  events.on('deferred', (e) => deferred.inc({ reason: e.reason }));
+  events.on('links', (e) => {
+    links.inc({ result: 'added' }, e.added);
+    links.inc({ result: 'duplicate' }, e.duplicates);
+    links.inc({ result: 'dropped' }, e.dropped);
+    links.inc({ result: 'out_of_scope' }, e.outOfScope);
+  });
+  events.on('sinkWrite', (e) => sinkWrites.inc({ sink: e.sink }, e.records));
+  events.on('internalError', () => internalErrors.inc());
+
+  return { registry, hosts };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

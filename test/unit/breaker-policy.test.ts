@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { BreakerPolicy } from '../../src/core/breaker-policy.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { PolicyHostBreakers } from '../../src/core/host-breakers.js';
+
+const setup = (options = {}) => {
+  const clock = new FakeClock();
+  const breaker = new BreakerPolicy(options, clock);
+  const transitions: string[] = [];
+  breaker.onTransition(({ from, to }) => transitions.push(`${from}->${to}`));
+  return { clock, breaker, transitions };
+};
+
+describe('BreakerPolicy', () => {
+  it('opens at the error threshold only once the volume threshold is reached', () => {
+    const { breaker, transitions } = setup();
+    for (let i = 0; i < 9; i++) breaker.onFailure();
+    expect(breaker.state).toBe('closed'); // 100% failures, but only 9 calls
+    breaker.onFailure();
+    expect(breaker.state).toBe('open');
+    expect(breaker.canPass()).toBe(false);
+    expect(transitions).toEqual(['closed->open']);
+  });
+
+  it('stays closed under the threshold', () => {
+    const { breaker } = setup();
+    for (let i = 0; i < 20; i++) {
+      breaker.onSuccess();
+      breaker.onSuccess();
+      breaker.onFailure();
+    }
+    expect(breaker.state).toBe('closed');
+  });
+
+  it('goes half-open after the reset timeout and closes on a probe success', () => {
+    const { clock, breaker, transitions } = setup({ volumeThreshold: 1 });
+    breaker.onFailure();
+    clock.advance(29_999);
+    expect(breaker.canPass()).toBe(false);
+    clock.advance(1);
+    expect(breaker.canPass()).toBe(true);
+    expect(breaker.canPass()).toBe(false); // one probe at a time
+    breaker.onSuccess();
+    expect(breaker.state).toBe('closed');
+    expect(transitions).toEqual(['closed->open', 'open->halfOpen', 'halfOpen->closed']);
+    // The window is emptied on close, so failures from before the outage cannot reopen it.
+    expect(breaker.window).toEqual({ calls: 0, failures: 0 });
+  });
+
+  it('reopens on a probe failure, with a new reset timeout', () => {
+    const { clock, breaker } = setup({ volumeThreshold: 1, resetTimeoutMs: 1000 });
+    breaker.onFailure();
+    clock.advance(1000);
+    expect(breaker.canPass()).toBe(true);
+    breaker.onFailure();
+    expect(breaker.state).toBe('open');
+    clock.advance(999);
+    expect(breaker.state).toBe('open');
+    clock.advance(1);
+    expect(breaker.state).toBe('halfOpen');
+  });
+
+  it('admits halfOpenMaxProbes probes; ignore frees one; all must succeed', () => {
+    const { clock, breaker } = setup({ volumeThreshold: 1, halfOpenMaxProbes: 2, resetTimeoutMs: 10 });
+    breaker.onFailure();
+    clock.advance(10);
+    expect([breaker.canPass(), breaker.canPass(), breaker.canPass()]).toEqual([true, true, false]);
+    breaker.onIgnore();
+    expect(breaker.canPass()).toBe(true);
+    breaker.onSuccess();
+    expect(breaker.state).toBe('halfOpen');
+    breaker.onSuccess();
+    expect(breaker.state).toBe('closed');
+  });
+
+  it('old buckets roll out of the window', () => {
+    const { clock, breaker } = setup();
+    for (let i = 0; i < 9; i++) breaker.onFailure();
+    clock.advance(5_000);
+    expect(breaker.window).toEqual({ calls: 9, failures: 9 });
+    clock.advance(5_000);
+    expect(breaker.window).toEqual({ calls: 0, failures: 0 });
+    breaker.onFailure();
+    expect(breaker.state).toBe('closed');
+  });
+
+  it('ignores outcomes reported while open', () => {
+    const { clock, breaker } = setup({ volumeThreshold: 1, resetTimeoutMs: 100 });
+    breaker.onFailure();
+    breaker.onSuccess();
+    breaker.onFailure();
+    clock.advance(100);
+    expect(breaker.state).toBe('halfOpen');
+  });
+
+  it('validates options', () => {
+    expect(() => new BreakerPolicy({ errorThresholdPercentage: 150 }, new FakeClock())).toThrow(
+      /`errorThresholdPercentage`.*got 150/,
+    );
+    expect(() => new BreakerPolicy({ halfOpenMaxProbes: 0 }, new FakeClock())).toThrow(/halfOpenMaxProbes/);
+  });
+});
+
+describe('PolicyHostBreakers', () => {
+  it('keeps one breaker per host and reports transitions with the host', () => {
+    const clock = new FakeClock();
+    const registry = new PolicyHostBreakers({ volumeThreshold: 1 }, clock);
+    const seen: string[] = [];
+    registry.onTransition((t) => seen.push(`${t.host}:${t.from}->${t.to}`));
+    registry.get('a').onFailure();
+    expect(registry.get('a').canPass()).toBe(false);
+    expect(registry.get('b').canPass()).toBe(true);
+    expect(seen).toEqual(['a:closed->open']);
+  });
+
+  it('forgets closed breakers first past maxHosts', () => {
+    const registry = new PolicyHostBreakers({ volumeThreshold: 1, maxHosts: 2 }, new FakeClock());
+    registry.get('open').onFailure();
+    registry.get('x');
+    registry.get('y');
+    expect(registry.size).toBe(2);
+    expect(registry.get('open').state).toBe('open');
+  });
+});

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/core/clock.js';
+import type { LimitAlgorithm, LimitSample } from '../../src/core/limit/limit.js';
+import { ConcurrencyLimiter, HostLimiters } from '../../src/core/limiter.js';
+
+/** A fixed limit that records its samples. */
+class FixedLimit implements LimitAlgorithm {
+  samples: LimitSample[] = [];
+  #listeners = new Set<(l: number) => void>();
+  constructor(public limit: number) {}
+  onSample(sample: LimitSample): void {
+    this.samples.push(sample);
+  }
+  onChange(listener: (l: number) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+  set(limit: number): void {
+    this.limit = limit;
+    for (const l of this.#listeners) l(limit);
+  }
+}
+
+describe('ConcurrencyLimiter', () => {
+  it('hands out permits up to the limit and reports samples', () => {
+    const clock = new FakeClock();
+    const algo = new FixedLimit(2);
+    const limiter = new ConcurrencyLimiter(algo, clock);
+    const a = limiter.tryAcquire();
+    const b = limiter.tryAcquire();
+    expect(limiter.tryAcquire()).toBeUndefined();
+    expect(limiter.inflight).toBe(2);
+    clock.advance(40);
+    a?.success({ lagMs: 3 });
+    b?.dropped();
+    expect(limiter.inflight).toBe(0);
+    expect(algo.samples).toEqual([
+      { rttMs: 40, lagMs: 3, inflight: 1, dropped: false, startedAt: 0 },
+      { rttMs: 40, inflight: 2, dropped: true, startedAt: 0 },
+    ]);
+  });
+
+  it('ignore frees the slot without a sample; a permit counts once', () => {
+    const clock = new FakeClock();
+    const algo = new FixedLimit(1);
+    const limiter = new ConcurrencyLimiter(algo, clock);
+    const p = limiter.tryAcquire();
+    p?.ignore();
+    p?.success();
+    p?.dropped();
+    expect(limiter.inflight).toBe(0);
+    expect(algo.samples).toEqual([]);
+  });
+
+  it('notifies onAvailable when a permit frees or the limit rises', () => {
+    const clock = new FakeClock();
+    const algo = new FixedLimit(1);
+    const limiter = new ConcurrencyLimiter(algo, clock);
+    let calls = 0;
+    const off = limiter.onAvailable(() => calls++);
+    const p = limiter.tryAcquire();
+    algo.set(2);
+    expect(calls).toBe(1);
+    p?.success();
+    expect(calls).toBe(2);
+    off();
+    algo.set(3);
+    expect(calls).toBe(2);
+  });
+});
+
+describe('HostLimiters', () => {
+  it('limits per host and under the global ceiling', () => {
+    const clock = new FakeClock();
+    const hosts = new HostLimiters({ globalMaxInflight: 3, createLimit: () => new FixedLimit(2) }, clock);
+    const a1 = hosts.tryAcquire('a');
+    expect(hosts.tryAcquire('a')).toBeDefined();
+    expect(hosts.tryAcquire('a')).toBeUndefined();
+    expect(hosts.tryAcquire('b')).toBeDefined();
+    expect(hosts.tryAcquire('c')).toBeUndefined(); // global ceiling
+    expect(hosts.inflight).toBe(3);
+    const events: (string | undefined)[] = [];
+    hosts.onAvailable((e) => events.push(e.host));
+    a1?.success();
+    expect(events).toEqual(['a', undefined]);
+    expect(hosts.tryAcquire('c')).toBeDefined();
+  });
+
+  it('evicts idle hosts past maxHosts, never busy ones', () => {
+    const clock = new FakeClock();
+    const hosts = new HostLimiters({ maxHosts: 2, createLimit: () => new FixedLimit(1) }, clock);
+    const busy = hosts.tryAcquire('busy');
+    hosts.tryAcquire('x')?.ignore();
+    hosts.tryAcquire('y')?.ignore();
+    hosts.tryAcquire('z')?.ignore();
+    expect(hosts.size).toBe(2);
+    expect([...hosts.hosts()].map((h) => h.host)).toEqual(['busy', 'z']);
+    expect(hosts.tryAcquire('busy')).toBeUndefined();
+    busy?.success();
+  });
+
+  it('uses AimdLimit per host by default', () => {
+    const hosts = new HostLimiters({ aimd: { initialLimit: 4 } }, new FakeClock());
+    expect(hosts.limitOf('a')).toBe(3); // the relative target starts with a probe at 3
+    expect(() => new HostLimiters({ aimd: { backoffRatio: 0.1 } }, new FakeClock())).toThrow(/backoffRatio/);
+    expect(() => new HostLimiters({ globalMaxInflight: 0 }, new FakeClock())).toThrow(/globalMaxInflight/);
+  });
+});

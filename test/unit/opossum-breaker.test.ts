@@ -1,0 +1,71 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { OpossumHostBreakers } from '../../src/adapters/breaker/opossum-breaker.js';
+import type { BreakerTransition } from '../../src/ports/breaker.js';
+
+// opossum reads Date.now and runs its own timers: this test uses real time, kept short.
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('OpossumHostBreakers', () => {
+  let registry: OpossumHostBreakers | undefined;
+  afterEach(() => registry?.close());
+
+  it('opens at the threshold, half-opens after resetTimeout, closes on a probe success', async () => {
+    registry = new OpossumHostBreakers({ volumeThreshold: 4, resetTimeoutMs: 150 });
+    const seen: string[] = [];
+    registry.onTransition((t: BreakerTransition) => seen.push(`${t.host}:${t.from}->${t.to}`));
+    const a = registry.get('a');
+    for (let i = 0; i < 3; i++) a.onFailure();
+    await tick();
+    expect(a.state).toBe('closed');
+    a.onFailure();
+    await tick();
+    expect(a.state).toBe('open');
+    expect(a.canPass()).toBe(false);
+    expect(registry.get('b').canPass()).toBe(true);
+    await sleep(200);
+    expect(a.state).toBe('halfOpen');
+    expect(a.canPass()).toBe(true);
+    expect(a.canPass()).toBe(false);
+    a.onSuccess();
+    await tick();
+    expect(a.state).toBe('closed');
+    expect(seen).toEqual(['a:closed->open', 'a:open->halfOpen', 'a:halfOpen->closed']);
+  });
+
+  it('reopens on a probe failure', async () => {
+    registry = new OpossumHostBreakers({ volumeThreshold: 1, resetTimeoutMs: 100 });
+    const a = registry.get('a');
+    a.onFailure();
+    await tick();
+    await sleep(150);
+    expect(a.canPass()).toBe(true);
+    a.onFailure();
+    await tick();
+    expect(a.state).toBe('open');
+  });
+
+  it('old buckets roll out of the window', async () => {
+    registry = new OpossumHostBreakers({
+      volumeThreshold: 4,
+      rollingCountTimeoutMs: 200,
+      rollingCountBuckets: 4,
+    });
+    const a = registry.get('a');
+    for (let i = 0; i < 3; i++) a.onFailure();
+    await sleep(300);
+    a.onFailure();
+    await tick();
+    expect(a.state).toBe('closed');
+  });
+
+  it('bounds the registry and shuts evicted breakers down', async () => {
+    registry = new OpossumHostBreakers({ maxHosts: 2, volumeThreshold: 1 });
+    registry.get('open').onFailure();
+    await tick();
+    registry.get('x');
+    registry.get('y');
+    expect(registry.size).toBe(2);
+    expect(registry.get('open').state).toBe('open');
+  });
+});
