@@ -5,6 +5,7 @@ import type { CrawldConfig } from '../daemon/config.js';
 import { createDaemon } from '../daemon/daemon.js';
 import { createApp, type HttpServerHandle, listen } from '../observe/http.js';
 import { createLogger } from '../observe/logger.js';
+import { mountStatusPage } from '../observe/status-page.js';
 
 export interface RunOptions {
   readonly once: boolean;
@@ -35,6 +36,7 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
   if (config.http.port !== null) {
     const app = createApp();
     mountRoutes(app, daemon, clock);
+    mountStatusPage(app, daemon);
     http = await listen(app, config.http.host, config.http.port);
     logger.info('http server listening', { url: http.url });
   }
