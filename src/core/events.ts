@@ -42,6 +42,10 @@ export interface CrawlEvents {
   };
   /** A fetch ended in an error (before classification into retry / dead letter). */
   fetchError: { jobId: string; host: string; reason: string; code: string };
+  /** A host's next request was held back by a token bucket or a politeness delay. */
+  throttled: { host: string; reason: 'rate_limit' | 'politeness'; delayMs: number };
+  /** Extracted fields differ from the previous crawl of the page. */
+  change: { jobId: string; host: string; url: string; fields: string[] };
   /** Sink write done. */
   sinkWrite: { sink: string; records: number };
   /** A task failed inside crawld itself (sink or frontier error); its lease will expire and it comes back. */

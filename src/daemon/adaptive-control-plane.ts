@@ -54,12 +54,12 @@ export class AdaptiveControlPlane implements ControlPlane {
     const polite = this.#polite.get(host);
     const gap = Math.max(d.minDelayMs, polite?.delayMs ?? 0);
     if (polite && gap > 0 && mono - polite.lastStart < gap) {
-      return { kind: 'wait', delayMs: Math.ceil(gap - (mono - polite.lastStart)) };
+      return { kind: 'wait', delayMs: Math.ceil(gap - (mono - polite.lastStart)), reason: 'politeness' };
     }
     if (d.limiters.inflight >= d.limiters.globalMaxInflight) return { kind: 'full' };
     if (d.limiters.inflightOf(host) >= d.limiters.limitOf(host)) return { kind: 'full' };
     const rate = d.rate.take(host);
-    if (!rate.ok) return { kind: 'wait', delayMs: Math.max(1, Math.ceil(rate.waitMs)) };
+    if (!rate.ok) return { kind: 'wait', delayMs: Math.max(1, Math.ceil(rate.waitMs)), reason: 'rate_limit' };
     if (!breaker.canPass()) return { kind: 'full' };
     const permit = d.limiters.tryAcquire(host);
     if (!permit) {

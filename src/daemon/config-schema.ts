@@ -80,6 +80,8 @@ const jobSchema = z.strictObject({
   extract: extractSchema.optional(),
   /** Obey robots.txt (disallowed URLs are skipped, Crawl-delay honoured). */
   robots: z.boolean().default(true),
+  /** Compare extracted fields with the previous crawl and write change records. @default true when recrawlIntervalMs is set */
+  detectChanges: z.boolean().optional(),
   /** Recrawl every page of the job this long after it was fetched. */
   recrawlIntervalMs: positiveInt.optional(),
 });

@@ -4,7 +4,9 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
 import { MemoryFrontier } from '../adapters/frontier/memory.js';
 import { SqliteFrontier } from '../adapters/frontier/sqlite.js';
+import { MemoryPageStateStore, SqlitePageStateStore } from '../adapters/page-state/sqlite-page-state.js';
 import { RobotsCache } from '../adapters/robots/robots-cache.js';
+import { JsonlChangeSink } from '../adapters/sink/jsonl-change-sink.js';
 import { JsonlSink } from '../adapters/sink/jsonl-sink.js';
 import { type Clock, systemClock, systemRandom } from '../core/clock.js';
 import { type CrawlEmitter, type CrawlEvents, TypedEmitter } from '../core/events.js';
@@ -12,6 +14,7 @@ import { createLogger, type Logger } from '../observe/logger.js';
 import { createMetrics, type Metrics } from '../observe/metrics.js';
 import type { ControlPlane } from '../ports/control-plane.js';
 import type { EnqueueRequest, EnqueueResult, Frontier } from '../ports/frontier.js';
+import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
 import { VERSION } from '../version.js';
 import type { CrawldConfig } from './config.js';
@@ -87,6 +90,15 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     },
   });
   const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j)]));
+  const trackChanges = [...jobs.values()].some((j) => j.detectChanges);
+  const pageState: PageStateStore | undefined = !trackChanges
+    ? undefined
+    : config.frontier.kind === 'memory'
+      ? new MemoryPageStateStore()
+      : new SqlitePageStateStore(join(dataDir, 'pages.db'));
+  const changeSinks: ChangeSink[] = trackChanges
+    ? [new JsonlChangeSink({ path: join(dataDir, 'changes.jsonl') })]
+    : [];
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
   const { control, breakers } = createControlPlane(config, clock, systemRandom);
@@ -111,6 +123,8 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     clock,
     events,
     robots,
+    pageState,
+    changeSinks,
     lagMs: () => lag.mean / 1e6,
   });
   const scheduler = new Scheduler(frontier, control, runner, clock, events, {
@@ -124,6 +138,8 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
 
   await frontier.open();
   for (const s of sinks) await s.open();
+  await pageState?.open();
+  for (const s of changeSinks) await s.open();
   const recovered = await recoverLeases(frontier, sinks, clock.now(), (jobId) => {
     const j = jobs.get(jobId);
     return j?.recrawlIntervalMs !== undefined ? clock.now() + j.recrawlIntervalMs : undefined;
@@ -183,6 +199,8 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
         const { aborted } = await scheduler.stop(config.shutdown.drainTimeoutMs);
         logger.info('shutdown: drained', { aborted });
         for (const s of sinks) await s.close();
+        for (const s of changeSinks) await s.close();
+        await pageState?.close();
         logger.info('shutdown: sinks flushed');
         await fetcher.close();
         breakers.close();

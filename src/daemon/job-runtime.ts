@@ -8,6 +8,8 @@ export interface JobRuntime {
   readonly scope: ScopeRules;
   readonly normalise: NormaliseOptions;
   readonly recrawlIntervalMs?: number;
+  /** Compare fields with the previous crawl and emit change records. */
+  readonly detectChanges: boolean;
   /** Obey robots.txt. */
   readonly robots: boolean;
   readonly headers?: Readonly<Record<string, string>>;

@@ -27,6 +27,7 @@ export function compileJob(job: JobConfig): JobRuntime {
     normalise: job.normalise,
     recrawlIntervalMs: job.recrawlIntervalMs,
     robots: job.robots,
+    detectChanges: job.detectChanges ?? job.recrawlIntervalMs !== undefined,
   };
 }
 

@@ -49,6 +49,8 @@ export class Scheduler {
   readonly #inflight = new Map<Task, { abort: AbortController; done: Promise<void> }>();
   /** Hosts handed back (paused / broken) and when they may be leased again (epoch ms). */
   readonly #deferredHosts = new Map<string, number>();
+  /** Hosts told to wait (rate limit, politeness) and until when (epoch ms). */
+  readonly #waiting = new Map<string, number>();
   #pumpScheduled = false;
   #pumping = false;
   #again = false;
@@ -179,6 +181,7 @@ export class Scheduler {
     if (this.#state !== 'running') return;
     const now = this.clock.now();
     for (const [host, until] of this.#deferredHosts) if (until <= now) this.#deferredHosts.delete(host);
+    for (const [host, until] of this.#waiting) if (until <= now) this.#waiting.delete(host);
 
     if (!this.#frontierEmpty && this.#buffers.size < this.options.bufferSize) {
       const exclude = new Set(this.#deferredHosts.keys());
@@ -209,7 +212,14 @@ export class Scheduler {
           this.#start(this.#buffers.shift(host)!, adm.permit);
           continue;
         }
-        if (adm.kind === 'wait') wakeInMs = Math.min(wakeInMs, adm.delayMs);
+        if (adm.kind === 'wait') {
+          wakeInMs = Math.min(wakeInMs, adm.delayMs);
+          // Count a wait once per host and period, not once per pump that finds it waiting.
+          if ((this.#waiting.get(host) ?? 0) <= now) {
+            this.#waiting.set(host, now + adm.delayMs);
+            this.events.emit('throttled', { host, reason: adm.reason, delayMs: adm.delayMs });
+          }
+        }
         if (adm.kind === 'defer') {
           this.#deferredHosts.set(host, now + adm.delayMs);
           await this.#handBack(this.#buffers.take(host), adm.reason, adm.delayMs);

@@ -2,11 +2,13 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { AbortedError, ContentTypeError, FetchError, HttpStatusError } from '../core/errors.js';
 import type { CrawlEmitter } from '../core/events.js';
+import { diffFields, fieldsHash } from '../core/field-diff.js';
 import { inScope, tryNormaliseUrl } from '../core/url.js';
 import type { Outcome, Permit } from '../ports/control-plane.js';
 import type { Extraction } from '../ports/extractor.js';
 import type { Fetcher, FetchResponse } from '../ports/fetcher.js';
 import type { EnqueueRequest, Frontier, Task } from '../ports/frontier.js';
+import type { ChangeRecord, ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { ResultRecord, Sink } from '../ports/sink.js';
 import type { JobRuntime, RetryPolicy } from './job-runtime.js';
 
@@ -18,6 +20,9 @@ export interface TaskRunnerDeps {
   readonly retry: RetryPolicy;
   readonly clock: Clock;
   readonly events: CrawlEmitter;
+  /** Previous fields per page, for change detection. */
+  readonly pageState?: PageStateStore;
+  readonly changeSinks?: readonly ChangeSink[];
   /** robots.txt checks; undefined turns them off for every job. */
   readonly robots?: { isAllowed(url: string, signal?: AbortSignal): Promise<boolean> };
   /** Event-loop lag now, in ms, for the limiter's lag discount. */
@@ -155,6 +160,7 @@ export class TaskRunner {
       await sink.write(record);
       this.deps.events.emit('sinkWrite', { sink: sink.name, records: 1 });
     }
+    if (job.detectChanges) await this.detectChange(task, extraction.fields);
     const recrawlAt =
       job.recrawlIntervalMs !== undefined ? this.deps.clock.now() + job.recrawlIntervalMs : undefined;
     await this.deps.frontier.ack(task, recrawlAt !== undefined ? { recrawlAt } : undefined);
@@ -167,6 +173,43 @@ export class TaskRunner {
       extractErrors: extraction.errors.length,
     });
     return 'ok';
+  }
+
+  /**
+   * Compares with the previous crawl's fields. The change record is written before the new
+   * state is stored, so a crash between the two repeats the record (at-least-once; consumers
+   * dedupe on taskId + generation) rather than losing it.
+   */
+  private async detectChange(task: Task, fields: Record<string, unknown>): Promise<void> {
+    const store = this.deps.pageState;
+    if (!store) return;
+    const now = this.deps.clock.now();
+    const hash = fieldsHash(fields);
+    const prev = await store.get(task.jobId, task.url);
+    if (prev && prev.fieldsHash !== hash) {
+      const change: ChangeRecord = {
+        kind: 'change',
+        url: task.url,
+        jobId: task.jobId,
+        taskId: task.id,
+        generation: task.generation,
+        detectedAt: new Date(now).toISOString(),
+        previousFetchedAt: new Date(prev.fetchedAt).toISOString(),
+        changes: diffFields(prev.fields, fields),
+      };
+      for (const sink of this.deps.changeSinks ?? []) {
+        await sink.write(change);
+        this.deps.events.emit('sinkWrite', { sink: sink.name, records: 1 });
+      }
+      this.deps.events.emit('change', {
+        jobId: task.jobId,
+        host: task.host,
+        url: task.url,
+        fields: Object.keys(change.changes),
+      });
+    }
+    if (!prev || prev.fieldsHash !== hash)
+      await store.put(task.jobId, task.url, { fieldsHash: hash, fields, fetchedAt: now });
   }
 
   private async enqueueLinks(task: Task, job: JobRuntime, extraction: Extraction): Promise<void> {

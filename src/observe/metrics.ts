@@ -132,6 +132,24 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
     labelNames: ['sink'],
     registers: r,
   });
+  const throttled = new Counter({
+    name: 'crawld_rate_limit_waits_total',
+    help: 'Times a ready request was held back by a token bucket (rate_limit) or a per-host delay (politeness).',
+    labelNames: ['host', 'reason'],
+    registers: r,
+  });
+  const throttledSeconds = new Counter({
+    name: 'crawld_rate_limit_wait_seconds_total',
+    help: 'Time requests were told to wait by rate limits and politeness delays.',
+    labelNames: ['reason'],
+    registers: r,
+  });
+  const changes = new Counter({
+    name: 'crawld_changes_total',
+    help: 'Pages whose extracted fields changed since their previous crawl.',
+    labelNames: ['job'],
+    registers: r,
+  });
   const internalErrors = new Counter({
     name: 'crawld_internal_errors_total',
     help: 'Failures inside crawld (sink or frontier errors) while running a task.',
@@ -271,6 +289,11 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
   });
   events.on('sinkWrite', (e) => sinkWrites.inc({ sink: e.sink }, e.records));
   events.on('internalError', () => internalErrors.inc());
+  events.on('throttled', (e) => {
+    throttled.inc({ host: hosts.label(e.host), reason: e.reason });
+    throttledSeconds.inc({ reason: e.reason }, e.delayMs / 1000);
+  });
+  events.on('change', (e) => changes.inc({ job: e.jobId }));
 
   return { registry, hosts };
 }

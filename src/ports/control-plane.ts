@@ -10,7 +10,7 @@ export type Admission =
   /** No concurrency slot now: try again when onAvailable fires. */
   | { readonly kind: 'full' }
   /** Rate limit or politeness delay: try again in delayMs (short). */
-  | { readonly kind: 'wait'; readonly delayMs: number }
+  | { readonly kind: 'wait'; readonly delayMs: number; readonly reason: 'rate_limit' | 'politeness' }
   /** Host paused or breaker open: hand the host's buffered tasks back for delayMs, uncharged. */
   | { readonly kind: 'defer'; readonly delayMs: number; readonly reason: string };
 

@@ -64,6 +64,11 @@ export class JsonlSink implements Sink {
   }
 
   write(record: ResultRecord): Promise<void> {
+    return this.writeJson(record);
+  }
+
+  /** Appends any record that has a `url` (change records share the file format). */
+  writeJson(record: { readonly url: string }): Promise<void> {
     if (!this.#fd || this.#closed) return Promise.reject(new CrawldError('JsonlSink is not open'));
     if (this.#failed !== undefined) {
       return Promise.reject(new CrawldError('JsonlSink failed earlier', { cause: this.#failed }));

@@ -1,0 +1,123 @@
+import type { Daemon } from '../daemon/daemon.js';
+import type { HostSnapshot } from '../ports/control-plane.js';
+import { VERSION } from '../version.js';
+
+/** How far back throughput and failure rate look: short enough to show a change at once. */
+export const RATE_WINDOW_MS = 10_000;
+/** Hosts shown on the page: the control plane may track thousands; a table of 50 stays readable. */
+export const MAX_HOSTS = 50;
+
+interface Sample {
+  readonly at: number;
+  readonly ok: number;
+  readonly failed: number;
+  readonly retried: number;
+}
+
+export interface WindowRates {
+  /** Pages fetched successfully per second over the window (null until two samples exist). */
+  readonly pagesPerSec: number | null;
+  /** Dead-lettered pages per second over the window. */
+  readonly failuresPerSec: number | null;
+  /** Retries scheduled per second over the window. */
+  readonly retriesPerSec: number | null;
+  /** Failed / (ok + failed) over the window, 0..1; null when nothing finished in it. */
+  readonly failureRatio: number | null;
+  readonly windowSeconds: number;
+}
+
+/**
+ * Turns cumulative counters into rates over the last RATE_WINDOW_MS. Sampled lazily, on each
+ * request for the status, so an idle daemon with no page open does no work at all; the
+ * oldest sample kept is the newest one at least a window old, so the rate always spans
+ * about a full window once the page has been open that long.
+ */
+export class RateSampler {
+  readonly #samples: Sample[] = [];
+
+  constructor(private readonly windowMs = RATE_WINDOW_MS) {}
+
+  record(sample: Sample): WindowRates {
+    const s = this.#samples;
+    const last = s[s.length - 1];
+    // Polls closer than 200 ms apart (several tabs) add nothing but memory.
+    if (last === undefined || sample.at - last.at >= 200) s.push(sample);
+    while (s.length > 2 && s[1]!.at <= sample.at - this.windowMs) s.shift();
+    const first = s[0]!;
+    const seconds = (sample.at - first.at) / 1000;
+    if (s.length < 2 || seconds <= 0) {
+      return {
+        pagesPerSec: null,
+        failuresPerSec: null,
+        retriesPerSec: null,
+        failureRatio: null,
+        windowSeconds: 0,
+      };
+    }
+    const ok = sample.ok - first.ok;
+    const failed = sample.failed - first.failed;
+    return {
+      pagesPerSec: ok / seconds,
+      failuresPerSec: failed / seconds,
+      retriesPerSec: (sample.retried - first.retried) / seconds,
+      failureRatio: ok + failed > 0 ? failed / (ok + failed) : null,
+      windowSeconds: seconds,
+    };
+  }
+}
+
+export interface HostRow {
+  readonly host: string;
+  readonly breaker: HostSnapshot['breaker'];
+  readonly limit: number;
+  readonly inflight: number;
+  /** Epoch ms; only while the pause lasts. */
+  readonly pausedUntil: number | null;
+}
+
+/** Troubled hosts first (open, half-open, paused), then the busiest: those are what one looks for. */
+export function pickHosts(snapshots: Iterable<HostSnapshot>, now: number, max = MAX_HOSTS) {
+  const rank = { open: 0, halfOpen: 1, closed: 2 } as const;
+  const rows: HostRow[] = [];
+  for (const h of snapshots) {
+    const paused = h.pausedUntil !== undefined && h.pausedUntil > now ? h.pausedUntil : null;
+    rows.push({ host: h.host, breaker: h.breaker, limit: h.limit, inflight: h.inflight, pausedUntil: paused });
+  }
+  rows.sort(
+    (a, b) =>
+      rank[a.breaker] - rank[b.breaker] ||
+      Number(b.pausedUntil !== null) - Number(a.pausedUntil !== null) ||
+      b.inflight - a.inflight ||
+      (a.host < b.host ? -1 : a.host > b.host ? 1 : 0),
+  );
+  return { total: rows.length, rows: rows.slice(0, max) };
+}
+
+/** The JSON behind the status page (GET /api/status): everything it shows, in one request. */
+export async function collectStatus(d: Daemon, sampler: RateSampler, now: number) {
+  const frontier = await d.frontier.stats();
+  const c = d.scheduler.counters;
+  const hosts = pickHosts(d.control.hostSnapshots(), now);
+  return {
+    instance: d.instanceId,
+    version: VERSION,
+    state: d.scheduler.state,
+    ready: d.ready(),
+    now,
+    startedAt: d.startedAt,
+    uptimeSeconds: (now - d.startedAt) / 1000,
+    totals: { ok: c.ok, failed: c.dead, retried: c.retry, skipped: c.skipped, deferred: c.deferred },
+    rates: sampler.record({ at: now, ok: c.ok, failed: c.dead, retried: c.retry }),
+    inflight: { now: d.control.inflight(), limit: d.control.globalLimit(), buffered: d.scheduler.bufferedCount },
+    queue: {
+      pending: frontier.pending,
+      delayed: frontier.delayed,
+      leased: frontier.leased,
+      done: frontier.done,
+      dead: frontier.dead,
+    },
+    hosts: { total: hosts.total, shown: hosts.rows },
+  };
+}
+
+export type StatusJson = Awaited<ReturnType<typeof collectStatus>>;

@@ -1,0 +1,35 @@
+/** The fields last extracted from each page, to detect changes between crawls. */
+export interface PageState {
+  readonly fieldsHash: string;
+  readonly fields: Record<string, unknown>;
+  /** Epoch ms of the fetch that produced these fields. */
+  readonly fetchedAt: number;
+}
+
+export interface PageStateStore {
+  open(): Promise<void>;
+  get(jobId: string, url: string): Promise<PageState | undefined>;
+  put(jobId: string, url: string, state: PageState): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A change record: what changed on a page since its previous crawl. */
+export interface ChangeRecord {
+  readonly kind: 'change';
+  readonly url: string;
+  readonly jobId: string;
+  /** With generation, the dedupe key of the record (at-least-once delivery). */
+  readonly taskId: string;
+  readonly generation: number;
+  readonly detectedAt: string;
+  readonly previousFetchedAt: string;
+  readonly changes: Record<string, { readonly old: unknown; readonly new: unknown }>;
+}
+
+/** Where change records go (JSONL by default; webhooks later). At-least-once. */
+export interface ChangeSink {
+  readonly name: string;
+  open(): Promise<void>;
+  write(change: ChangeRecord): Promise<void>;
+  close(): Promise<void>;
+}
