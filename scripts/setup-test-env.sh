@@ -11,6 +11,12 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 # Debian packages the tests use, by the command that proves each is present.
 declare -A PKG_FOR=(
   [systemd-analyze]=systemd
+  [prometheus]=prometheus
+  [promtool]=prometheus
+  [amtool]=prometheus-alertmanager
+  [chromium]=chromium
+  [docker-compose]=docker-compose
+  [redis-server]=redis-server
 )
 missing=()
 for cmd in "${!PKG_FOR[@]}"; do
@@ -19,7 +25,9 @@ done
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Sorted and unique: several commands come from one package.
+  mapfile -t pkgs < <(printf '%s\n' "${missing[@]}" | sort -u)
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

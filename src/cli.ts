@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { dlqCommand, submitCommand } from './cli/admin-commands.js';
 import { checkConfigCommand, crawlCommand, demoCommand, runCommand, siteCommand } from './cli/commands.js';
 import { USAGE } from './cli/usage.js';
 import { CrawldError } from './core/errors.js';
@@ -16,6 +17,10 @@ async function main(argv: string[]): Promise<number> {
       return siteCommand(rest);
     case 'check-config':
       return checkConfigCommand(rest);
+    case 'submit':
+      return submitCommand(rest);
+    case 'dlq':
+      return dlqCommand(rest);
     case 'help':
     case '--help':
     case '-h':

@@ -20,6 +20,7 @@ const common = {
   'max-concurrency': { type: 'string' },
   rate: { type: 'string' },
   'log-level': { type: 'string' },
+  'no-progress': { type: 'boolean' },
 } as const;
 
 /** Applies the flags every crawling command shares on top of a config, then validates once. */
@@ -58,22 +59,34 @@ export async function crawlCommand(argv: string[]): Promise<number> {
     if (!isHttpUrl(u)) issues.push(`seeds[${i}]: must be an absolute http(s) URL (got '${u}')`);
   });
   if (issues.length > 0) throw new ConfigError(issues);
-  const input = baseInput(values);
-  const jobs = input.jobs ?? [];
-  const first = jobs[0];
-  input.jobs = first
-    ? [{ ...first, seeds: [...first.seeds, ...positionals] }, ...jobs.slice(1)]
-    : [{ id: 'default', seeds: positionals }];
-  const config = applyCommon(input, values);
-  return runDaemon(config, { once: Boolean(values.once), logToStderr: true });
+  const load = () => {
+    const input = baseInput(values);
+    const jobs = input.jobs ?? [];
+    const first = jobs[0];
+    input.jobs = first
+      ? [{ ...first, seeds: [...first.seeds, ...positionals] }, ...jobs.slice(1)]
+      : [{ id: 'default', seeds: positionals }];
+    return applyCommon(input, values);
+  };
+  return runDaemon(load(), {
+    once: Boolean(values.once),
+    logToStderr: true,
+    progress: !values['no-progress'],
+    ...(values.config ? { reloadConfig: load } : {}),
+  });
 }
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, common);
   const file = strOpt(values.config);
   if (!file) throw new UsageError('run: --config FILE is required');
-  const config = applyCommon(loadConfigInput(file, process.env) as ConfigInput, values);
-  return runDaemon(config, { once: Boolean(values.once), logToStderr: false });
+  const load = () => applyCommon(loadConfigInput(file, process.env) as ConfigInput, values);
+  return runDaemon(load(), {
+    once: Boolean(values.once),
+    logToStderr: false,
+    progress: !values['no-progress'],
+    reloadConfig: load,
+  });
 }
 
 export function checkConfigCommand(argv: string[]): number {
@@ -87,6 +100,7 @@ export function checkConfigCommand(argv: string[]): number {
 
 const siteOptions = {
   port: { type: 'string' },
+  host: { type: 'string' },
   pages: { type: 'string' },
   'latency-ms': { type: 'string' },
   'error-rate': { type: 'string' },
@@ -105,7 +119,10 @@ function siteArgs(values: Record<string, unknown>, portKey: string, defaultPort:
 
 export async function siteCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, siteOptions);
-  const site = await startDemoSite(siteArgs(values, 'port', 8300));
+  const site = await startDemoSite({
+    ...siteArgs(values, 'port', 8300),
+    host: strOpt(values.host) ?? '127.0.0.1',
+  });
   process.stdout.write(`crawld demo site: ${site.url} (${siteArgs(values, 'port', 8300).pages} pages)\n`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -149,7 +166,11 @@ export async function demoCommand(argv: string[]): Promise<number> {
     };
     const config = applyCommon(base, values);
     process.stderr.write(`crawld demo: crawling ${s.pages} pages of ${site.url}/ into ${config.dataDir}\n`);
-    return await runDaemon(config, { once: Boolean(values.once), logToStderr: true });
+    return await runDaemon(config, {
+      once: Boolean(values.once),
+      logToStderr: true,
+      progress: !values['no-progress'],
+    });
   } finally {
     await site.close();
   }

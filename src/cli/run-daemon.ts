@@ -1,18 +1,24 @@
 import { resolve } from 'node:path';
 import { systemClock } from '../core/clock.js';
-import { mountRoutes } from '../daemon/admin-routes.js';
+import { ConfigError } from '../core/errors.js';
+import { resolveAdminToken } from '../daemon/admin-auth.js';
+import { createDaemonApp } from '../daemon/admin-routes.js';
 import type { CrawldConfig } from '../daemon/config.js';
-import { createDaemon } from '../daemon/daemon.js';
-import { createApp, type HttpServerHandle, listen } from '../observe/http.js';
-import { createLogger } from '../observe/logger.js';
-import { mountStatusPage } from '../observe/status-page.js';
+import { createDaemon, type Daemon, instanceIdOf } from '../daemon/daemon.js';
+import { type HttpServerHandle, listen } from '../observe/http.js';
+import { createLogger, type Logger } from '../observe/logger.js';
+import { startProgress } from '../observe/progress.js';
 
 export interface RunOptions {
   readonly once: boolean;
   /** Logs to stderr so that stdout carries only the summary (interactive commands). */
   readonly logToStderr: boolean;
+  /** Re-reads the config (SIGHUP); absent when the command has no config file. */
+  readonly reloadConfig?: () => CrawldConfig;
   /** Called once the daemon runs (e.g. to print where it listens). */
   readonly onStarted?: (info: { httpUrl?: string }) => void;
+  /** Live progress line on stderr; drawn only when stderr is a TTY (default: on). */
+  readonly progress?: boolean;
 }
 
 export const EXIT_OK = 0;
@@ -28,19 +34,22 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
   const clock = systemClock;
   const logger = createLogger({
     level: config.log.level,
-    instanceId: config.instanceId ?? `crawld-${process.pid}`,
+    instanceId: instanceIdOf(config),
     stream: opts.logToStderr ? 'stderr' : 'stdout',
   });
+  // Before createDaemon: a bad token file must fail before the data dir is locked.
+  const adminToken = resolveAdminToken(config.http);
   const daemon = await createDaemon(config, { once: opts.once, logger, clock });
   let http: HttpServerHandle | undefined;
   if (config.http.port !== null) {
-    const app = createApp();
-    mountRoutes(app, daemon, clock);
-    mountStatusPage(app, daemon);
+    const app = createDaemonApp(daemon, { clock, adminToken });
     http = await listen(app, config.http.host, config.http.port);
     logger.info('http server listening', { url: http.url });
   }
   opts.onStarted?.({ httpUrl: http?.url });
+  // Only on a terminal: in a pipe, a file or journald the \r redraws would be noise.
+  const stopProgress =
+    opts.progress !== false && process.stderr.isTTY ? startProgress(daemon, process.stderr) : undefined;
 
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals) => {
@@ -54,6 +63,8 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  const onHangup = () => void reloadOnHangup(daemon, logger, opts.reloadConfig);
+  process.on('SIGHUP', onHangup);
 
   let code = EXIT_OK;
   try {
@@ -62,10 +73,12 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
     logger.error('crawl loop failed', { error: String(err) });
     code = EXIT_FAILURE;
   }
+  stopProgress?.();
   await daemon.stop();
   await http?.close();
   process.off('SIGTERM', onSignal);
   process.off('SIGINT', onSignal);
+  process.off('SIGHUP', onHangup);
 
   if (opts.once) {
     const c = daemon.scheduler.counters;
@@ -79,4 +92,25 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
   }
   await new Promise<void>((r) => logger.on('finish', r).end());
   return code;
+}
+
+/** SIGHUP: re-read and validate the config; an invalid one is refused and the old one kept. */
+async function reloadOnHangup(
+  daemon: Daemon,
+  logger: Logger,
+  reloadConfig: (() => CrawldConfig) | undefined,
+): Promise<void> {
+  if (!reloadConfig) {
+    logger.warn('SIGHUP: no config file to reload');
+    return;
+  }
+  try {
+    const result = await daemon.reload(reloadConfig());
+    if (result.needsRestart.length > 0) {
+      logger.warn('SIGHUP: some changes need a restart', { sections: result.needsRestart });
+    }
+  } catch (err) {
+    const issues = err instanceof ConfigError ? err.issues : [String(err)];
+    logger.error('SIGHUP: new config refused; keeping the running one', { issues });
+  }
 }

@@ -40,15 +40,19 @@ function digest(s: string): Buffer {
 /** Any visible characters: a token from a file need not stick to RFC 6750's b64token set. */
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
+/** A fixed token, or a function for a token that a config reload may replace. */
+export type AdminTokenSource = string | undefined | (() => string | undefined);
+
 /**
  * Guards the mutating routes: 403 when no token is configured (the API is off, not merely
  * locked), 401 with a WWW-Authenticate challenge (RFC 6750) when the token is missing or
  * wrong. Runs before body parsing so an unauthenticated client cannot make us parse bodies.
  */
-export function requireAdminToken(token: string | undefined): RequestHandler {
-  const expected = token === undefined ? undefined : digest(token);
+export function requireAdminToken(source: AdminTokenSource): RequestHandler {
+  const current = typeof source === 'function' ? source : () => source;
   return (req, res, next) => {
-    if (expected === undefined) {
+    const token = current();
+    if (token === undefined) {
       res.status(403).json({ error: 'admin API disabled: set http.adminToken or http.adminTokenFile' });
       return;
     }
@@ -61,7 +65,7 @@ export function requireAdminToken(token: string | undefined): RequestHandler {
     }
     // Constant time: hashing both sides gives timingSafeEqual the equal-length buffers it
     // requires and hides the expected token's length as well as its content.
-    if (!timingSafeEqual(expected, digest(given))) {
+    if (!timingSafeEqual(digest(token), digest(given))) {
       res.set('WWW-Authenticate', 'Bearer realm="crawld", error="invalid_token"');
       res.status(401).json({ error: 'invalid token' });
       return;

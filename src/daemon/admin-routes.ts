@@ -1,10 +1,22 @@
-import type { Express } from 'express';
+import type { ErrorRequestHandler, Express } from 'express';
 import type { Clock } from '../core/clock.js';
+import { createApp } from '../observe/http.js';
+import type { Logger } from '../observe/logger.js';
+import { mountStatusPage } from '../observe/status-page.js';
+import { mountAdminApi } from './admin-api.js';
+import type { AdminTokenSource } from './admin-auth.js';
 import type { Daemon } from './daemon.js';
 import { collectStats } from './stats.js';
 
-/** Health, readiness and read-only stats. Mutating routes (issue: admin API) mount here too. */
-export function mountRoutes(app: Express, daemon: Daemon, clock: Clock): void {
+export interface RouteOptions {
+  readonly clock: Clock;
+  /** Resolved by the composition root (resolveAdminToken); undefined: mutating routes 403. */
+  readonly adminToken: AdminTokenSource;
+}
+
+/** Health, readiness, metrics, stats and the admin API. */
+export function mountRoutes(app: Express, daemon: Daemon, options: RouteOptions): void {
+  // Liveness: answering at all is the signal, so nothing here may depend on the crawl.
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });
@@ -12,19 +24,47 @@ export function mountRoutes(app: Express, daemon: Daemon, clock: Clock): void {
     const ready = daemon.ready();
     res.status(ready ? 200 : 503).json({ ready, state: daemon.scheduler.state });
   });
-  app.get('/metrics', async (_req, res, next) => {
-    try {
-      const body = await daemon.metrics.registry.metrics();
-      res.type(daemon.metrics.registry.contentType).send(body);
-    } catch (err) {
-      next(err);
-    }
+  app.get('/metrics', async (_req, res) => {
+    const body = await daemon.metrics.registry.metrics();
+    res.type(daemon.metrics.registry.contentType).send(body);
   });
-  app.get('/api/stats', async (_req, res, next) => {
-    try {
-      res.json(await collectStats(daemon, clock.now()));
-    } catch (err) {
-      next(err);
-    }
+  app.get('/api/stats', async (_req, res) => {
+    res.json(await collectStats(daemon, options.clock.now()));
   });
+  mountAdminApi(app, daemon, {
+    adminToken: options.adminToken,
+    maxBodyBytes: daemon.config.http.maxBodyBytes,
+  });
+}
+
+/**
+ * Last in the chain: unknown routes answer 404 JSON, and a failing handler 500 JSON without
+ * a stack (the stack goes to the log, which the operator controls, not to the client).
+ */
+export function mountFallbacks(app: Express, logger: Logger): void {
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'not found' });
+  });
+  const onError: ErrorRequestHandler = (err: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    logger.error('http request failed', {
+      method: req.method,
+      path: req.path,
+      error: err instanceof Error ? err.message : String(err),
+    });
+    res.status(500).json({ error: 'internal error' });
+  };
+  app.use(onError);
+}
+
+/** The daemon's whole HTTP app; shared by run-daemon and the tests so both serve the same routes. */
+export function createDaemonApp(daemon: Daemon, options: RouteOptions): Express {
+  const app = createApp();
+  mountRoutes(app, daemon, options);
+  mountStatusPage(app, daemon);
+  mountFallbacks(app, daemon.logger);
+  return app;
 }

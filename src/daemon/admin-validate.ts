@@ -12,7 +12,9 @@ import { normaliseUrl } from '../core/url.js';
 import type { DeadLetter, EnqueueRequest } from '../ports/frontier.js';
 import { isHttpUrl } from './config-schema.js';
 
-export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: string[] };
+export type Parsed<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly issues: string[] };
 
 /** What the submit route needs to know about a job. */
 export interface SubmitJob {
@@ -36,7 +38,12 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function unknownKeys(obj: Record<string, unknown>, allowed: readonly string[], at: string, out: string[]): void {
+function unknownKeys(
+  obj: Record<string, unknown>,
+  allowed: readonly string[],
+  at: string,
+  out: string[],
+): void {
   for (const key of Object.keys(obj)) {
     if (!allowed.includes(key)) out.push(`${at}${at === '' ? '' : '.'}${key}: unknown key`);
   }
@@ -70,13 +77,13 @@ export function parseSubmit(body: unknown, jobs: readonly SubmitJob[]): Parsed<E
     issues.push('job: the daemon has no jobs configured');
   }
   const defaultPriority = body.priority;
-  if (defaultPriority !== undefined && priorityIssue(defaultPriority)) issues.push('priority: must be an integer');
+  if (defaultPriority !== undefined && priorityIssue(defaultPriority))
+    issues.push('priority: must be an integer');
   const urls = body.urls;
   if (!Array.isArray(urls) || urls.length === 0 || urls.length > MAX_SUBMIT_URLS) {
     issues.push(`urls: must be an array of 1 to ${MAX_SUBMIT_URLS} URLs`);
     return { ok: false, issues: capIssues(issues) };
   }
-  if (issues.length > 0) return { ok: false, issues: capIssues(issues) };
 
   const requests: EnqueueRequest[] = [];
   urls.forEach((item: unknown, i) => {

@@ -45,8 +45,9 @@ export function validateConfig(input: unknown): CrawldConfig {
 }
 
 /**
- * `${NAME}` in any string of the file is replaced by the environment variable NAME, and
+ * `${NAME}` in a string value is replaced by the environment variable NAME, and
  * `${file:PATH}` by the trimmed contents of PATH, so secrets stay out of the config file.
+ * Applied to parsed values, not the raw text, so comments are never expanded.
  */
 export function expandSecrets(text: string, env: NodeJS.ProcessEnv): string {
   return text.replace(/\$\{(file:)?([^}]+)\}/g, (_m, isFile: string | undefined, name: string) => {
@@ -67,7 +68,7 @@ export function expandSecrets(text: string, env: NodeJS.ProcessEnv): string {
 export function parseConfigInput(text: string, env: NodeJS.ProcessEnv = {}): unknown {
   let raw: unknown;
   try {
-    raw = parseYaml(expandSecrets(text, env), { prettyErrors: true });
+    raw = parseYaml(text, { prettyErrors: true });
   } catch (err) {
     if (err instanceof ConfigError) throw err;
     const msg = err instanceof YAMLParseError ? err.message.split('\n')[0] : String(err);
@@ -76,7 +77,16 @@ export function parseConfigInput(text: string, env: NodeJS.ProcessEnv = {}): unk
   if (raw !== null && raw !== undefined && (typeof raw !== 'object' || Array.isArray(raw))) {
     throw new ConfigError(['(root): must be a mapping of options']);
   }
-  return raw ?? {};
+  return expandDeep(raw ?? {}, env);
+}
+
+function expandDeep(value: unknown, env: NodeJS.ProcessEnv): unknown {
+  if (typeof value === 'string') return value.includes('${') ? expandSecrets(value, env) : value;
+  if (Array.isArray(value)) return value.map((v) => expandDeep(v, env));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandDeep(v, env)]));
+  }
+  return value;
 }
 
 export function parseConfigText(text: string, env: NodeJS.ProcessEnv = {}): CrawldConfig {

@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
 import { MemoryFrontier } from '../adapters/frontier/memory.js';
 import { SqliteFrontier } from '../adapters/frontier/sqlite.js';
@@ -20,11 +19,20 @@ import { VERSION } from '../version.js';
 import type { CrawldConfig } from './config.js';
 import { createControlPlane } from './control-factory.js';
 import { lockDataDir } from './data-dir-lock.js';
+import type { RetryPolicy } from './job-runtime.js';
 import { compileJob, seedRequests } from './jobs.js';
+import { startLagMonitor } from './lag-monitor.js';
 import { recoverLeases } from './recovery.js';
+import { diffReload, type ReloadResult } from './reload.js';
 import { createRetryPolicy } from './retry-policy.js';
 import { Scheduler } from './scheduler.js';
+import { SwappableControlPlane } from './swappable-control-plane.js';
 import { TaskRunner } from './task-runner.js';
+
+/** This daemon's identity for leases, logs and metrics: configured, or hostname-pid. */
+export function instanceIdOf(config: CrawldConfig): string {
+  return config.instanceId ?? `${hostname()}-${process.pid}`;
+}
 
 export interface DaemonOptions {
   readonly once: boolean;
@@ -46,6 +54,12 @@ export interface Daemon {
   run(): Promise<void>;
   submit(requests: readonly EnqueueRequest[]): Promise<EnqueueResult>;
   ready(): boolean;
+  /**
+   * Applies a new, already validated config: rate limits, breaker thresholds, concurrency
+   * bounds, retries, log level, jobs and schedules. Storage, HTTP and fetch settings need a
+   * restart and are reported in `needsRestart`.
+   */
+  reload(next: CrawldConfig): Promise<ReloadResult>;
   /** Graceful: drain in-flight until the drain timeout, hand the rest back, flush, close. */
   stop(): Promise<void>;
 }
@@ -56,7 +70,7 @@ export interface Daemon {
  */
 export async function createDaemon(config: CrawldConfig, options: DaemonOptions): Promise<Daemon> {
   const clock = options.clock ?? systemClock;
-  const instanceId = config.instanceId ?? `${hostname()}-${process.pid}`;
+  const instanceId = instanceIdOf(config);
   const logger = options.logger ?? createLogger({ level: config.log.level, instanceId });
   const events: CrawlEmitter = new TypedEmitter<CrawlEvents>();
   const dataDir = resolve(config.dataDir);
@@ -99,21 +113,34 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
   const changeSinks: ChangeSink[] = trackChanges
     ? [new JsonlChangeSink({ path: join(dataDir, 'changes.jsonl') })]
     : [];
-  const lag = monitorEventLoopDelay({ resolution: 10 });
-  lag.enable();
-  const { control, breakers } = createControlPlane(config, clock, systemRandom);
-  breakers.onTransition((t) =>
-    logger.warn('circuit breaker state change', { host: t.host, from: t.from, to: t.to }),
-  );
+  const lag = startLagMonitor();
+  let current = config;
+  const buildControl = (c: CrawldConfig) => {
+    const built = createControlPlane(c, clock, systemRandom);
+    built.breakers.onTransition((t) =>
+      logger.warn('circuit breaker state change', { host: t.host, from: t.from, to: t.to }),
+    );
+    return built;
+  };
+  let built = buildControl(config);
+  const control = new SwappableControlPlane(built.control);
   const robots = new RobotsCache({
     fetcher,
     clock,
     userAgent: config.fetch.userAgent,
     ttlMs: config.politeness.robotsTtlMs,
     onCrawlDelay: (host, delayMs) =>
-      control.setCrawlDelay(host, Math.min(delayMs, config.politeness.maxCrawlDelayMs)),
+      built.control.setCrawlDelay(host, Math.min(delayMs, current.politeness.maxCrawlDelayMs)),
   });
-  const retry = createRetryPolicy(config.retry, clock, systemRandom);
+  let retryPolicy = createRetryPolicy(config.retry, clock, systemRandom);
+  // The runner keeps this object; a reload swaps the policy behind it.
+  const retry: RetryPolicy = {
+    get maxAttempts() {
+      return retryPolicy.maxAttempts;
+    },
+    delayMs: (attempt, retryAfterMs) => retryPolicy.delayMs(attempt, retryAfterMs),
+    retryAfterMs: (header) => retryPolicy.retryAfterMs(header),
+  };
   const runner = new TaskRunner({
     frontier,
     fetcher,
@@ -125,7 +152,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     robots,
     pageState,
     changeSinks,
-    lagMs: () => lag.mean / 1e6,
+    lagMs: () => lag.lagMs(),
   });
   const scheduler = new Scheduler(frontier, control, runner, clock, events, {
     owner: instanceId,
@@ -190,22 +217,42 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       return res;
     },
     ready: () => stopping === undefined && scheduler.state !== 'stopped',
+    async reload(next) {
+      const result = diffReload(current, next);
+      if (stopping) return result;
+      const old = built;
+      built = buildControl(next);
+      control.swap(built.control);
+      // Old breakers keep no timers once closed; their in-flight reports still land on them.
+      setTimeout(() => old.breakers.close(), next.shutdown.drainTimeoutMs + 60_000).unref();
+      retryPolicy = createRetryPolicy(next.retry, clock, systemRandom);
+      logger.level = next.log.level;
+      for (const job of next.jobs) {
+        const isNew = !jobs.has(job.id);
+        jobs.set(job.id, compileJob(job));
+        if (isNew) await frontier.enqueue(seedRequests(job));
+      }
+      current = next;
+      scheduler.kick();
+      logger.info('config reloaded', result);
+      return result;
+    },
     stop() {
       stopping ??= (async () => {
         logger.info('shutdown: draining', {
           inflight: scheduler.inflightCount,
-          drainTimeoutMs: config.shutdown.drainTimeoutMs,
+          drainTimeoutMs: current.shutdown.drainTimeoutMs,
         });
-        const { aborted } = await scheduler.stop(config.shutdown.drainTimeoutMs);
+        const { aborted } = await scheduler.stop(current.shutdown.drainTimeoutMs);
         logger.info('shutdown: drained', { aborted });
         for (const s of sinks) await s.close();
         for (const s of changeSinks) await s.close();
         await pageState?.close();
         logger.info('shutdown: sinks flushed');
         await fetcher.close();
-        breakers.close();
+        built.breakers.close();
         await frontier.close();
-        lag.disable();
+        lag.stop();
         unlock();
         logger.info('shutdown: frontier closed');
       })();

@@ -83,7 +83,12 @@ export function graph(
 }
 
 /** A single number (with its legend text as the label) for the top row. */
-export function single(title: string, description: string, unit: string, target: prometheus.DataqueryBuilder) {
+export function single(
+  title: string,
+  description: string,
+  unit: string,
+  target: prometheus.DataqueryBuilder,
+) {
   return new stat.PanelBuilder()
     .title(title)
     .description(description)

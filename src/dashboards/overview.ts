@@ -74,7 +74,9 @@ function throughputRow(d: dashboard.DashboardBuilder): void {
         [query('A', failureRatio('instance'), '{{instance}}')],
       )
         .thresholds(redFrom(FAILURE_RATE_THRESHOLD))
-        .thresholdsStyle(new common.GraphThresholdsStyleConfigBuilder().mode(common.GraphThresholdsStyleMode.Line))
+        .thresholdsStyle(
+          new common.GraphThresholdsStyleConfigBuilder().mode(common.GraphThresholdsStyleMode.Line),
+        )
         .min(0),
     );
 }
@@ -109,11 +111,29 @@ function requestsRow(d: dashboard.DashboardBuilder): void {
     .withPanel(
       graph(
         'Rate-limit waits and deferrals',
-        'Waits for a rate-limit token, and tasks handed back without charging an attempt.',
+        'Requests held back by a token bucket (rate_limit) or a per-host delay (politeness), and tasks handed back without charging an attempt.',
         'ops',
         [
-          query('A', `sum by (host) (${rate(`crawld_rate_limit_waits_total{${SEL}}`)})`, 'wait: {{host}}'),
+          query(
+            'A',
+            `sum by (reason) (${rate(`crawld_rate_limit_waits_total{${SEL}}`)})`,
+            'wait: {{reason}}',
+          ),
           query('B', `sum by (reason) (${rate(`crawld_deferred_total{${SEL}}`)})`, 'deferred: {{reason}}'),
+        ],
+      ),
+    )
+    .withPanel(
+      graph(
+        'Time held back by rate limits',
+        'Seconds of waiting per second (about the number of requests waiting at any time), by cause.',
+        's',
+        [
+          query(
+            'A',
+            `sum by (reason) (${rate(`crawld_rate_limit_wait_seconds_total{${SEL}}`)})`,
+            '{{reason}}',
+          ),
         ],
       ),
     )
@@ -143,13 +163,23 @@ function frontierRow(d: dashboard.DashboardBuilder): void {
       ]),
     )
     .withPanel(
-      graph('Dead-letter growth', 'Tasks dead-lettered per second by reason (CrawldDeadLetterGrowing).', 'ops', [
-        query('A', `sum by (reason) (${rate(`crawld_dead_letters_total{${SEL}}`)})`, '{{reason}}'),
-      ]),
+      graph(
+        'Dead-letter growth',
+        'Tasks dead-lettered per second by reason (CrawldDeadLetterGrowing).',
+        'ops',
+        [query('A', `sum by (reason) (${rate(`crawld_dead_letters_total{${SEL}}`)})`, '{{reason}}')],
+      ),
     )
     .withPanel(
       graph('Links', 'Links found on pages, by what became of them.', 'ops', [
         query('A', `sum by (result) (${rate(`crawld_links_total{${SEL}}`)})`, '{{result}}'),
+      ]),
+    )
+    .withPanel(
+      graph('Extraction', 'Fields extracted, extraction problems, and pages whose fields changed.', 'ops', [
+        query('A', `sum(${rate(`crawld_items_extracted_total{${SEL}}`)})`, 'fields'),
+        query('B', `sum(${rate(`crawld_extraction_errors_total{${SEL}}`)})`, 'errors'),
+        query('C', `sum(${rate(`crawld_changes_total{${SEL}}`)})`, 'changed pages'),
       ]),
     );
 }
@@ -178,7 +208,9 @@ function processRow(d: dashboard.DashboardBuilder): void {
         ],
       )
         .thresholds(redFrom(EVENT_LOOP_LAG_THRESHOLD))
-        .thresholdsStyle(new common.GraphThresholdsStyleConfigBuilder().mode(common.GraphThresholdsStyleMode.Line)),
+        .thresholdsStyle(
+          new common.GraphThresholdsStyleConfigBuilder().mode(common.GraphThresholdsStyleMode.Line),
+        ),
     );
 }
 

@@ -79,9 +79,20 @@ export interface HostRow {
 export function pickHosts(snapshots: Iterable<HostSnapshot>, now: number, max = MAX_HOSTS) {
   const rank = { open: 0, halfOpen: 1, closed: 2 } as const;
   const rows: HostRow[] = [];
+  // Counted over every host, not only the rows shown: the summary must not hide the 51st.
+  const count = { open: 0, halfOpen: 0, paused: 0 };
   for (const h of snapshots) {
     const paused = h.pausedUntil !== undefined && h.pausedUntil > now ? h.pausedUntil : null;
-    rows.push({ host: h.host, breaker: h.breaker, limit: h.limit, inflight: h.inflight, pausedUntil: paused });
+    rows.push({
+      host: h.host,
+      breaker: h.breaker,
+      limit: h.limit,
+      inflight: h.inflight,
+      pausedUntil: paused,
+    });
+    if (h.breaker === 'open') count.open++;
+    if (h.breaker === 'halfOpen') count.halfOpen++;
+    if (paused !== null) count.paused++;
   }
   rows.sort(
     (a, b) =>
@@ -90,7 +101,7 @@ export function pickHosts(snapshots: Iterable<HostSnapshot>, now: number, max = 
       b.inflight - a.inflight ||
       (a.host < b.host ? -1 : a.host > b.host ? 1 : 0),
   );
-  return { total: rows.length, rows: rows.slice(0, max) };
+  return { total: rows.length, ...count, rows: rows.slice(0, max) };
 }
 
 /** The JSON behind the status page (GET /api/status): everything it shows, in one request. */
@@ -108,7 +119,11 @@ export async function collectStatus(d: Daemon, sampler: RateSampler, now: number
     uptimeSeconds: (now - d.startedAt) / 1000,
     totals: { ok: c.ok, failed: c.dead, retried: c.retry, skipped: c.skipped, deferred: c.deferred },
     rates: sampler.record({ at: now, ok: c.ok, failed: c.dead, retried: c.retry }),
-    inflight: { now: d.control.inflight(), limit: d.control.globalLimit(), buffered: d.scheduler.bufferedCount },
+    inflight: {
+      now: d.control.inflight(),
+      limit: d.control.globalLimit(),
+      buffered: d.scheduler.bufferedCount,
+    },
     queue: {
       pending: frontier.pending,
       delayed: frontier.delayed,
@@ -116,7 +131,13 @@ export async function collectStatus(d: Daemon, sampler: RateSampler, now: number
       done: frontier.done,
       dead: frontier.dead,
     },
-    hosts: { total: hosts.total, shown: hosts.rows },
+    hosts: {
+      total: hosts.total,
+      open: hosts.open,
+      halfOpen: hosts.halfOpen,
+      paused: hosts.paused,
+      shown: hosts.rows,
+    },
   };
 }
 

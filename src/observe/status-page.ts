@@ -15,15 +15,13 @@ export const STATUS_CSP =
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 function secure(res: Response, type: string, cache: string): Response {
-  return res
-    .type(type)
-    .set({
-      'Content-Security-Policy': STATUS_CSP,
-      'X-Content-Type-Options': 'nosniff',
-      'X-Frame-Options': 'DENY',
-      'Referrer-Policy': 'no-referrer',
-      'Cache-Control': cache,
-    });
+  return res.type(type).set({
+    'Content-Security-Policy': STATUS_CSP,
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': cache,
+  });
 }
 
 /**

@@ -95,10 +95,36 @@ export function countLines(path: string): number {
   return n;
 }
 
-export async function until(pred: () => boolean, timeoutMs = 20_000, stepMs = 20): Promise<void> {
+/** Polls pred (sync or async; a throw counts as false) until it holds. */
+export async function until(
+  pred: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+  stepMs = 20,
+): Promise<void> {
   const start = Date.now();
-  while (!pred()) {
+  const holds = async () => {
+    try {
+      return await pred();
+    } catch {
+      return false;
+    }
+  };
+  while (!(await holds())) {
     if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, stepMs));
   }
+}
+
+/** A TCP port that was free a moment ago (for child processes that need a fixed port). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
 }

@@ -128,6 +128,38 @@ describe('AimdLimit', () => {
     expect(limit.limit).toBe(before + 1);
   });
 
+  it('relative target: one low window does not lower the baseline, two in a row do', () => {
+    const clock = new FakeClock();
+    const limit = new AimdLimit(
+      { windowMs: 100, minWindowSamples: 4, target: { kind: 'relative', ratio: 1.5, minRttWindowMs: 60_000 } },
+      clock,
+    );
+    window(limit, clock, 20, 3);
+    window(limit, clock, 12, 10); // noise (e.g. an over-large lag discount): baseline holds
+    expect(limit.stats().baselineMs).toBe(20);
+    window(limit, clock, 14, 11);
+    expect(limit.stats().baselineMs).toBe(14);
+  });
+
+  it('relative target: a window at or under the probe limit re-measures the baseline', () => {
+    const clock = new FakeClock();
+    const limit = new AimdLimit(
+      {
+        windowMs: 100,
+        minWindowSamples: 4,
+        initialLimit: 3,
+        target: { kind: 'relative', ratio: 1.5, minRttWindowMs: 60_000 },
+      },
+      clock,
+    );
+    window(limit, clock, 10, 3); // probe measured while the host was unusually fast
+    // One request at a time takes 20 ms: over 1.5 × 10, but that is the host's unloaded
+    // latency, not overload. The baseline follows it instead of pinning the limit at 1.
+    window(limit, clock, 20, 3);
+    expect(limit.stats().baselineMs).toBe(20);
+    expect(limit.limit).toBe(4);
+  });
+
   it('validates options, naming the option and the value', () => {
     const clock = new FakeClock();
     expect(() => new AimdLimit({ backoffRatio: 2 }, clock)).toThrow(

@@ -135,6 +135,8 @@ export class AimdLimit implements LimitAlgorithm {
   #baselineMs: number | undefined;
   #lastLatencyMs: number | undefined;
   #lastTargetMs: number | undefined;
+  /** Latency verdict of the previous window (undefined: it had none). */
+  #prevLatencyMs: number | undefined;
 
   constructor(options: AimdOptions = {}, clock: Clock) {
     const o = { ...aimdDefaults, ...options };
@@ -234,9 +236,7 @@ export class AimdLimit implements LimitAlgorithm {
       if (this.#limit > this.#probeLimit) this.#emit('probe');
     } else if (!this.#cut) {
       if (latency !== undefined) {
-        if (this.#absoluteMs === undefined) {
-          this.#baselineMs = Math.min(this.#baselineMs ?? latency, latency);
-        }
+        if (this.#absoluteMs === undefined) this.#updateBaseline(latency);
         const target = (this.#absoluteMs ?? this.#baselineMs!) * this.#ratio;
         this.#lastLatencyMs = latency;
         this.#lastTargetMs = target;
@@ -250,11 +250,30 @@ export class AimdLimit implements LimitAlgorithm {
       this.#probing = true;
       if (this.#limit > this.#probeLimit) this.#emit('probe');
     }
+    this.#prevLatencyMs = latency;
     this.#windowStart = now;
     this.#count = 0;
     this.#maxInflight = 0;
     this.#cut = false;
     this.#latencies = [];
+  }
+
+  /**
+   * Between probes. A window run at no more than the probe limit measured exactly what a probe
+   * measures, so it replaces the baseline, up or down: without this, a baseline that fell below
+   * the host's real unloaded latency pins the limit at its minimum until the next probe, since
+   * even one request at a time is "over target". Otherwise the baseline only falls, and only to
+   * the larger of the last two windows: window medians net of the lag discount are noisy, and a
+   * running minimum of noisy values drifts below the truth (seen on a real 20 ms server: the
+   * baseline sank to 14 ms and the limit collapsed to 1).
+   */
+  #updateBaseline(latency: number): void {
+    if (this.#limit <= this.#probeLimit) {
+      this.#baselineMs = latency;
+      return;
+    }
+    const candidate = Math.max(latency, this.#prevLatencyMs ?? Number.POSITIVE_INFINITY);
+    this.#baselineMs = Math.min(this.#baselineMs ?? latency, candidate);
   }
 
   #decrease(now: number, reason: AimdChangeReason): void {

@@ -30,7 +30,7 @@ export const STATUS_HTML = `<!doctype html>
         <polygon id="spark-area" points=""></polygon>
         <polyline id="spark-line" points=""></polyline>
       </svg>
-      <div class="sub">average of the last <span id="window">–</span> s · peak <span id="peak">–</span>/s</div>
+      <div class="sub">averaged over <span id="window">–</span> s · chart: last 2 min, peak <span id="peak">–</span>/s</div>
     </div>
     <div class="card">
       <h2>Done</h2>
@@ -51,16 +51,22 @@ export const STATUS_HTML = `<!doctype html>
       <h2>In flight</h2>
       <div class="big"><span id="inflight">–</span><small> / <span id="limit">–</span></small></div>
       <meter id="inflight-meter" min="0" max="1" value="0"></meter>
-      <div class="sub"><span id="buffered">–</span> leased and waiting for their host</div>
+      <div class="sub"><span id="buffered">–</span> waiting for their host</div>
     </div>
     <div class="card">
       <h2>Queue</h2>
       <div class="big" id="pending">–</div>
       <div class="sub"><span id="delayed">–</span> delayed · <span id="leased">–</span> leased</div>
     </div>
+    <div class="card">
+      <h2>Hosts</h2>
+      <div class="big" id="hosts-total">–</div>
+      <div class="sub">breakers: <span id="hosts-open">–</span> open · <span id="hosts-half">–</span> half-open</div>
+      <div class="sub"><span id="hosts-paused">–</span> paused (Retry-After, 429)</div>
+    </div>
   </section>
   <section>
-    <h2 class="section">Hosts <small id="hosts-count"></small></h2>
+    <h2 class="section">Hosts: breakers and concurrency <small id="hosts-count"></small></h2>
     <table id="hosts">
       <thead><tr><th>host</th><th>breaker</th><th class="num">in flight / limit</th><th></th><th>paused</th></tr></thead>
       <tbody id="hosts-body"></tbody>
@@ -101,16 +107,19 @@ h1 { margin: 0; font-size: 20px; letter-spacing: .02em; }
 .conn.down { color: var(--bad); font-weight: 600; }
 main { padding: 18px 24px; max-width: 1200px; }
 main.stale { opacity: .55; }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(190px, 1fr)); gap: 12px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); gap: 12px;
+  grid-auto-flow: dense; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; }
-.card.wide { grid-column: span 2; }
+/* Throughput is what one looks at first: two columns by two rows, the chart fills the height. */
+.card.wide { grid-column: span 2; grid-row: span 2; display: flex; flex-direction: column; }
+@media (max-width: 440px) { .card.wide { grid-column: auto; grid-row: auto; } }
 .card h2, h2.section { margin: 0 0 4px; font-size: 12px; font-weight: 600; color: var(--muted);
   text-transform: uppercase; letter-spacing: .06em; }
 h2.section { margin: 22px 0 8px; }
 .big { font-size: 30px; font-weight: 650; font-variant-numeric: tabular-nums; line-height: 1.2; }
 .big small { font-size: 14px; font-weight: 500; color: var(--muted); }
 .sub { color: var(--muted); font-size: 12px; font-variant-numeric: tabular-nums; }
-#spark { display: block; width: 100%; height: 48px; margin: 6px 0 2px; }
+#spark { display: block; width: 100%; flex: 1; min-height: 60px; margin: 8px 0 4px; }
 #spark-line { fill: none; stroke: var(--accent); stroke-width: 1.5; vector-effect: non-scaling-stroke; }
 #spark-area { fill: var(--accent); opacity: .15; }
 meter { width: 100%; height: 10px; margin: 6px 0 2px; }

@@ -35,12 +35,13 @@ export const STATUS_JS = `'use strict';
   };
 
   function renderSpark() {
+    // Until the history is full the points spread over the whole width: a fresh page shows
+    // a readable line at once instead of a sliver at the right edge.
     const max = Math.max(1, ...history);
-    const step = 240 / (SPARK_POINTS - 1);
-    const x0 = 240 - (history.length - 1) * step;
-    const pts = history.map((v, i) => (x0 + i * step).toFixed(1) + ',' + (46 - (v / max) * 42).toFixed(1));
+    const step = 240 / Math.max(1, history.length - 1);
+    const pts = history.map((v, i) => (i * step).toFixed(1) + ',' + (46 - (v / max) * 42).toFixed(1));
     $('spark-line').setAttribute('points', pts.join(' '));
-    const area = pts.length > 1 ? [x0.toFixed(1) + ',48', ...pts, '240,48'] : [];
+    const area = pts.length > 1 ? ['0,48', ...pts, '240,48'] : [];
     $('spark-area').setAttribute('points', area.join(' '));
     set('peak', history.length > 0 ? r(Math.max(...history)) : '–');
   }
@@ -83,8 +84,9 @@ export const STATUS_JS = `'use strict';
       row.load.textContent = n(h.inflight) + ' / ' + n(h.limit);
       row.meter.max = Math.max(1, h.limit);
       row.meter.value = h.inflight;
+      // Relative to the server's clock, not the browser's: the two may disagree.
       row.paused.textContent =
-        typeof h.pausedUntil === 'number' ? 'for ' + duration((h.pausedUntil - s.now) / 1000) : '';
+        typeof h.pausedUntil === 'number' ? 'for ' + duration((h.pausedUntil - s.now) / 1000) : '–';
       body.appendChild(row.tr); // appendChild moves an existing row: keeps the server's order
     }
     for (const [host, row] of rows) {
@@ -95,6 +97,10 @@ export const STATUS_JS = `'use strict';
     }
     $('hosts-empty').hidden = s.hosts.shown.length > 0;
     $('hosts').hidden = s.hosts.shown.length === 0;
+    set('hosts-total', n(s.hosts.total));
+    set('hosts-open', n(s.hosts.open));
+    set('hosts-half', n(s.hosts.halfOpen));
+    set('hosts-paused', n(s.hosts.paused));
     set('hosts-count', s.hosts.total > s.hosts.shown.length
       ? '(' + n(s.hosts.shown.length) + ' of ' + n(s.hosts.total) + ')'
       : '(' + n(s.hosts.total) + ')');

@@ -1,0 +1,32 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { CrawldConfig } from './config.js';
+
+export interface ReloadResult {
+  /** Top-level sections that changed and were applied. */
+  readonly applied: string[];
+  /** Sections that changed but only take effect after a restart. */
+  readonly needsRestart: string[];
+}
+
+const LIVE = new Set([
+  'log',
+  'concurrency',
+  'rateLimits',
+  'breaker',
+  'hostBackoff',
+  'politeness',
+  'retry',
+  'jobs',
+  'shutdown',
+]);
+
+/** Which sections of the config changed, split into those a reload applies and the rest. */
+export function diffReload(before: CrawldConfig, after: CrawldConfig): ReloadResult {
+  const applied: string[] = [];
+  const needsRestart: string[] = [];
+  for (const key of Object.keys(after) as (keyof CrawldConfig)[]) {
+    if (isDeepStrictEqual(before[key], after[key])) continue;
+    (LIVE.has(key) ? applied : needsRestart).push(key);
+  }
+  return { applied, needsRestart };
+}

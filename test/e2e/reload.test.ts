@@ -1,0 +1,56 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliProcess, countLines, freePort, startCli, tempDir, until } from '../helpers/cli.js';
+
+/** SIGHUP re-reads the config: an invalid one is refused and the old one kept. */
+describe('config reload on SIGHUP', () => {
+  let site: CliProcess;
+  let origin: string;
+
+  beforeAll(async () => {
+    site = startCli(['site', '--port', '0', '--pages', '30']);
+    origin = (await site.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+  });
+  afterAll(async () => {
+    site.child.kill('SIGTERM');
+    await site.exited;
+  });
+
+  it('refuses an invalid config, then applies a valid one without a restart', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    const file = join(dir, 'crawld.yaml');
+    const base = [`dataDir: ${join(dir, 'data')}`, `http: { port: ${port} }`, 'fetch: { allowPrivateNetworks: true }'];
+    writeFileSync(file, [...base, 'jobs: []'].join('\n'));
+    const daemon = startCli(['run', '--config', file]);
+    try {
+      await until(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok);
+
+      writeFileSync(file, [...base, 'concurrency: { global: -1 }', 'jobs: []'].join('\n'));
+      daemon.child.kill('SIGHUP');
+      await daemon.waitFor(/concurrency\.global.*new config refused/);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).ok).toBe(true);
+
+      writeFileSync(
+        file,
+        [
+          ...base,
+          'log: { level: debug }',
+          "rateLimits: { hosts: [{ hosts: '*', ratePerSec: 200 }] }",
+          `jobs:\n  - id: added\n    seeds: ['${origin}/']`,
+        ].join('\n'),
+      );
+      daemon.child.kill('SIGHUP');
+      const applied = await daemon.waitFor(/"applied":\[([^\]]*)\].*"message":"config reloaded"/);
+      expect(applied[1]).toContain('"rateLimits"');
+      expect(applied[1]).toContain('"jobs"');
+      expect(applied[1]).toContain('"log"');
+      // The job added by the reload is crawled by the running daemon.
+      await until(() => countLines(join(dir, 'data', 'results.jsonl')) === 30, 30_000);
+    } finally {
+      daemon.child.kill('SIGTERM');
+      expect(await daemon.exited).toBe(0);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,43 @@
+import { TypedEmitter } from '../../src/core/events.js';
+import { createMetrics } from '../../src/observe/metrics.js';
+
+/** Series Prometheus itself attaches to every target: valid in any query. */
+const SCRAPE_SERIES = ['up', 'scrape_duration_seconds', 'scrape_samples_scraped'];
+
+/**
+ * Every series name the daemon's registry can expose (crawld metrics and prom-client's
+ * default process/nodejs metrics, histograms expanded to _bucket/_sum/_count), plus the
+ * series Prometheus adds at scrape time. Built from createMetrics itself so that a metric
+ * renamed in src/observe/metrics.ts invalidates every dashboard and alert still using it.
+ */
+export async function knownSeriesNames(): Promise<Set<string>> {
+  const { registry } = createMetrics(
+    new TypedEmitter(),
+    {
+      frontierStats: async () => ({
+        pending: 0,
+        delayed: 0,
+        leased: 0,
+        done: 0,
+        dead: 0,
+        pendingByPriority: {},
+      }),
+      inflight: () => 0,
+      globalLimit: () => 1,
+      hosts: () => [],
+      breakers: () => [],
+      paused: () => false,
+      ready: () => true,
+    },
+    { version: 'test' },
+  );
+  const names = new Set<string>(SCRAPE_SERIES);
+  // MetricType is an enum of the type names; compare as strings.
+  for (const m of await registry.getMetricsAsJSON()) {
+    const type = String(m.type);
+    if (type === 'histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(`${m.name}${s}`);
+    else if (type === 'summary') for (const s of ['', '_sum', '_count']) names.add(`${m.name}${s}`);
+    else names.add(m.name);
+  }
+  return names;
+}

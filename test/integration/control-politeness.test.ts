@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  html,
+  page,
+  pagePaths,
+  startDaemon,
+  startServer,
+  type TestDaemon,
+  type TestServer,
+  waitUntil,
+} from './control-helpers.js';
+
+let server: TestServer | undefined;
+let crawler: TestDaemon | undefined;
+afterEach(async () => {
+  await crawler?.stop();
+  await server?.close();
+  crawler = undefined;
+  server = undefined;
+});
+
+/** Gaps (ms) between consecutive arrivals. */
+const gaps = (times: readonly number[]) => times.slice(1).map((t, i) => t - times[i]!);
+
+describe('robots.txt', () => {
+  it('skips disallowed pages and spaces requests by its Crawl-delay', async () => {
+    server = await startServer((path) => {
+      if (path === '/robots.txt') {
+        return { status: 200, body: 'User-agent: *\nDisallow: /private\nCrawl-delay: 1\n' };
+      }
+      if (path === '/') return html(page('home', ['/p/1', '/p/2', '/private/a', '/private/b']));
+      return html(page(path));
+    });
+    crawler = await startDaemon(
+      {
+        // Room for several requests at once: only the crawl delay may space them out.
+        concurrency: { initialPerHost: 8 },
+        jobs: [{ id: 'polite', seeds: [`${server.url}/`] }],
+      },
+      { once: true },
+    );
+    await waitUntil('the crawl to end', () => crawler!.events.pageDone.length + crawler!.events.skipped.length === 5);
+    await crawler.done;
+
+    const skipped = crawler.events.skipped.map((s) => [new URL(s.url).pathname, s.reason]);
+    expect(skipped.sort()).toEqual([
+      ['/private/a', 'robots'],
+      ['/private/b', 'robots'],
+    ]);
+    expect(server.arrivals.filter((a) => a.path.startsWith('/private'))).toEqual([]);
+    const pages = server.arrivals.filter((a) => a.path !== '/robots.txt');
+    expect(pages.map((a) => a.path).sort()).toEqual(['/', '/p/1', '/p/2']);
+    // 1 s apart, less a little for timer granularity.
+    for (const gap of gaps(pages.map((a) => a.at))) expect(gap).toBeGreaterThanOrEqual(950);
+  });
+});
+
+describe('per-host rate limit', () => {
+  it('keeps the rate the server sees at or under the configured 20 requests per second', async () => {
+    const n = 60;
+    server = await startServer((path) =>
+      html(path === '/' ? page('home', pagePaths(n - 1)) : page(path)),
+    );
+    const ratePerSec = 20;
+    crawler = await startDaemon(
+      {
+        // burst 1: the default burst (= the rate) would let a whole second's worth through at
+        // once, which a run this short would measure as rate + burst.
+        rateLimits: { hosts: [{ hosts: '*', ratePerSec, burst: 1 }] },
+        concurrency: { initialPerHost: 16 },
+        jobs: [{ id: 'limited', seeds: [`${server.url}/`], robots: false }],
+      },
+      { once: true },
+    );
+    await waitUntil('every page', () => crawler!.events.pageDone.length === n);
+    await crawler.done;
+
+    const times = server.arrivals.map((a) => a.at);
+    expect(times).toHaveLength(n);
+    const overall = (n - 1) / ((times.at(-1)! - times[0]!) / 1000);
+    expect(overall).toBeLessThanOrEqual(1.1 * ratePerSec);
+    // And in every 1 s window, not just on average.
+    for (const t of times) {
+      const inWindow = times.filter((u) => u >= t && u < t + 1000).length;
+      expect(inWindow).toBeLessThanOrEqual(1.1 * ratePerSec);
+    }
+    // Not starved either: the limiter paces, it does not stall (a loose bound).
+    expect(overall).toBeGreaterThanOrEqual(0.5 * ratePerSec);
+  });
+});

@@ -1,0 +1,205 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDashboards, renderDashboard } from '../../src/dashboards/build.js';
+import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
+import { type CliProcess, startCli, tempDir } from '../helpers/cli.js';
+import { freePort, LISTENING, requireBinary } from '../helpers/prom-tools.js';
+import { loadAlertRules, ROOT, selectors, substituteVariables, targetsOf } from '../helpers/promql.js';
+
+/**
+ * A real Prometheus scrapes a real daemon, then every PromQL expression we ship is run
+ * against it, so a renamed metric or label breaks the build instead of a dashboard.
+ *
+ * - Dashboard targets: the expression, with Grafana's variables replaced by what "All"
+ *   means ($job/$instance/$host → `.*`, $__rate_interval → 1m), must be valid and return at
+ *   least one series.
+ * - Alert rules: a healthy crawl rightly makes most alert expressions empty, so the whole
+ *   expression must be valid, and every vector selector it reads (`metric{matchers}`, found
+ *   lexically) must return series. Prometheus also evaluates the rule file itself (health ok).
+ *
+ * The scenario makes every metric appear: the demo site answers 20% of requests with 500
+ * (retries, dead letters, a breaker tuned to open: deferrals), its prices change every 2 s
+ * and pages are recrawled every second (changes), a required field is missing (extraction
+ * errors), a token bucket throttles the host (rate-limit waits), and a second seed points at
+ * a closed port (fetch errors). It uses `crawld run` with a config file rather than
+ * `crawld demo` because the demo command has no flags for rate limits and breaker tuning.
+ */
+
+const DEADLINE_MS = 30_000;
+
+interface PromResult {
+  status: string;
+  error?: string;
+  data?: { result: unknown[] };
+}
+
+let site: DemoSite | undefined;
+let daemon: CliProcess | undefined;
+let prometheus: ChildProcess | undefined;
+let promLog = '';
+let promUrl = '';
+const dirs: string[] = [];
+
+async function promQuery(expr: string): Promise<PromResult> {
+  const res = await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(expr)}`);
+  return (await res.json()) as PromResult;
+}
+
+/** Runs check over every item until all pass or the deadline; returns the last failures. */
+async function untilAll<T>(items: T[], check: (item: T) => Promise<string | null>): Promise<string[]> {
+  const start = Date.now();
+  for (;;) {
+    const failures = (await Promise.all(items.map(check))).filter((f): f is string => f !== null);
+    if (failures.length === 0 || Date.now() - start > DEADLINE_MS) return failures;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+beforeAll(async () => {
+  requireBinary('prometheus');
+  site = await startDemoSite({
+    pages: 300,
+    latencyMs: 5,
+    errorRate: 0.2,
+    priceEpoch: () => Math.floor(Date.now() / 2000),
+  });
+  const closedPort = await freePort();
+  const dataDir = tempDir('crawld-scrape-');
+  dirs.push(dataDir);
+  const config = {
+    dataDir,
+    log: { level: 'info' },
+    fetch: { allowAddresses: [`127.0.0.1:${site.port}`, `127.0.0.1:${closedPort}`] },
+    rateLimits: { hosts: [{ hosts: '*', ratePerSec: 60, burst: 5 }] },
+    breaker: { errorThresholdPercentage: 10, volumeThreshold: 5, resetTimeoutMs: 1000 },
+    retry: { maxAttempts: 2, baseDelayMs: 50, maxDelayMs: 200 },
+    jobs: [
+      {
+        id: 'demo',
+        seeds: [`${site.url}/`, `http://127.0.0.1:${closedPort}/`],
+        robots: false,
+        recrawlIntervalMs: 1000,
+        extract: {
+          fields: {
+            price: { selector: 'span.price' },
+            missing: { selector: '#no-such-element', required: true },
+          },
+        },
+      },
+    ],
+  };
+  const configFile = join(dataDir, 'crawld.json');
+  writeFileSync(configFile, JSON.stringify(config));
+  daemon = startCli(['run', '--config', configFile, '--http-port', '0']);
+  const target = new URL((await daemon.waitFor(LISTENING))[1] ?? '').host;
+
+  const promDir = tempDir('crawld-prometheus-');
+  dirs.push(promDir);
+  const promConfig = join(promDir, 'prometheus.yml');
+  // JSON is YAML. The job is named crawld because the alerts select job="crawld".
+  writeFileSync(
+    promConfig,
+    JSON.stringify({
+      global: { scrape_interval: '1s', evaluation_interval: '1s' },
+      rule_files: [resolve(ROOT, 'prometheus/alerts.yml')],
+      scrape_configs: [{ job_name: 'crawld', static_configs: [{ targets: [target] }] }],
+    }),
+  );
+  const port = await freePort();
+  promUrl = `http://127.0.0.1:${port}`;
+  prometheus = spawn(
+    'prometheus',
+    [
+      `--config.file=${promConfig}`,
+      `--storage.tsdb.path=${join(promDir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  prometheus.stdout?.on('data', (d: Buffer) => (promLog += d.toString()));
+  prometheus.stderr?.on('data', (d: Buffer) => (promLog += d.toString()));
+
+  // A few successful scrapes, so that rate() over the substituted 1m window has points.
+  const start = Date.now();
+  for (;;) {
+    const r = await promQuery('sum(count_over_time(up{job="crawld"}[1m]))').catch(() => undefined);
+    const scrapes = Number((r?.data?.result[0] as { value?: [number, string] } | undefined)?.value?.[1] ?? 0);
+    if (scrapes >= 5) break;
+    if (Date.now() - start > 20_000) throw new Error(`Prometheus did not scrape the daemon:\n${promLog}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}, 45_000);
+
+afterAll(async () => {
+  await stop(prometheus);
+  if (daemon) await stop(daemon.child);
+  await site?.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}, 20_000);
+
+describe('Prometheus scraping a running daemon', () => {
+  it('scrapes the target successfully', async () => {
+    const r = await promQuery('up{job="crawld"}');
+    const result = (r.data?.result ?? []) as { value: [number, string] }[];
+    expect(result).toHaveLength(1);
+    expect(result[0]?.value[1]).toBe('1');
+  });
+
+  it('answers every dashboard query with series', async () => {
+    const targets = Object.values(buildDashboards()).flatMap((d) =>
+      targetsOf(JSON.parse(renderDashboard(d)) as Record<string, unknown>),
+    );
+    expect(targets.length).toBeGreaterThan(20);
+    const failures = await untilAll(targets, async (t) => {
+      const expr = substituteVariables(String(t.expr));
+      const r = await promQuery(expr);
+      if (r.status !== 'success')
+        return `${t.dashboard} / ${t.panel} / ${String(t.refId)}: ${r.error}: ${expr}`;
+      if ((r.data?.result.length ?? 0) === 0)
+        return `${t.dashboard} / ${t.panel} / ${String(t.refId)}: no series: ${expr}`;
+      return null;
+    });
+    expect(failures, failures.join('\n')).toEqual([]);
+  }, 45_000);
+
+  it('evaluates every alert expression, and every selector it reads has series', async () => {
+    const checks = loadAlertRules().flatMap((rule) => [
+      { rule: rule.alert, expr: rule.expr, needSeries: false },
+      ...selectors(rule.expr).map((s) => ({ rule: rule.alert, expr: s, needSeries: true })),
+    ]);
+    expect(checks.filter((c) => c.needSeries).length).toBeGreaterThanOrEqual(loadAlertRules().length);
+    const failures = await untilAll(checks, async (c) => {
+      const r = await promQuery(c.expr);
+      if (r.status !== 'success') return `${c.rule}: ${r.error}: ${c.expr}`;
+      if (c.needSeries && (r.data?.result.length ?? 0) === 0) return `${c.rule}: no series for ${c.expr}`;
+      return null;
+    });
+    expect(failures, failures.join('\n')).toEqual([]);
+  }, 45_000);
+
+  it('loads the bundled rule file and evaluates every rule without error', async () => {
+    const res = await fetch(`${promUrl}/api/v1/rules?type=alert`);
+    const body = (await res.json()) as {
+      data: { groups: { rules: { name: string; health: string; lastError?: string }[] }[] };
+    };
+    const rules = body.data.groups.flatMap((g) => g.rules);
+    expect(rules.map((r) => r.name).sort()).toEqual(
+      loadAlertRules()
+        .map((r) => r.alert)
+        .sort(),
+    );
+    for (const r of rules) expect([r.name, r.health, r.lastError ?? '']).toEqual([r.name, 'ok', '']);
+  });
+});

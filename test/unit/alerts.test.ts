@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FAILURE_RATE_THRESHOLD } from '../../src/dashboards/common.js';
+import { EVENT_LOOP_LAG_THRESHOLD } from '../../src/dashboards/overview.js';
+import { knownSeriesNames } from '../helpers/metric-registry.js';
+import { loadAlertRules, metricNames, ROOT } from '../helpers/promql.js';
+
+/**
+ * Static checks of prometheus/alerts.yml that promtool cannot make: every alert reads
+ * metrics crawld exposes, links to an existing runbook section, and uses the thresholds the
+ * dashboards draw. (promtool itself runs in test/integration/promtool.test.ts.)
+ */
+
+const rules = loadAlertRules();
+const runbook = readFileSync(resolve(ROOT, 'docs/runbook.md'), 'utf8');
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes. */
+function anchors(markdown: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of markdown.matchAll(/^#{1,6}\s+(.+)$/gm)) {
+    out.add(
+      (m[1] ?? '')
+        .trim()
+        .toLowerCase()
+        .replace(/[^\w\s-]/g, '')
+        .replace(/\s/g, '-'),
+    );
+  }
+  return out;
+}
+
+let known: Set<string>;
+beforeAll(async () => {
+  known = await knownSeriesNames();
+});
+
+describe('prometheus/alerts.yml', () => {
+  it('has the alerts the runbook documents', () => {
+    expect(rules.map((r) => r.alert).sort()).toEqual(
+      [
+        'CrawldBreakerOpen',
+        'CrawldDeadLetterGrowing',
+        'CrawldDown',
+        'CrawldEventLoopLag',
+        'CrawldFrontierStalled',
+        'CrawldHighFailureRate',
+      ].sort(),
+    );
+  });
+
+  it('gives every alert a severity, a summary, a description and a runbook section that exists', () => {
+    const sections = anchors(runbook);
+    for (const r of rules) {
+      expect(['critical', 'warning', 'info'], r.alert).toContain(r.labels?.severity);
+      expect(r.annotations?.summary, r.alert).toBeTruthy();
+      expect(r.annotations?.description, r.alert).toBeTruthy();
+      const url = r.annotations?.runbook_url ?? '';
+      expect(url, r.alert).toMatch(/^docs\/runbook\.md#[a-z0-9-]+$/);
+      expect(sections.has(url.split('#')[1] ?? ''), `${r.alert}: no section for ${url}`).toBe(true);
+    }
+  });
+
+  it('only reads metrics that the daemon registry (or Prometheus) provides', () => {
+    for (const r of rules) {
+      const names = metricNames(r.expr);
+      expect(names.length, r.alert).toBeGreaterThan(0);
+      for (const n of names) expect(known.has(n), `${r.alert}: unknown metric ${n}`).toBe(true);
+    }
+  });
+
+  it('uses the thresholds the overview dashboard draws', () => {
+    const byName = new Map(rules.map((r) => [r.alert, r]));
+    expect(byName.get('CrawldHighFailureRate')?.expr).toMatch(
+      new RegExp(`\\)\\s*>\\s*${FAILURE_RATE_THRESHOLD}\\s`),
+    );
+    expect(byName.get('CrawldEventLoopLag')?.expr).toMatch(new RegExp(`>\\s*${EVENT_LOOP_LAG_THRESHOLD}$`));
+  });
+});
