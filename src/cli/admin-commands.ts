@@ -67,7 +67,9 @@ async function callApi(base: string, method: 'GET' | 'POST', path: string, token
       signal: AbortSignal.timeout(30_000),
     });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+    // fetch() says only 'fetch failed'; the useful part (ECONNREFUSED, bad port) is the cause.
+    const c = (err as { cause?: { code?: string; message?: string } }).cause;
+    const cause = c?.code ?? c?.message ?? (err as Error).message;
     throw new AdminApiError(
       `cannot reach the admin API at ${base} (${cause}); is the daemon running with http.port set?`,
     );

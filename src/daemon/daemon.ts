@@ -152,7 +152,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     robots,
     pageState,
     changeSinks,
-    lagMs: () => lag.lagMs(),
+    lagMs: () => lag.ownDelayMs(),
   });
   const scheduler = new Scheduler(frontier, control, runner, clock, events, {
     owner: instanceId,
@@ -213,7 +213,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     run: () => scheduler.run(),
     async submit(requests) {
       const res = await frontier.enqueue(requests);
-      scheduler.kick();
+      scheduler.kick(true);
       return res;
     },
     ready: () => stopping === undefined && scheduler.state !== 'stopped',

@@ -55,6 +55,8 @@ export class Scheduler {
   #pumping = false;
   #again = false;
   #frontierEmpty = false;
+  /** Excluded-host set (joined) of the last lease that returned nothing because of it. */
+  #futileExclude: string | undefined;
   #timer: Timer | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
   #finished!: () => void;
@@ -98,7 +100,9 @@ export class Scheduler {
   }
 
   /** Something changed (new work, a slot freed): pump soon. Cheap and idempotent. */
-  kick(): void {
+  kick(newWork = false): void {
+    // Work from outside (a submission) may be for a host a futile lease did not reach.
+    if (newWork) this.#futileExclude = undefined;
     if (this.#pumpScheduled || this.#state === 'stopped') return;
     this.#frontierEmpty = false;
     this.#pumpScheduled = true;
@@ -183,11 +187,15 @@ export class Scheduler {
     for (const [host, until] of this.#deferredHosts) if (until <= now) this.#deferredHosts.delete(host);
     for (const [host, until] of this.#waiting) if (until <= now) this.#waiting.delete(host);
 
-    if (!this.#frontierEmpty && this.#buffers.size < this.options.bufferSize) {
-      const exclude = new Set(this.#deferredHosts.keys());
-      for (const host of this.#buffers.hosts()) {
-        if (this.#buffers.hostSize(host) >= this.#hostBufferCap(host)) exclude.add(host);
-      }
+    const exclude = new Set(this.#deferredHosts.keys());
+    for (const host of this.#buffers.hosts()) {
+      if (this.#buffers.hostSize(host) >= this.#hostBufferCap(host)) exclude.add(host);
+    }
+    const excludeKey = [...exclude].sort().join('\n');
+    // A lease that found only excluded hosts' work finds the same while the same hosts are
+    // excluded: skip it (it can cost a bounded scan of the ready queue) until that changes.
+    const futile = exclude.size > 0 && excludeKey === this.#futileExclude;
+    if (!this.#frontierEmpty && !futile && this.#buffers.size < this.options.bufferSize) {
       const tasks = await this.frontier.lease({
         max: this.options.bufferSize - this.#buffers.size,
         leaseMs: this.options.leaseMs,
@@ -200,7 +208,8 @@ export class Scheduler {
       }
       for (const t of tasks) this.#buffers.push(t);
       // Nothing came back: don't ask again until something changes (kick) or the timer fires.
-      if (tasks.length === 0) this.#frontierEmpty = true;
+      if (tasks.length === 0 && exclude.size === 0) this.#frontierEmpty = true;
+      this.#futileExclude = tasks.length === 0 && exclude.size > 0 ? excludeKey : undefined;
     }
 
     let wakeInMs = Number.POSITIVE_INFINITY;
@@ -284,7 +293,9 @@ export class Scheduler {
       .then((result) => {
         this.counters[result]++;
         this.#inflight.delete(task);
-        this.kick();
+        // A finished task may have enqueued links (or its own retry) for a host the last
+        // futile lease could not reach: that is new work, so the next pump must lease again.
+        this.kick(true);
       });
     this.#inflight.set(task, { abort, done });
   }

@@ -21,7 +21,11 @@ export interface WindowRates {
   readonly failuresPerSec: number | null;
   /** Retries scheduled per second over the window. */
   readonly retriesPerSec: number | null;
-  /** Failed / (ok + failed) over the window, 0..1; null when nothing finished in it. */
+  /**
+   * Share of fetch attempts in the window that did not succeed (retried or dead-lettered),
+   * 0..1; null when none ended in it. Counting retries matters: a failing site shows up here
+   * at once, long before its pages exhaust their retries and become dead letters.
+   */
   readonly failureRatio: number | null;
   readonly windowSeconds: number;
 }
@@ -56,11 +60,13 @@ export class RateSampler {
     }
     const ok = sample.ok - first.ok;
     const failed = sample.failed - first.failed;
+    const retried = sample.retried - first.retried;
+    const attempts = ok + failed + retried;
     return {
       pagesPerSec: ok / seconds,
       failuresPerSec: failed / seconds,
-      retriesPerSec: (sample.retried - first.retried) / seconds,
-      failureRatio: ok + failed > 0 ? failed / (ok + failed) : null,
+      retriesPerSec: retried / seconds,
+      failureRatio: attempts > 0 ? (failed + retried) / attempts : null,
       windowSeconds: seconds,
     };
   }

@@ -1,10 +1,21 @@
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJsonl, runCli, startCli, tempDir, until } from '../helpers/cli.js';
 import { startTarget } from '../integration/admin-helpers.js';
 
 const TOKEN = 'e2e-admin-token-0123456789abcdef';
+
+/** An address where nothing listens: a port just freed. */
+async function closedPort(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return `http://127.0.0.1:${port}`;
+}
 
 /** `crawld submit` against a running daemon; `crawld dlq` on its data dir once stopped. */
 describe('admin CLI', () => {
@@ -40,7 +51,15 @@ describe('admin CLI', () => {
     const daemon = startCli(['run', '--config', config]);
     const api = (await daemon.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/))[1]!;
     try {
-      const ok = await runCli(['submit', `${target.origin}/ok/x`, `${target.origin}/gone/x`, '--api', api, '--token-file', tokenFile]);
+      const ok = await runCli([
+        'submit',
+        `${target.origin}/ok/x`,
+        `${target.origin}/gone/x`,
+        '--api',
+        api,
+        '--token-file',
+        tokenFile,
+      ]);
       expect(ok.stderr).toBe('');
       expect(ok.code).toBe(0);
       expect(ok.stdout).toBe('submitted: 2 added, 0 duplicates, 0 dropped\n');
@@ -59,11 +78,15 @@ describe('admin CLI', () => {
       expect(wrong.stderr).toContain('invalid token');
       expect(wrong.stderr).not.toContain(TOKEN);
 
-      const noToken = await runCli(['submit', `${target.origin}/ok/y`, '--api', api], { CRAWLD_ADMIN_TOKEN: '' });
+      const noToken = await runCli(['submit', `${target.origin}/ok/y`, '--api', api], {
+        CRAWLD_ADMIN_TOKEN: '',
+      });
       expect(noToken.code).toBe(2);
       expect(noToken.stderr).toMatch(/no admin token/);
 
-      await until(() => readJsonl(join(dataDir, 'results.jsonl')).some((r) => r.url === `${target.origin}/ok/x`));
+      await until(() =>
+        readJsonl(join(dataDir, 'results.jsonl')).some((r) => r.url === `${target.origin}/ok/x`),
+      );
       let deadCount = 0;
       const poll = setInterval(async () => {
         const body = (await (await fetch(`${api}/api/dlq`)).json()) as { items: unknown[] };
@@ -90,7 +113,9 @@ describe('admin CLI', () => {
       return r.stdout
         .split('\n')
         .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as { id: string; url: string; job: string; reason: string; attempts: number });
+        .map(
+          (l) => JSON.parse(l) as { id: string; url: string; job: string; reason: string; attempts: number },
+        );
     };
     const dead = await list();
     expect(dead.map((d) => d.url).sort()).toEqual([`${target.origin}/gone/seed`, `${target.origin}/gone/x`]);
@@ -128,8 +153,8 @@ describe('admin CLI', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(re);
     }
-    const down = await runCli(['dlq', 'list', '--api', 'http://127.0.0.1:1']);
+    const down = await runCli(['dlq', 'list', '--api', await closedPort()]);
     expect(down.code).toBe(1);
-    expect(down.stderr).toMatch(/cannot reach the admin API/);
-  });
+    expect(down.stderr).toMatch(/cannot reach the admin API at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
+  }, 60_000);
 });

@@ -21,7 +21,11 @@ describe('config reload on SIGHUP', () => {
     const dir = tempDir();
     const port = await freePort();
     const file = join(dir, 'crawld.yaml');
-    const base = [`dataDir: ${join(dir, 'data')}`, `http: { port: ${port} }`, 'fetch: { allowPrivateNetworks: true }'];
+    const base = [
+      `dataDir: ${join(dir, 'data')}`,
+      `http: { port: ${port} }`,
+      'fetch: { allowPrivateNetworks: true }',
+    ];
     writeFileSync(file, [...base, 'jobs: []'].join('\n'));
     const daemon = startCli(['run', '--config', file]);
     try {

@@ -100,7 +100,9 @@ describe('admin API: dead letters', () => {
       status: 200,
       body: { redriven: 0 },
     });
-    expect((await call(base, 'POST', '/api/dlq/redrive', { json: { ids: [one.id, '999999'] } })).body).toEqual({
+    expect(
+      (await call(base, 'POST', '/api/dlq/redrive', { json: { ids: [one.id, '999999'] } })).body,
+    ).toEqual({
       redriven: 1,
     });
     expect(await dead()).toBe(1);

@@ -5,7 +5,15 @@ import { ConfigError } from '../../src/core/errors.js';
 import { resolveAdminToken } from '../../src/daemon/admin-auth.js';
 import { validateConfig } from '../../src/daemon/config.js';
 import { readJsonl, tempDir } from '../helpers/cli.js';
-import { type AdminFixture, call, eventually, MAX_BODY, startDaemon, startTarget, TOKEN } from './admin-helpers.js';
+import {
+  type AdminFixture,
+  call,
+  eventually,
+  MAX_BODY,
+  startDaemon,
+  startTarget,
+  TOKEN,
+} from './admin-helpers.js';
 
 const POST_ROUTES = ['/api/urls', '/api/pause', '/api/resume', '/api/dlq/redrive'] as const;
 
@@ -102,14 +110,20 @@ describe('admin API', () => {
     expect((await call(base, 'GET', '/readyz')).status).toBe(200);
     // Idempotent: pausing a paused crawl is not an error.
     expect(await call(base, 'POST', '/api/pause', { json: {} })).toMatchObject({ status: 200 });
-    expect(await call(base, 'POST', '/api/resume')).toMatchObject({ status: 200, body: { state: 'running' } });
+    expect(await call(base, 'POST', '/api/resume')).toMatchObject({
+      status: 200,
+      body: { state: 'running' },
+    });
     expect((await call(base, 'GET', '/api/stats')).body.state).toBe('running');
   });
 
   it('pause and resume refuse a body with fields', async () => {
     for (const path of ['/api/pause', '/api/resume']) {
       expect(await call(base, 'POST', path, { json: { now: true } })).toEqual(
-        expect.objectContaining({ status: 400, body: { error: 'invalid request', issues: ['now: unknown key'] } }),
+        expect.objectContaining({
+          status: 400,
+          body: { error: 'invalid request', issues: ['now: unknown key'] },
+        }),
       );
       expect((await call(base, 'POST', path, { json: [1] })).status).toBe(400);
     }
@@ -122,7 +136,9 @@ describe('admin API', () => {
     const before = (await fx.daemon.frontier.stats()).pending;
     const messy = `HTTP://127.0.0.1:${new URL(target.origin).port}/ok/a?utm_source=x&b=2&a=1#frag`;
     const first = await call(base, 'POST', '/api/urls', {
-      json: { urls: [messy, { url: `${target.origin}/ok/b?utm_source=x&b=2&a=1`, priority: 5, job: 'other' }] },
+      json: {
+        urls: [messy, { url: `${target.origin}/ok/b?utm_source=x&b=2&a=1`, priority: 5, job: 'other' }],
+      },
     });
     expect(first).toMatchObject({ status: 202, body: { added: 2, duplicates: 0, dropped: 0 } });
     expect((await fx.daemon.frontier.stats()).pending).toBe(before + 2);
@@ -138,7 +154,9 @@ describe('admin API', () => {
     await eventually(async () => fetched(mainUrl, 'main') === 1 && fetched(otherUrl, 'other') === 1);
 
     // Done now: an explicit submission starts a new generation.
-    const redo = await call(base, 'POST', '/api/urls', { json: { urls: [mainUrl], job: 'main', priority: 1 } });
+    const redo = await call(base, 'POST', '/api/urls', {
+      json: { urls: [mainUrl], job: 'main', priority: 1 },
+    });
     expect(redo.body).toEqual({ added: 1, duplicates: 0, dropped: 0 });
     await eventually(async () => fetched(mainUrl, 'main') === 2);
   });
@@ -147,7 +165,12 @@ describe('admin API', () => {
     const before = await fx.daemon.frontier.stats();
     const res = await call(base, 'POST', '/api/urls', {
       json: {
-        urls: ['ftp://x/', { url: 'not a url' }, { url: `${target.origin}/ok/z`, priority: 1.5, job: 'ghost', extra: 1 }, 'https://fine.example/'],
+        urls: [
+          'ftp://x/',
+          { url: 'not a url' },
+          { url: `${target.origin}/ok/z`, priority: 1.5, job: 'ghost', extra: 1 },
+          'https://fine.example/',
+        ],
         foo: 1,
       },
     });
@@ -184,7 +207,11 @@ describe('admin API', () => {
 
 describe('admin API without a token', () => {
   it('answers 403 on every mutating route and keeps the reads open', async () => {
-    const fx = await startDaemon(tempDir('crawld-admin-'), [{ id: 'j', seeds: ['http://127.0.0.1:9/'] }], null);
+    const fx = await startDaemon(
+      tempDir('crawld-admin-'),
+      [{ id: 'j', seeds: ['http://127.0.0.1:9/'] }],
+      null,
+    );
     try {
       for (const path of POST_ROUTES) {
         const res = await call(fx.http.url, 'POST', path, { json: {} });

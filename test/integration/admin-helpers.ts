@@ -51,7 +51,11 @@ export async function startDaemon(
   });
   const daemon = await createDaemon(config, { once: false });
   const running = daemon.run();
-  const http = await listen(createDaemonApp(daemon, { clock: systemClock, adminToken: adminToken ?? undefined }), '127.0.0.1', 0);
+  const http = await listen(
+    createDaemonApp(daemon, { clock: systemClock, adminToken: adminToken ?? undefined }),
+    '127.0.0.1',
+    0,
+  );
   return {
     daemon,
     running,

@@ -19,7 +19,9 @@ const PAGES = 150;
  */
 async function healthyRate(healthy: DemoSite, deadOrigin?: string): Promise<{ rate: number; c: TestDaemon }> {
   const healthyHost = new URL(healthy.url).host;
-  const jobs: NonNullable<ConfigInput['jobs']> = [{ id: 'healthy', seeds: [`${healthy.url}/`], robots: false }];
+  const jobs: NonNullable<ConfigInput['jobs']> = [
+    { id: 'healthy', seeds: [`${healthy.url}/`], robots: false },
+  ];
   if (deadOrigin) {
     jobs.push({ id: 'dead', seeds: pagePaths(40).map((p) => deadOrigin + p), robots: false });
   }

@@ -40,7 +40,9 @@ describe('recrawl schedule and change records', () => {
           id: 'prices',
           seeds: [`${site.url}/`],
           recrawlIntervalMs: 500,
-          extract: { fields: { title: { selector: 'h1.title' }, price: { selector: 'span.price', type: 'number' } } },
+          extract: {
+            fields: { title: { selector: 'h1.title' }, price: { selector: 'span.price', type: 'number' } },
+          },
         },
       ],
     });
@@ -58,7 +60,15 @@ describe('recrawl schedule and change records', () => {
     const changes = readFileSync(join(dir, 'changes.jsonl'), 'utf8')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { url: string; kind: string; generation: number; changes: Record<string, { old: unknown; new: unknown }> });
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            url: string;
+            kind: string;
+            generation: number;
+            changes: Record<string, { old: unknown; new: unknown }>;
+          },
+      );
     const urls = new Set(changes.map((c) => c.url));
     expect(urls.size).toBe(10);
     for (const c of changes) {

@@ -131,7 +131,11 @@ describe('AimdLimit', () => {
   it('relative target: one low window does not lower the baseline, two in a row do', () => {
     const clock = new FakeClock();
     const limit = new AimdLimit(
-      { windowMs: 100, minWindowSamples: 4, target: { kind: 'relative', ratio: 1.5, minRttWindowMs: 60_000 } },
+      {
+        windowMs: 100,
+        minWindowSamples: 4,
+        target: { kind: 'relative', ratio: 1.5, minRttWindowMs: 60_000 },
+      },
       clock,
     );
     window(limit, clock, 20, 3);

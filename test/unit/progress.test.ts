@@ -53,7 +53,7 @@ describe('RateSampler', () => {
     expect(r.pagesPerSec).toBe(50);
     expect(r.failuresPerSec).toBe(12.5);
     expect(r.retriesPerSec).toBe(5);
-    expect(r.failureRatio).toBe(0.2);
+    expect(r.failureRatio).toBe(35 / 135); // retries count as failed attempts
     expect(r.windowSeconds).toBe(2);
   });
 

@@ -22,6 +22,7 @@ import type {
   Task,
 } from '../../ports/frontier.js';
 import { checkLeaseOptions, checkMaxPending, makeTask, notOpenError, prepareRequests } from './common.js';
+import { WriteBatcher } from './sqlite-batcher.js';
 import { configure, migrate } from './sqlite-schema.js';
 import { prepareStatements, type Statements, type TaskRow } from './sqlite-statements.js';
 import { makeTransactions, type Transactions } from './sqlite-tx.js';
@@ -30,7 +31,11 @@ interface Connection {
   readonly db: Database.Database;
   readonly st: Statements;
   readonly tx: Transactions;
+  readonly batch: WriteBatcher;
 }
+
+/** Bound on the in-process cache of URLs known to be in the frontier (cleared when full). */
+const SEEN_CACHE_MAX = 1_000_000;
 
 export interface SqliteFrontierOptions {
   /** Database file; its directory is created if missing. ':memory:' works for throwaway use. */
@@ -58,6 +63,11 @@ export class SqliteFrontier implements Frontier {
   // even with another instance writing the same file.
   readonly #jobKeys = new Map<string, number>();
   readonly #jobNames = new Map<number, string>();
+  /**
+   * `job\nurl` of URLs known to have a row. Rows are never deleted, so a hit is a certain
+   * duplicate and skips the index lookup; most links a crawl discovers are duplicates.
+   */
+  #seen = new Set<string>();
 
   constructor(options: SqliteFrontierOptions) {
     this.#path = options.path;
@@ -74,7 +84,7 @@ export class SqliteFrontier implements Frontier {
       configure(db);
       migrate(db);
       const st = prepareStatements(db);
-      this.#c = { db, st, tx: makeTransactions(db, st, this.#maxPending) };
+      this.#c = { db, st, tx: makeTransactions(db, st, this.#maxPending), batch: new WriteBatcher(db) };
     } catch (err) {
       db.close();
       throw err;
@@ -84,14 +94,25 @@ export class SqliteFrontier implements Frontier {
   async close(): Promise<void> {
     const c = this.#c;
     this.#c = undefined;
+    c?.batch.flush();
     c?.db.close();
   }
 
   async enqueue(requests: readonly EnqueueRequest[]): Promise<EnqueueResult> {
-    const { tx } = this.#conn();
+    const { tx, batch } = this.#conn();
     const now = this.#clock.now();
     const prepared = prepareRequests(requests, now);
-    return tx.enqueue.immediate(prepared, this.#createJobs(prepared.map((r) => r.jobId)), now);
+    const fresh = prepared.filter((r) => r.force || !this.#seen.has(`${r.jobId}\n${r.url}`));
+    const cached = prepared.length - fresh.length;
+    if (fresh.length === 0) return { added: 0, duplicates: cached, dropped: 0 };
+    const jobs = this.#createJobs(fresh.map((r) => r.jobId));
+    const result = await batch.run(() => tx.enqueue(fresh, jobs, now));
+    // A batch with drops cannot tell which URLs were stored: cache nothing from it.
+    if (result.dropped === 0) {
+      if (this.#seen.size + fresh.length > SEEN_CACHE_MAX) this.#seen = new Set();
+      for (const r of fresh) this.#seen.add(`${r.jobId}\n${r.url}`);
+    }
+    return { ...result, duplicates: result.duplicates + cached };
   }
 
   async lease(options: LeaseOptions): Promise<Task[]> {
@@ -112,30 +133,26 @@ export class SqliteFrontier implements Frontier {
   }
 
   async ack(task: Task, options?: AckOptions): Promise<boolean> {
-    const { st, tx } = this.#conn();
+    const { st, tx, batch } = this.#conn();
     const id = Number(task.id);
-    if (options?.recrawlAt === undefined) {
-      // A single guarded UPDATE is atomic on its own; skipping BEGIN/COMMIT matters on the hottest path.
-      return st.done.run(id, task.leaseToken).changes > 0;
-    }
-    return tx.recrawl.immediate(id, task.leaseToken, options.recrawlAt, this.#clock.now());
+    const recrawlAt = options?.recrawlAt;
+    if (recrawlAt === undefined) return batch.run(() => st.done.run(id, task.leaseToken).changes > 0);
+    const now = this.#clock.now();
+    return batch.run(() => tx.recrawl(id, task.leaseToken, recrawlAt, now));
   }
 
   async retry(task: Task, options: RetryOptions): Promise<boolean> {
-    const { tx } = this.#conn();
+    const { tx, batch } = this.#conn();
     const now = this.#clock.now();
-    return tx.retry.immediate(
-      Number(task.id),
-      task.leaseToken,
-      options.at,
-      now,
-      options.chargeAttempt,
-      options.reason,
+    return batch.run(() =>
+      tx.retry(Number(task.id), task.leaseToken, options.at, now, options.chargeAttempt, options.reason),
     );
   }
 
   async deadLetter(task: Task, reason: string): Promise<boolean> {
-    return this.#conn().tx.bury.immediate(Number(task.id), task.leaseToken, reason, this.#clock.now());
+    const { tx, batch } = this.#conn();
+    const now = this.#clock.now();
+    return batch.run(() => tx.bury(Number(task.id), task.leaseToken, reason, now));
   }
 
   async stats(): Promise<FrontierStats> {

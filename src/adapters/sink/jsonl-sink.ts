@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, writeSync } from 'node:fs';
 import { type FileHandle, mkdir, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -84,6 +84,8 @@ export class JsonlSink implements Sink {
   }
 
   async #drain(): Promise<void> {
+    // Let the records of this turn of the event loop gather into one write.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     try {
       while (this.#pending.length > 0) {
         const lines = this.#pending;
@@ -94,7 +96,7 @@ export class JsonlSink implements Sink {
           if (this.#failed !== undefined) throw this.#failed;
           const fd = this.#fd;
           if (!fd) throw new CrawldError('JsonlSink closed during write');
-          await writeFully(fd, Buffer.from(lines.join(''), 'utf8'));
+          writeFully(fd, Buffer.from(lines.join(''), 'utf8'));
           for (const w of waiters) w.resolve();
         } catch (err) {
           this.#failed ??= err;
@@ -167,12 +169,13 @@ function mayHoldWantedTask(line: string, taskIds: ReadonlySet<string>): boolean 
   return raw.includes('\\') || taskIds.has(raw);
 }
 
-async function writeFully(fd: FileHandle, buf: Buffer): Promise<void> {
+/**
+ * A synchronous write: appending to the page cache takes microseconds, far less than the
+ * promise and thread-pool round trip of an async write, and the batch is already one call.
+ */
+function writeFully(fd: FileHandle, buf: Buffer): void {
   let off = 0;
-  while (off < buf.length) {
-    const { bytesWritten } = await fd.write(buf, off, buf.length - off);
-    off += bytesWritten;
-  }
+  while (off < buf.length) off += writeSync(fd.fd, buf, off, buf.length - off);
 }
 
 const TAIL_CHUNK = 64 * 1024;

@@ -38,9 +38,9 @@ export const STATUS_HTML = `<!doctype html>
       <div class="sub"><span id="ok">–</span> fetched by this run</div>
     </div>
     <div class="card">
-      <h2>Failure rate</h2>
+      <h2 title="share of fetch attempts that were retried or dead-lettered">Failure rate</h2>
       <div class="big" id="fail-ratio">–</div>
-      <div class="sub"><span id="fail-ps">–</span>/s failed · <span id="retry-ps">–</span>/s retried</div>
+      <div class="sub"><span id="retry-ps">–</span>/s retried · <span id="fail-ps">–</span>/s dead</div>
     </div>
     <div class="card">
       <h2>Dead letters</h2>
@@ -59,18 +59,20 @@ export const STATUS_HTML = `<!doctype html>
       <div class="sub"><span id="delayed">–</span> delayed · <span id="leased">–</span> leased</div>
     </div>
     <div class="card">
-      <h2>Hosts</h2>
+      <h2 title="circuit breakers open or half-open; hosts paused by Retry-After or 429 backoff">Hosts</h2>
       <div class="big" id="hosts-total">–</div>
-      <div class="sub">breakers: <span id="hosts-open">–</span> open · <span id="hosts-half">–</span> half-open</div>
-      <div class="sub"><span id="hosts-paused">–</span> paused (Retry-After, 429)</div>
+      <div class="sub"><span id="hosts-open">–</span> open · <span id="hosts-half">–</span> half-open</div>
+      <div class="sub"><span id="hosts-paused">–</span> paused</div>
     </div>
   </section>
   <section>
     <h2 class="section">Hosts: breakers and concurrency <small id="hosts-count"></small></h2>
+    <div class="scroll">
     <table id="hosts">
-      <thead><tr><th>host</th><th>breaker</th><th class="num">in flight / limit</th><th></th><th>paused</th></tr></thead>
+      <thead><tr><th>host</th><th>breaker</th><th class="num">in flight / limit</th><th class="bar"></th><th>paused</th></tr></thead>
       <tbody id="hosts-body"></tbody>
     </table>
+    </div>
     <p id="hosts-empty" class="empty">No host is tracked yet.</p>
   </section>
 </main>
@@ -131,6 +133,9 @@ td.host { font-family: ui-monospace, Menlo, Consolas, monospace; max-width: 420p
   text-overflow: ellipsis; }
 .num { text-align: right; }
 td meter { width: 120px; margin: 0; }
+/* On a phone the table scrolls sideways instead of widening the page. */
+.scroll { overflow-x: auto; }
+@media (max-width: 600px) { td.bar, th.bar { display: none; } }
 .empty { color: var(--muted); }
 footer { padding: 8px 24px 24px; color: var(--muted); font-size: 12px; }
 a { color: var(--accent); }

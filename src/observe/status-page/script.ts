@@ -65,7 +65,7 @@ export const STATUS_JS = `'use strict';
     const load = cell(tr, 'num');
     const meter = document.createElement('meter');
     meter.min = 0;
-    cell(tr).appendChild(meter);
+    cell(tr, 'bar').appendChild(meter);
     const paused = cell(tr);
     row = { tr, badge, load, meter, paused };
     rows.set(host, row);

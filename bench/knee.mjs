@@ -1,0 +1,166 @@
+#!/usr/bin/env node
+// AIMD convergence benchmark: `npm run build && node bench/knee.mjs [--seconds 30] [--fixed-seconds 8]`.
+//
+// Starts the demo site with a capacity knee (K = 32 in flight at 20 ms; beyond K, latency grows
+// in proportion to load, so throughput is capped at K / 20 ms = 1600 pages/s) in a child process
+// pinned to CPU 0 when `taskset` exists, so the site and the crawler do not share a core. Then
+// crawls it in-process with crawld's defaults (adaptive limit) and prints the per-host limit
+// every second, the time to reach and stay in [0.7K, 1.3K], steady throughput and p95 latency.
+// Then the same crawl at FIXED concurrencies, and the ratio adaptive / best fixed.
+// Goals (GitHub issue "Control plane"): converge within 10 s, throughput >= 0.9 x best fixed,
+// p95 <= 1.5 x target (target = ratio 1.25 x the unloaded latency).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const root = resolve(import.meta.dirname, '..');
+const dist = (p) => join(root, 'dist/src', p);
+if (!existsSync(dist('cli.js'))) {
+  console.error('dist/ missing: run `npx tsc -p tsconfig.json` (or npm run build) first');
+  process.exit(2);
+}
+const { createDaemon } = await import(dist('daemon/daemon.js'));
+const { validateConfig } = await import(dist('daemon/config.js'));
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '30' },
+    'fixed-seconds': { type: 'string', default: '8' },
+    fixed: { type: 'string', default: '8,16,24,32,48,64' },
+  },
+});
+const K = 32;
+const LATENCY_MS = 20;
+const RATIO = 1.25; // config-schema default of concurrency.target.ratio
+const ADAPTIVE_S = Number(values.seconds);
+const FIXED_S = Number(values['fixed-seconds']);
+const FIXED = values.fixed.split(',').map(Number);
+
+/** The demo site in a child process; resolves with its origin. */
+async function startSite() {
+  const args = [dist('cli.js'), 'site', '--port', '0', '--pages', '1000000'];
+  args.push('--latency-ms', String(LATENCY_MS), '--capacity', String(K));
+  const pinned = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+  const child = pinned
+    ? spawn('taskset', ['-c', '0', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+    : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((res, rej) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) res(m[1]);
+    });
+    child.once('exit', (code) => rej(new Error(`demo site exited with ${code}: ${out}`)));
+  });
+  return { url, pinned, stop: () => child.kill('SIGTERM') };
+}
+
+const pct = (xs, p) => {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))];
+};
+
+/** Crawls the site for `seconds`; samples the host limit every 100 ms. */
+async function crawl(siteUrl, seconds, concurrency) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'crawld-knee-'));
+  const config = validateConfig({
+    dataDir,
+    log: { level: 'error' },
+    frontier: { kind: 'memory' },
+    fetch: { allowAddresses: ['127.0.0.1'] },
+    concurrency,
+    jobs: [{ id: 'knee', seeds: [`${siteUrl}/`], robots: false }],
+  });
+  const daemon = await createDaemon(config, { once: false });
+  const host = new URL(siteUrl).host;
+  const start = performance.now();
+  const done = []; // completion times, s since start
+  const latency = []; // [s since start, ttfb ms]
+  daemon.events.on('pageDone', () => done.push((performance.now() - start) / 1000));
+  daemon.events.on('fetched', (f) => latency.push([(performance.now() - start) / 1000, f.ttfbMs]));
+  const limits = []; // [s, limit]
+  const sampler = setInterval(() => {
+    limits.push([(performance.now() - start) / 1000, daemon.control.hostLimit(host)]);
+  }, 100);
+  const run = daemon.run();
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  clearInterval(sampler);
+  await daemon.stop();
+  await run.catch(() => undefined);
+  rmSync(dataDir, { recursive: true, force: true });
+  const steady = (from, to = seconds) => ({
+    rate: done.filter((t) => t >= from && t < to).length / (to - from),
+    p50: pct(
+      latency.filter(([t]) => t >= from && t < to).map(([, l]) => l),
+      0.5,
+    ),
+    p95: pct(
+      latency.filter(([t]) => t >= from && t < to).map(([, l]) => l),
+      0.95,
+    ),
+  });
+  return { done, limits, steady };
+}
+
+/** First time from which every later sample lies in [lo, hi]; undefined if never. */
+function settledAt(limits, lo, hi) {
+  let at;
+  for (const [t, l] of limits) {
+    if (l < lo || l > hi) at = undefined;
+    else at ??= t;
+  }
+  return at;
+}
+
+const site = await startSite();
+const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
+try {
+  console.log(`demo site ${site.url}: K=${K}, ${LATENCY_MS} ms, capacity ${(K / LATENCY_MS) * 1000} pages/s`);
+  console.log(`site pinned to CPU 0: ${site.pinned ? 'yes' : 'no (taskset missing)'}`);
+
+  const a = await crawl(site.url, ADAPTIVE_S, {}); // crawld defaults
+  console.log(`\nadaptive (defaults), ${ADAPTIVE_S} s — per second: limit, pages/s, p95 ttfb ms`);
+  for (let s = 1; s <= ADAPTIVE_S; s++) {
+    const lim = a.limits.filter(([t]) => t < s).at(-1)?.[1];
+    const w = a.steady(s - 1, s);
+    console.log(
+      `  t=${String(s).padStart(2)}s  limit ${String(lim).padStart(3)}  ${f(w.rate, 0).padStart(5)}/s  p95 ${f(w.p95)}`,
+    );
+  }
+  const conv = settledAt(a.limits, 0.7 * K, 1.3 * K);
+  const from = Math.min(ADAPTIVE_S - 5, Math.max(conv ?? 10, 5));
+  const as = a.steady(from);
+  const target = RATIO * LATENCY_MS;
+
+  console.log(`\nfixed concurrency, ${FIXED_S} s each (steady = after 2 s)`);
+  const fixed = [];
+  for (const n of FIXED) {
+    const r = (await crawl(site.url, FIXED_S, { adaptive: false, maxPerHost: n })).steady(2);
+    fixed.push({ n, ...r });
+    console.log(
+      `  maxPerHost ${String(n).padStart(2)}: ${f(r.rate, 0).padStart(5)}/s  p50 ${f(r.p50)} ms  p95 ${f(r.p95)} ms`,
+    );
+  }
+  const best = fixed.reduce((x, y) => (y.rate > x.rate ? y : x));
+  const unloaded = fixed[0].p50;
+
+  console.log('\nsummary');
+  console.log(
+    `  converged into [${0.7 * K}, ${1.3 * K}] and stayed: ${conv === undefined ? 'never' : `at ${f(conv)} s`} (goal <= 10 s)`,
+  );
+  console.log(
+    `  adaptive steady (t >= ${f(from, 0)} s): ${f(as.rate, 0)} pages/s, p50 ${f(as.p50)} ms, p95 ${f(as.p95)} ms`,
+  );
+  console.log(
+    `  target: ${RATIO} x ${LATENCY_MS} ms = ${target} ms (unloaded p50 measured at ${FIXED[0]}: ${f(unloaded)} ms)`,
+  );
+  console.log(`  p95 / target: ${f(as.p95 / target, 2)} (goal <= 1.5)`);
+  console.log(`  best fixed: maxPerHost ${best.n} at ${f(best.rate, 0)} pages/s`);
+  console.log(`  adaptive / best fixed: ${f(as.rate / best.rate, 2)} (goal >= 0.9)`);
+} finally {
+  site.stop();
+}

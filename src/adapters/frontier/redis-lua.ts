@@ -1,0 +1,237 @@
+/**
+ * Lua scripts of the Redis frontier. Host scripts get the six keys of one host
+ * (redis-keys.ts HostKeys, one slot) and do one atomic change to that host's state; each
+ * ends with snapshot(), the host's counts and index scores, which the client then hands to
+ * PUBLISH on the global slot. Time always comes in as an argument (the injected Clock),
+ * never from Redis TIME, so a FakeClock drives the scripts.
+ *
+ * Lua numbers are doubles: scores stay below 2^53 (see PRIORITY_MIN / SEQ_LIMIT), and no
+ * number is ever turned into a string with tostring/.. except small ones (priorities,
+ * indexes), because Lua 5.1 prints 14 significant digits.
+ */
+
+/** Record fields: u url, j job, p priority, dp depth, a attempts, g generation, c first seq,
+ *  s state (r ready, d delayed, l leased, f done, x dead), n notBefore, q seq,
+ *  k lease token, o owner, e lease expiry, err last error, da deadAt, dr dead reason. */
+const PRELUDE = `
+local T, R, D, L, X, M = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local SEQ = 2199023255552
+local function score(p, q) return (p + 2048) * SEQ + q end
+local function get(id) local v = redis.call('HGET', T, id) if v then return cmsgpack.unpack(v) end return nil end
+local function put(id, r) redis.call('HSET', T, id, cmsgpack.pack(r)) end
+local function count(p, n)
+  if redis.call('HINCRBY', M, 'p:' .. p, n) == 0 then redis.call('HDEL', M, 'p:' .. p) end
+end
+local function pend(id, r, nb, q, now)
+  r.n = nb r.q = q
+  if nb <= now then r.s = 'r' redis.call('ZADD', R, score(r.p, q), id)
+  else r.s = 'd' redis.call('ZADD', D, nb, id) end
+  count(r.p, 1) put(id, r)
+end
+local function unlease(id, r) redis.call('ZREM', L, id) r.k = nil r.o = nil r.e = nil end
+local function leased(id, tok)
+  local r = get(id)
+  if r and r.s == 'l' and r.k == tok then return r end
+  return nil
+end
+local function task(id, r, extra)
+  return {id, r.u, r.j, r.p, r.dp, r.a, r.g, r.k or false, r.e or false, r.err or false, r.c, extra or false}
+end
+-- Due delayed tasks become ready (with the seq they entered with) and expired leases come
+-- back with the same seq and attempts: at-least-once, and the task keeps its place. Bounded
+-- per call so one script never blocks Redis for long; the rest follow on the next calls.
+local function refresh(now)
+  local changed = false
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', D, '-inf', now, 'LIMIT', 0, 1000)) do
+    local r = get(id)
+    redis.call('ZREM', D, id) r.s = 'r' redis.call('ZADD', R, score(r.p, r.q), id) put(id, r)
+    changed = true
+  end
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', L, '-inf', now, 'LIMIT', 0, 1000)) do
+    local r = get(id)
+    unlease(id, r) r.s = 'r' redis.call('ZADD', R, score(r.p, r.q), id) count(r.p, 1) put(id, r)
+    changed = true
+  end
+  return changed
+end
+-- {version, best ready score or '', due time or '', pending, leased, done, dead, prio, n, ...}
+local function snapshot(changed)
+  local v = tonumber(redis.call('HGET', M, 'v') or '0')
+  if changed then v = v + 1 redis.call('HSET', M, 'v', v) end
+  local head = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES')[2] or ''
+  local d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2]
+  local l = redis.call('ZRANGE', L, 0, 0, 'WITHSCORES')[2]
+  local due = ''
+  if d and l then due = math.min(tonumber(d), tonumber(l)) elseif d or l then due = tonumber(d or l) end
+  local out = {v, head, due, redis.call('ZCARD', R) + redis.call('ZCARD', D), redis.call('ZCARD', L),
+    tonumber(redis.call('HGET', M, 'done') or '0'), redis.call('ZCARD', X)}
+  local m = redis.call('HGETALL', M)
+  for i = 1, #m, 2 do
+    if string.sub(m[i], 1, 2) == 'p:' then out[#out + 1] = string.sub(m[i], 3) out[#out + 1] = tonumber(m[i + 1]) end
+  end
+  return out
+end
+`;
+
+/** ARGV: now, room, then per request: hash, url, job, priority, depth, notBefore, force, seq.
+ *  Finds the task by linear probing (hash, hash~1, ...): ids stay stable because records are
+ *  never deleted, and a hash collision cannot hide a URL. */
+const ENQUEUE = `
+local now, room = tonumber(ARGV[1]), tonumber(ARGV[2])
+local added, dups, dropped = 0, 0, 0
+for i = 3, #ARGV, 8 do
+  local h, url, job = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  local p, dp, nb, force, q = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5]), ARGV[i + 6] == '1', tonumber(ARGV[i + 7])
+  local id, r, n = h, get(h), 0
+  while r and not (r.u == url and r.j == job) do n = n + 1 id = h .. '~' .. n r = get(id) end
+  if r then
+    if force and (r.s == 'f' or r.s == 'x') then
+      if r.s == 'f' then redis.call('HINCRBY', M, 'done', -1) else redis.call('ZREM', X, id) end
+      r.da = nil r.dr = nil r.err = nil r.p = p r.dp = dp r.a = 0 r.g = r.g + 1
+      pend(id, r, nb, q, now) added = added + 1 room = room - 1
+    else dups = dups + 1 end
+  elseif not force and room <= 0 then dropped = dropped + 1
+  else
+    pend(id, {u = url, j = job, p = p, dp = dp, a = 0, g = 0, c = q}, nb, q, now)
+    added = added + 1 room = room - 1
+  end
+end
+return {added, dups, dropped, snapshot(added > 0)}
+`;
+
+/** ARGV: now, max. The best max ready entries (suffix, score, ...) after refreshing. */
+const PEEK = `
+local changed = refresh(tonumber(ARGV[1]))
+return {redis.call('ZRANGE', R, 0, tonumber(ARGV[2]) - 1, 'WITHSCORES'), snapshot(changed)}
+`;
+
+/** ARGV: now, count, maxScore, expiresAt, owner, token prefix. Leases up to count ready
+ *  tasks scoring <= maxScore (so a contended call never takes worse tasks than planned). */
+const LEASE = `
+local now, exp = tonumber(ARGV[1]), tonumber(ARGV[4])
+local changed = refresh(now)
+local picked = redis.call('ZRANGEBYSCORE', R, '-inf', ARGV[3], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
+local out = {}
+for i = 1, #picked, 2 do
+  local id = picked[i]
+  local r = get(id)
+  redis.call('ZREM', R, id) redis.call('ZADD', L, exp, id) count(r.p, -1)
+  r.s = 'l' r.k = ARGV[6] .. ':' .. ((i + 1) / 2) r.o = ARGV[5] r.e = exp put(id, r)
+  out[#out + 1] = task(id, r, picked[i + 1])
+end
+return {out, snapshot(changed or #out > 0)}
+`;
+
+/** ARGV: now, id, token, recrawlAt or '', seq. */
+const ACK = `
+local now, id = tonumber(ARGV[1]), ARGV[2]
+local r = leased(id, ARGV[3])
+if not r then return {0, snapshot(false)} end
+unlease(id, r)
+if ARGV[4] ~= '' then r.g = r.g + 1 r.a = 0 r.err = nil pend(id, r, tonumber(ARGV[4]), tonumber(ARGV[5]), now)
+else r.s = 'f' redis.call('HINCRBY', M, 'done', 1) put(id, r) end
+return {1, snapshot(true)}
+`;
+
+/** ARGV: now, id, token, at, reason, charge (0/1), seq. */
+const RETRY = `
+local id = ARGV[2]
+local r = leased(id, ARGV[3])
+if not r then return {0, snapshot(false)} end
+unlease(id, r)
+r.a = r.a + tonumber(ARGV[6]) r.err = ARGV[5]
+pend(id, r, tonumber(ARGV[4]), tonumber(ARGV[7]), tonumber(ARGV[1]))
+return {1, snapshot(true)}
+`;
+
+/** ARGV: now, id, token, reason. */
+const DEAD = `
+local now, id = tonumber(ARGV[1]), ARGV[2]
+local r = leased(id, ARGV[3])
+if not r then return {0, snapshot(false)} end
+unlease(id, r)
+r.a = r.a + 1 r.err = ARGV[4] r.s = 'x' r.da = now r.dr = ARGV[4]
+redis.call('ZADD', X, now, id) put(id, r)
+return {1, snapshot(true)}
+`;
+
+/** ARGV: now, jobId or '', then pairs (suffix, seq). Same generation, attempts 0, ready now. */
+const REDRIVE = `
+local now, job, moved = tonumber(ARGV[1]), ARGV[2], 0
+for i = 3, #ARGV, 2 do
+  local id = ARGV[i]
+  local r = get(id)
+  if r and r.s == 'x' and (job == '' or r.j == job) then
+    redis.call('ZREM', X, id) r.da = nil r.dr = nil r.a = 0
+    pend(id, r, now, tonumber(ARGV[i + 1]), now) moved = moved + 1
+  end
+end
+return {moved, snapshot(moved > 0)}
+`;
+
+/** Leased tasks of the host, expired ones included (reclaimed only by lease()). */
+const LIST_LEASED = `
+local out = {}
+for _, id in ipairs(redis.call('ZRANGE', L, 0, -1)) do out[#out + 1] = task(id, get(id)) end
+return out
+`;
+
+/** ARGV: max, jobId or ''. Dead tasks in dead order: {suffix, url, job, p, depth, attempts, reason, deadAt, c}. */
+const LIST_DEAD = `
+local max, job, out = tonumber(ARGV[1]), ARGV[2], {}
+for _, id in ipairs(redis.call('ZRANGE', X, 0, -1)) do
+  if #out >= max then break end
+  local r = get(id)
+  if job == '' or r.j == job then out[#out + 1] = {id, r.u, r.j, r.p, r.dp, r.a, r.dr, r.da, r.c} end
+end
+return out
+`;
+
+const SNAPSHOT = 'return snapshot(false)';
+
+/** Global slot. KEYS: snap, totals, ready index, due index, dead hosts, leased hosts.
+ *  ARGV: host, then a host snapshot. Applies it unless a newer version was already
+ *  applied, so snapshots arriving out of order (two daemons, one host) converge on the
+ *  latest host state, and totals stay the sum of the applied snapshots. */
+export const PUBLISH = `
+local host, v = ARGV[1], tonumber(ARGV[2])
+local new = {v = v, n = tonumber(ARGV[5]), l = tonumber(ARGV[6]), f = tonumber(ARGV[7]), x = tonumber(ARGV[8]), p = {}}
+for i = 9, #ARGV, 2 do new.p[ARGV[i]] = tonumber(ARGV[i + 1]) end
+local raw = redis.call('HGET', KEYS[1], host)
+local old = {v = -1, n = 0, l = 0, f = 0, x = 0, p = {}}
+if raw then old = cmsgpack.unpack(raw) end
+if v < old.v then return 0 end
+local function bump(field, d)
+  if d ~= 0 and redis.call('HINCRBY', KEYS[2], field, d) == 0 and string.sub(field, 1, 2) == 'p:' then
+    redis.call('HDEL', KEYS[2], field)
+  end
+end
+for _, k in ipairs({'n', 'l', 'f', 'x'}) do bump(k, new[k] - old[k]) end
+for p, c in pairs(new.p) do bump('p:' .. p, c - (old.p[p] or 0)) end
+for p, c in pairs(old.p) do if new.p[p] == nil then bump('p:' .. p, -c) end end
+redis.call('HSET', KEYS[1], host, cmsgpack.pack(new))
+if ARGV[3] ~= '' then redis.call('ZADD', KEYS[3], ARGV[3], host) else redis.call('ZREM', KEYS[3], host) end
+if ARGV[4] ~= '' then redis.call('ZADD', KEYS[4], ARGV[4], host) else redis.call('ZREM', KEYS[4], host) end
+if new.x > 0 then redis.call('SADD', KEYS[5], host) else redis.call('SREM', KEYS[5], host) end
+if new.l > 0 then redis.call('SADD', KEYS[6], host) else redis.call('SREM', KEYS[6], host) end
+return 1
+`;
+
+export const HOST_SCRIPTS = {
+  crawldEnqueue: ENQUEUE,
+  crawldPeek: PEEK,
+  crawldLease: LEASE,
+  crawldAck: ACK,
+  crawldRetry: RETRY,
+  crawldDead: DEAD,
+  crawldRedrive: REDRIVE,
+  crawldListLeased: LIST_LEASED,
+  crawldListDead: LIST_DEAD,
+  crawldSnapshot: SNAPSHOT,
+} as const;
+
+export type HostScript = keyof typeof HOST_SCRIPTS;
+
+export function hostScriptSource(name: HostScript): string {
+  return PRELUDE + HOST_SCRIPTS[name];
+}

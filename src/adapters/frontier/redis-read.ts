@@ -1,0 +1,121 @@
+/**
+ * The read side of the Redis frontier (stats, nextReadyAt, listLeased, listDead) and
+ * repair(): functions over a client and the key layout, kept apart from the write path.
+ */
+import type { Redis } from 'ioredis';
+import type { DeadLetter, FrontierStats, Task } from '../../ports/frontier.js';
+import { execAll, script } from './redis-client.js';
+import { type DeadRow, lastSnapshot, type Snapshot, toDeadRow, toTaskRow } from './redis-codec.js';
+import type { RedisKeys } from './redis-keys.js';
+
+export function publish(target: Parameters<typeof script>[0], keys: RedisKeys, host: string, snap: Snapshot) {
+  return script(target, 'crawldPublish', keys.globalPublishList(), [host, ...snap]);
+}
+
+/**
+ * Counts come from the published totals (one HGETALL). `delayed` depends on the time of
+ * the question, so it is counted per host, only over hosts in the due index (hosts with
+ * delayed or leased tasks).
+ */
+export async function readStats(client: Redis, keys: RedisKeys, now: number): Promise<FrontierStats> {
+  const g = keys.global;
+  const [totals, dueHosts] = (await execAll(client.pipeline().hgetall(g.totals).zrange(g.due, 0, -1))) as [
+    Record<string, string>,
+    string[],
+  ];
+  let delayed = 0;
+  if (dueHosts.length > 0) {
+    const pipe = client.pipeline();
+    for (const host of dueHosts) pipe.zcount(keys.host(host).delayed, `(${now}`, '+inf');
+    for (const n of await execAll(pipe)) delayed += Number(n);
+  }
+  const byPriority = Object.entries(totals)
+    .filter(([k, v]) => k.startsWith('p:') && Number(v) !== 0)
+    .map(([k, v]) => [Number(k.slice(2)), Number(v)] as const)
+    .sort((a, b) => a[0] - b[0]);
+  const count = (field: string) => Number(totals[field] ?? 0);
+  return {
+    pending: count('n'),
+    delayed,
+    leased: count('l'),
+    done: count('f'),
+    dead: count('x'),
+    pendingByPriority: Object.fromEntries(byPriority.map(([p, n]) => [String(p), n])),
+  };
+}
+
+/** Now when some host has ready work, else the earliest due time (delayed task or lease expiry). */
+export async function readNextReadyAt(
+  client: Redis,
+  keys: RedisKeys,
+  now: number,
+): Promise<number | undefined> {
+  const g = keys.global;
+  const [ready, due] = (await execAll(
+    client.pipeline().zcard(g.ready).zrange(g.due, 0, 0, 'WITHSCORES'),
+  )) as [number, string[]];
+  if (ready > 0) return now;
+  return due[1] === undefined ? undefined : Number(due[1]);
+}
+
+export async function readLeased(client: Redis, keys: RedisKeys): Promise<Task[]> {
+  const hosts = await client.smembers(keys.global.leasedHosts);
+  if (hosts.length === 0) return [];
+  const pipe = client.pipeline();
+  for (const host of hosts) script(pipe, 'crawldListLeased', keys.hostList(host), []);
+  const replies = await execAll(pipe);
+  const rows = replies.flatMap((reply, i) => (reply as unknown[]).map((row) => toTaskRow(hosts[i]!, row)));
+  // Insertion order, like the other adapters' id order.
+  rows.sort((a, b) => a.created - b.created);
+  return rows.map((r) => r.task);
+}
+
+/** Dead letters of every host holding some, merged in dead order (deadAt, then insertion). */
+export async function readDead(
+  client: Redis,
+  keys: RedisKeys,
+  options: { limit?: number; offset?: number; jobId?: string } = {},
+): Promise<DeadLetter[]> {
+  const hosts = await client.smembers(keys.global.deadHosts);
+  if (hosts.length === 0) return [];
+  const offset = options.offset ?? 0;
+  const want = options.limit === undefined ? -1 : offset + options.limit;
+  const pipe = client.pipeline();
+  // Each host needs to return at most offset + limit rows for the merged page to be exact.
+  for (const host of hosts)
+    script(pipe, 'crawldListDead', keys.hostList(host), [want < 0 ? 2 ** 31 : want, options.jobId ?? '']);
+  const replies = await execAll(pipe);
+  const rows: DeadRow[] = replies.flatMap((reply, i) =>
+    (reply as unknown[]).map((row) => toDeadRow(hosts[i]!, row)),
+  );
+  rows.sort((a, b) => a.dead.deadAt - b.dead.deadAt || a.created - b.created);
+  return rows.slice(offset, want < 0 ? undefined : want).map((r) => r.dead);
+}
+
+/**
+ * Republishes every host's snapshot: rebuilds the global indexes and totals after a client
+ * died between a host script and its PUBLISH (the only window in which they can go stale).
+ * O(hosts ever enqueued), in chunks; run at open() and on demand.
+ */
+export async function repairIndexes(client: Redis, keys: RedisKeys, chunk = 500): Promise<number> {
+  let cursor = '0';
+  let hosts = 0;
+  do {
+    const [next, batch] = await client.sscan(keys.global.hosts, cursor, 'COUNT', chunk);
+    cursor = next;
+    if (batch.length === 0) continue;
+    const pipe = client.pipeline();
+    for (const host of batch) script(pipe, 'crawldSnapshot', keys.hostList(host), []);
+    const snaps = await execAll(pipe);
+    const pub = client.pipeline();
+    for (const [i, host] of batch.entries()) publish(pub, keys, host, lastSnapshotOf(snaps[i]));
+    await execAll(pub);
+    hosts += batch.length;
+  } while (cursor !== '0');
+  return hosts;
+}
+
+/** SNAPSHOT returns the bare snapshot, not wrapped like the other scripts' replies. */
+function lastSnapshotOf(reply: unknown): Snapshot {
+  return lastSnapshot([reply]);
+}

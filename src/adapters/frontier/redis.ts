@@ -1,0 +1,310 @@
+/**
+ * Frontier on Redis, shared by several daemons. Each host's queues live under the hash tag
+ * `{host}` and every change to a host is one Lua script on that slot (atomic); a second
+ * script on the global slot publishes the host's new counts and index scores (versioned,
+ * so out-of-order publishes converge). Layout, costs and failure behaviour: docs/redis.md.
+ *
+ * Deviations from the single-store adapters, all documented there: an enqueue batch is
+ * atomic per host, not as a whole; maxPending is checked against a global counter read
+ * before the batch (approximate under concurrent enqueues); priorities must lie in
+ * [-2048, 2047].
+ */
+import { createHash } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Clock } from '../../core/clock.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import type {
+  AckOptions,
+  DeadLetter,
+  EnqueueRequest,
+  EnqueueResult,
+  Frontier,
+  FrontierStats,
+  LeaseOptions,
+  RetryOptions,
+  Task,
+} from '../../ports/frontier.js';
+import {
+  checkLeaseOptions,
+  checkMaxPending,
+  notOpenError,
+  type PreparedRequest,
+  prepareRequests,
+} from './common.js';
+import {
+  clientOptions,
+  defineFrontierScripts,
+  execAll,
+  mapRedisError,
+  type ScriptArg,
+  script,
+} from './redis-client.js';
+import { lastSnapshot, type Snapshot } from './redis-codec.js';
+import { PRIORITY_MAX, PRIORITY_MIN, RedisKeys, SEQ_LIMIT, splitTaskId } from './redis-keys.js';
+import { leaseTasks } from './redis-lease.js';
+import { publish, readDead, readLeased, readNextReadyAt, readStats, repairIndexes } from './redis-read.js';
+
+export interface RedisFrontierOptions {
+  /** redis://[:password@]host:port[/db]. The adapter creates the client and quits it on close(). */
+  url?: string;
+  /** Or an ioredis client owned by the caller (close() leaves it connected). One of url / client. */
+  client?: Redis;
+  clock: Clock;
+  /** Bound on pending tasks across all daemons sharing the prefix; unbounded when omitted. */
+  maxPending?: number;
+  /** Namespace of every key: several frontiers can share one Redis. @default 'crawld' */
+  keyPrefix?: string;
+  /** Called with each connection error of a client the adapter created (for logging). */
+  onConnectionError?: (err: unknown) => void;
+  /** Ready hosts lease() reads from the index per call (excluded hosts count). @default 1000 */
+  leaseScanHosts?: number;
+}
+
+export class RedisFrontier implements Frontier {
+  readonly #options: RedisFrontierOptions;
+  readonly #clock: Clock;
+  readonly #maxPending: number;
+  readonly #keys: RedisKeys;
+  readonly #scanHosts: number;
+  #client: Redis | undefined;
+
+  constructor(options: RedisFrontierOptions) {
+    if ((options.url === undefined) === (options.client === undefined))
+      throw new InvalidArgumentError('RedisFrontier needs exactly one of url and client');
+    this.#options = options;
+    this.#clock = options.clock;
+    this.#maxPending = checkMaxPending(options.maxPending);
+    this.#keys = new RedisKeys(options.keyPrefix ?? 'crawld');
+    this.#scanHosts = options.leaseScanHosts ?? 1000;
+  }
+
+  async open(): Promise<void> {
+    if (this.#client) return;
+    const owned = this.#options.client === undefined;
+    const client = this.#options.client ?? new Redis(this.#options.url!, clientOptions);
+    // Connection errors surface on the commands (RedisUnavailableError); without a
+    // listener ioredis would also print each reconnect failure as an unhandled event.
+    if (owned) client.on('error', (err: unknown) => this.#options.onConnectionError?.(err));
+    try {
+      if (client.status === 'wait') await client.connect();
+      defineFrontierScripts(client);
+      await repairIndexes(client, this.#keys);
+    } catch (err) {
+      if (!this.#options.client) client.disconnect();
+      throw mapRedisError(err);
+    }
+    this.#client = client;
+  }
+
+  async close(): Promise<void> {
+    const client = this.#client;
+    this.#client = undefined;
+    if (client && !this.#options.client) await client.quit().catch(() => client.disconnect());
+  }
+
+  /** Rebuilds the global indexes and totals from the per-host state; returns the hosts visited. */
+  repair(): Promise<number> {
+    return this.#run((c) => repairIndexes(c, this.#keys));
+  }
+
+  async enqueue(requests: readonly EnqueueRequest[]): Promise<EnqueueResult> {
+    const c = this.#conn();
+    const now = this.#clock.now();
+    const prepared = prepareRequests(requests, now);
+    for (const r of prepared) {
+      if (r.priority < PRIORITY_MIN || r.priority > PRIORITY_MAX)
+        throw new InvalidArgumentError(
+          `priority must be in [${PRIORITY_MIN}, ${PRIORITY_MAX}], got ${r.priority}`,
+        );
+    }
+    if (prepared.length === 0) return { added: 0, duplicates: 0, dropped: 0 };
+    return this.#run(async () => {
+      const g = this.#keys.global;
+      const byHost = groupByHost(prepared);
+      const [end, pending] = await execAll(
+        c
+          .pipeline()
+          .incrby(g.seq, prepared.length)
+          .hget(g.totals, 'n')
+          .sadd(g.hosts, ...byHost.keys()),
+      );
+      let seq = this.#checkSeq(Number(end)) - prepared.length + 1;
+      const argsOf = new Map<string, ScriptArg[]>();
+      for (const [host, rs] of byHost) {
+        argsOf.set(
+          host,
+          rs.flatMap((r) => [
+            hashOf(r),
+            r.url,
+            r.jobId,
+            r.priority,
+            r.depth,
+            r.notBefore,
+            r.force ? 1 : 0,
+            seq++,
+          ]),
+        );
+      }
+      let room = this.#maxPending - Number(pending ?? 0);
+      const replies = new Map<string, unknown[]>();
+      if (room >= prepared.length) {
+        // Nothing can be dropped: every host in one round trip.
+        const pipe = c.pipeline();
+        for (const [host, args] of argsOf)
+          script(pipe, 'crawldEnqueue', this.#keys.hostList(host), [now, prepared.length, ...args]);
+        const out = await execAll(pipe);
+        for (const [i, host] of [...argsOf.keys()].entries()) replies.set(host, out[i] as unknown[]);
+      } else {
+        // Near the bound: host by host, each told the room the previous ones left.
+        for (const [host, args] of argsOf) {
+          const reply = (await script(c, 'crawldEnqueue', this.#keys.hostList(host), [
+            now,
+            Math.max(0, room),
+            ...args,
+          ])) as unknown[];
+          room -= Number(reply[0]);
+          replies.set(host, reply);
+        }
+      }
+      await this.#publishAll([...replies].map(([host, reply]) => [host, lastSnapshot(reply)]));
+      const sum = (i: number) => [...replies.values()].reduce((n, r) => n + Number(r[i]), 0);
+      return { added: sum(0), duplicates: sum(1), dropped: sum(2) };
+    });
+  }
+
+  async lease(options: LeaseOptions): Promise<Task[]> {
+    this.#conn();
+    checkLeaseOptions(options);
+    if (options.max === 0) return [];
+    return this.#run((c) => leaseTasks(c, this.#keys, this.#clock.now(), options, this.#scanHosts));
+  }
+
+  async ack(task: Task, options?: AckOptions): Promise<boolean> {
+    const recrawl = options?.recrawlAt;
+    return this.#onLeased(task, recrawl !== undefined, (now, seq) => [
+      'crawldAck',
+      [now, recrawl ?? '', seq],
+    ]);
+  }
+
+  async retry(task: Task, options: RetryOptions): Promise<boolean> {
+    return this.#onLeased(task, true, (now, seq) => [
+      'crawldRetry',
+      [now, options.at, options.reason, options.chargeAttempt ? 1 : 0, seq],
+    ]);
+  }
+
+  async deadLetter(task: Task, reason: string): Promise<boolean> {
+    return this.#onLeased(task, false, (now) => ['crawldDead', [now, reason]]);
+  }
+
+  async stats(): Promise<FrontierStats> {
+    const c = this.#conn();
+    return this.#run(() => readStats(c, this.#keys, this.#clock.now()));
+  }
+
+  async nextReadyAt(): Promise<number | undefined> {
+    const c = this.#conn();
+    return this.#run(() => readNextReadyAt(c, this.#keys, this.#clock.now()));
+  }
+
+  async listLeased(): Promise<Task[]> {
+    const c = this.#conn();
+    return this.#run(() => readLeased(c, this.#keys));
+  }
+
+  async listDead(options?: { limit?: number; offset?: number; jobId?: string }): Promise<DeadLetter[]> {
+    const c = this.#conn();
+    return this.#run(() => readDead(c, this.#keys, options));
+  }
+
+  async redrive(options?: { ids?: readonly string[]; jobId?: string }): Promise<number> {
+    const c = this.#conn();
+    return this.#run(async () => {
+      // Without ids: every dead task in dead order, so FIFO seqs follow that order.
+      const ids = options?.ids ?? (await readDead(c, this.#keys, { jobId: options?.jobId })).map((d) => d.id);
+      const byHost = new Map<string, string[]>();
+      for (const id of ids) {
+        const parts = splitTaskId(id);
+        if (!parts) continue;
+        const list = byHost.get(parts.host);
+        if (list) list.push(parts.suffix);
+        else byHost.set(parts.host, [parts.suffix]);
+      }
+      if (byHost.size === 0) return 0;
+      const total = [...byHost.values()].reduce((n, s) => n + s.length, 0);
+      let seq = this.#checkSeq(await c.incrby(this.#keys.global.seq, total)) - total + 1;
+      const now = this.#clock.now();
+      const pipe = c.pipeline();
+      for (const [host, suffixes] of byHost) {
+        const args = suffixes.flatMap((s) => [s, seq++]);
+        script(pipe, 'crawldRedrive', this.#keys.hostList(host), [now, options?.jobId ?? '', ...args]);
+      }
+      const out = (await execAll(pipe)) as unknown[][];
+      await this.#publishAll([...byHost.keys()].map((host, i) => [host, lastSnapshot(out[i])]));
+      return out.reduce((n, r) => n + Number(r[0]), 0);
+    });
+  }
+
+  /** ack / retry / deadLetter: one host script on the task's slot, then its publish. */
+  async #onLeased(
+    task: Task,
+    needsSeq: boolean,
+    call: (now: number, seq: number) => [string, ScriptArg[]],
+  ): Promise<boolean> {
+    const c = this.#conn();
+    const parts = splitTaskId(task.id);
+    if (!parts) return false;
+    return this.#run(async () => {
+      const seq = needsSeq ? this.#checkSeq(await c.incr(this.#keys.global.seq)) : 0;
+      const now = this.#clock.now();
+      const [name, rest] = call(now, seq);
+      const [first, ...tail] = rest;
+      const args = [first!, parts.suffix, task.leaseToken, ...tail];
+      const reply = (await script(c, name, this.#keys.hostList(parts.host), args)) as unknown[];
+      if (Number(reply[0]) === 0) return false;
+      await this.#publishAll([[parts.host, lastSnapshot(reply)]]);
+      return true;
+    });
+  }
+
+  async #publishAll(snaps: readonly (readonly [string, Snapshot])[]): Promise<void> {
+    if (snaps.length === 0) return;
+    const pipe = this.#conn().pipeline();
+    for (const [host, snap] of snaps) publish(pipe, this.#keys, host, snap);
+    await execAll(pipe);
+  }
+
+  #checkSeq(end: number): number {
+    if (end >= SEQ_LIMIT) throw new InvalidArgumentError(`frontier sequence exhausted (${end} >= 2^41)`);
+    return end;
+  }
+
+  #conn(): Redis {
+    if (!this.#client) throw notOpenError();
+    return this.#client;
+  }
+
+  async #run<T>(fn: (c: Redis) => Promise<T>): Promise<T> {
+    try {
+      return await fn(this.#conn());
+    } catch (err) {
+      throw mapRedisError(err);
+    }
+  }
+}
+
+function groupByHost(prepared: readonly PreparedRequest[]): Map<string, PreparedRequest[]> {
+  const byHost = new Map<string, PreparedRequest[]>();
+  for (const r of prepared) {
+    const list = byHost.get(r.host);
+    if (list) list.push(r);
+    else byHost.set(r.host, [r]);
+  }
+  return byHost;
+}
+
+/** 64 bits of SHA-1 over (job, url): short, and collisions are resolved by probing in Lua. */
+function hashOf(r: PreparedRequest): string {
+  return createHash('sha1').update(`${r.jobId}\n${r.url}`).digest('hex').slice(0, 16);
+}

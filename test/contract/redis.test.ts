@@ -1,0 +1,106 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisFrontier } from '../../src/adapters/frontier/redis.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { frontierContract } from './frontier-contract.js';
+import { lease, paths, req, url } from './frontier-contract-helpers.js';
+
+let server: RedisServer;
+let admin: Redis;
+
+beforeAll(async () => {
+  server = await startRedis();
+  admin = new Redis(server.url);
+});
+afterAll(async () => {
+  await admin?.quit();
+  await server?.stop();
+});
+
+// Each case gets an empty database; cases run one after another within this file.
+frontierContract('redis', async (clock, opts) => {
+  await admin.flushdb();
+  const frontier = new RedisFrontier({ url: server.url, clock, ...opts });
+  return { frontier, cleanup: () => frontier.close() };
+});
+
+describe('redis frontier specifics', () => {
+  const open: RedisFrontier[] = [];
+  const make = async (clock: FakeClock) => {
+    const f = new RedisFrontier({ url: server.url, clock });
+    open.push(f);
+    await f.open();
+    return f;
+  };
+  const cleanup = async () => {
+    for (const f of open.splice(0)) await f.close();
+  };
+
+  it('lets two instances share the queue: dedupe, FIFO across hosts and counters stay consistent', async () => {
+    await admin.flushdb();
+    const clock = new FakeClock();
+    const a = await make(clock);
+    const b = await make(clock);
+    await a.enqueue([req('x'), req('h1', { url: url('h1', 'other.example') })]);
+    expect(await b.enqueue([req('x'), req('y')])).toEqual({ added: 1, duplicates: 1, dropped: 0 });
+    const [x, h1] = await lease(b, 2);
+    expect(paths([x!, h1!])).toEqual(['x', 'h1']);
+    await a.deadLetter(x!, 'http_404');
+    expect(await b.listDead()).toMatchObject([{ url: url('x'), reason: 'http_404' }]);
+    expect(await a.redrive()).toBe(1);
+    expect(await b.ack(h1!)).toBe(true);
+    expect(await a.stats()).toMatchObject({ pending: 2, leased: 0, done: 1, dead: 0 });
+    expect(paths(await lease(a))).toEqual(['y', 'x']);
+    await cleanup();
+  });
+
+  it('gives task ids of the form host|hash, stable per (job, url)', async () => {
+    await admin.flushdb();
+    const f = await make(new FakeClock());
+    await f.enqueue([req('a')]);
+    const [t] = await lease(f);
+    expect(t?.id).toMatch(/^example\.com\|[0-9a-f]{16}$/);
+    await f.ack(t!);
+    await f.enqueue([req('a', { force: true })]);
+    expect((await lease(f))[0]?.id).toBe(t?.id);
+    await cleanup();
+  });
+
+  it('returns the leases of a dead instance to the queue after the visibility timeout', async () => {
+    await admin.flushdb();
+    const clock = new FakeClock();
+    const dying = await make(clock);
+    await dying.enqueue([req('a'), req('b', { url: url('b', 'b.example') })]);
+    expect(await lease(dying, 2, { leaseMs: 1_000 })).toHaveLength(2);
+    await dying.close(); // never acks
+    const survivor = await make(clock);
+    expect(await lease(survivor)).toEqual([]);
+    expect(await survivor.nextReadyAt()).toBe(clock.now() + 1_000);
+    clock.advance(1_000);
+    expect(paths(await lease(survivor))).toEqual(['a', 'b']);
+    await cleanup();
+  });
+
+  it('rebuilds the global indexes from per-host state (repair after a crash between scripts)', async () => {
+    await admin.flushdb();
+    const clock = new FakeClock();
+    const f = await make(clock);
+    await f.enqueue([req('a'), req('b', { url: url('b', 'b.example'), priority: 1 })]);
+    // Simulate a client that died after its host scripts but before PUBLISH.
+    await admin.del('{crawld}:ready', '{crawld}:totals', '{crawld}:snap', '{crawld}:due');
+    expect(await f.stats()).toMatchObject({ pending: 0 });
+    expect(await f.repair()).toBe(2);
+    expect(await f.stats()).toMatchObject({ pending: 2, pendingByPriority: { '0': 1, '1': 1 } });
+    expect(paths(await lease(f))).toEqual(['a', 'b']);
+    await cleanup();
+  });
+
+  it('refuses priorities outside [-2048, 2047] before writing anything', async () => {
+    await admin.flushdb();
+    const f = await make(new FakeClock());
+    await expect(f.enqueue([req('a'), req('b', { priority: 5000 })])).rejects.toThrow(/priority/);
+    expect((await f.stats()).pending).toBe(0);
+    await cleanup();
+  });
+});

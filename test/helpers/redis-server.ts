@@ -1,0 +1,110 @@
+/**
+ * Starts a throwaway redis-server on 127.0.0.1 for a test file. A missing binary is a
+ * failure, never a skip: a green run must mean the Redis adapters ran against real Redis.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './prom-tools.js';
+
+export interface RedisServer {
+  readonly url: string;
+  readonly port: number;
+  /** Graceful shutdown (SIGTERM: with appendonly the AOF is flushed), then removes the data dir. */
+  stop(): Promise<void>;
+  /** stop() without removing the data dir, then the same server on the same port again. */
+  restart(): Promise<void>;
+  /** The two halves of restart(), to act while the server is down. */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+}
+
+export interface StartRedisOptions {
+  /** appendonly yes with a private --dir, so restart() keeps the data. @default false */
+  readonly persistent?: boolean;
+}
+
+const BIN = 'redis-server';
+
+export function requireRedisServer(): void {
+  const r = spawnSync(BIN, ['--version'], { encoding: 'utf8' });
+  if (r.error || r.status !== 0) {
+    throw new Error(
+      `${BIN} is not installed (${r.error?.message ?? `exit ${r.status}`}): ` +
+        'run scripts/setup-test-env.sh, which installs the Debian package redis-server',
+    );
+  }
+}
+
+export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
+  requireRedisServer();
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'crawld-redis-'));
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--daemonize', 'no'];
+  args.push('--dir', dir, '--appendonly', options.persistent ? 'yes' : 'no');
+  let child = await launch(args, port);
+
+  const halt = async () => {
+    const proc = child;
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    proc.kill('SIGTERM');
+    await exited;
+  };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop: async () => {
+      await halt();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    restart: async () => {
+      await halt();
+      child = await launch(args, port);
+    },
+    pause: halt,
+    resume: async () => {
+      child = await launch(args, port);
+    },
+  };
+}
+
+async function launch(args: string[], port: number): Promise<ChildProcess> {
+  const child = spawn(BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (b: Buffer) => {
+    output = (output + b.toString()).slice(-4000);
+  });
+  child.stderr?.on('data', (b: Buffer) => {
+    output = (output + b.toString()).slice(-4000);
+  });
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}:\n${output}`);
+    if (await answersPing(port)) return child;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`redis-server did not answer PING on port ${port} within 10 s:\n${output}`);
+}
+
+/** True once the server answers PING with PONG (not LOADING: an AOF is read before serving). */
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    let reply = '';
+    socket.setTimeout(500, () => socket.destroy());
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (b) => {
+      reply += b.toString();
+      if (reply.includes('\r\n')) {
+        socket.end();
+        resolve(reply.startsWith('+PONG'));
+      }
+    });
+    socket.on('error', () => resolve(false));
+    socket.on('close', () => resolve(reply.startsWith('+PONG')));
+  });
+}
