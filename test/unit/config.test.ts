@@ -16,7 +16,7 @@ describe('config', () => {
   it('fills every default from an empty file', () => {
     const c = parseConfigText('');
     expect(c.dataDir).toBe('./data');
-    expect(c.http).toEqual({ host: '127.0.0.1', port: null });
+    expect(c.http).toEqual({ host: '127.0.0.1', port: null, maxBodyBytes: 1_048_576 });
     expect(c.frontier.kind).toBe('sqlite');
     expect(c.fetch.allowPrivateNetworks).toBe(false);
     expect(c.sinks).toEqual([{ kind: 'jsonl' }]);
