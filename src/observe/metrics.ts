@@ -81,7 +81,7 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
   const pages = new Counter({
     name: 'crawld_pages_total',
     help: 'Tasks that ended: ok (record written), failed (dead-lettered), skipped.',
-    labelNames: ['job', 'result'],
+    labelNames: ['crawl_job', 'result'],
     registers: r,
   });
   const retries = new Counter({
@@ -117,13 +117,13 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
   const items = new Counter({
     name: 'crawld_items_extracted_total',
     help: 'Fields extracted.',
-    labelNames: ['job'],
+    labelNames: ['crawl_job'],
     registers: r,
   });
   const extractErrors = new Counter({
     name: 'crawld_extraction_errors_total',
     help: 'Field extraction problems (missing required field, regex or number mismatch).',
-    labelNames: ['job'],
+    labelNames: ['crawl_job'],
     registers: r,
   });
   const sinkWrites = new Counter({
@@ -147,7 +147,7 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
   const changes = new Counter({
     name: 'crawld_changes_total',
     help: 'Pages whose extracted fields changed since their previous crawl.',
-    labelNames: ['job'],
+    labelNames: ['crawl_job'],
     registers: r,
   });
   const internalErrors = new Counter({
@@ -267,17 +267,17 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
   });
   events.on('fetchError', (e) => fetchErrors.inc({ host: hosts.observe(e.host), reason: e.reason }));
   events.on('pageDone', (e) => {
-    pages.inc({ job: e.jobId, result: 'ok' });
-    items.inc({ job: e.jobId }, e.fields);
-    if (e.extractErrors > 0) extractErrors.inc({ job: e.jobId }, e.extractErrors);
+    pages.inc({ crawl_job: e.jobId, result: 'ok' });
+    items.inc({ crawl_job: e.jobId }, e.fields);
+    if (e.extractErrors > 0) extractErrors.inc({ crawl_job: e.jobId }, e.extractErrors);
   });
   events.on('retry', (e) => retries.inc({ reason: e.reason }));
   events.on('deadLettered', (e) => {
-    pages.inc({ job: e.jobId, result: 'failed' });
+    pages.inc({ crawl_job: e.jobId, result: 'failed' });
     deadLetters.inc({ reason: e.reason });
   });
   events.on('skipped', (e) => {
-    pages.inc({ job: e.jobId, result: 'skipped' });
+    pages.inc({ crawl_job: e.jobId, result: 'skipped' });
     skipped.inc({ reason: e.reason });
   });
   events.on('deferred', (e) => deferred.inc({ reason: e.reason }));
@@ -293,7 +293,7 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
     throttled.inc({ host: hosts.label(e.host), reason: e.reason });
     throttledSeconds.inc({ reason: e.reason }, e.delayMs / 1000);
   });
-  events.on('change', (e) => changes.inc({ job: e.jobId }));
+  events.on('change', (e) => changes.inc({ crawl_job: e.jobId }));
 
   return { registry, hosts };
 }

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliProcess, countLines, startCli, tempDir, until } from '../helpers/cli.js';
+
+/** utime + stime of a process in clock ticks (USER_HZ, 100 on Linux). */
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/**
+ * A daemon with nothing to do must sleep: no polling loop, no timer spinning on an empty
+ * frontier. Measured as CPU time the process uses while idle, which a busy-wait would
+ * drive to a full core (100 ticks per second).
+ */
+describe.runIf(process.platform === 'linux')('idle daemon', () => {
+  let site: CliProcess;
+  let origin: string;
+
+  beforeAll(async () => {
+    site = startCli(['site', '--port', '0', '--pages', '200']);
+    origin = (await site.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+  });
+  afterAll(async () => {
+    site.child.kill('SIGTERM');
+    await site.exited;
+  });
+
+  it('uses almost no CPU once the crawl is done and it waits for work', async () => {
+    const dir = tempDir();
+    const daemon = startCli([
+      'crawl',
+      `${origin}/`,
+      '--data-dir',
+      dir,
+      '--allow-private-networks',
+      '--http-port',
+      '0',
+    ]);
+    try {
+      await until(() => countLines(join(dir, 'results.jsonl')) >= 200, 30_000);
+      // Let the tail of the crawl (flushes, last timers) settle before measuring.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(daemon.child.exitCode).toBeNull();
+      const pid = daemon.child.pid!;
+      const before = cpuTicks(pid);
+      const windowMs = 4000;
+      await new Promise((r) => setTimeout(r, windowMs));
+      const used = cpuTicks(pid) - before;
+      // 20 ticks = 200 ms of CPU in 4 s (5% of a core): room for GC and the metrics
+      // collectors, far below a busy-wait (400 ticks) or a 1 ms polling timer.
+      expect(used).toBeLessThanOrEqual(20);
+      expect(countLines(join(dir, 'results.jsonl'))).toBe(200);
+    } finally {
+      daemon.child.kill('SIGTERM');
+      await daemon.exited;
+    }
+  }, 60_000);
+});
