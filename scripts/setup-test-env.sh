@@ -22,6 +22,8 @@ missing=()
 for cmd in "${!PKG_FOR[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${PKG_FOR[$cmd]}")
 done
+# initdb is not on PATH in Debian: the PostgreSQL tests start a throwaway server from here.
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   $SUDO apt-get update -qq

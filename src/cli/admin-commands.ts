@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { RedisFrontier } from '../adapters/frontier/redis.js';
 import { SqliteFrontier } from '../adapters/frontier/sqlite.js';
 import { systemClock } from '../core/clock.js';
 import { CrawldError, InvalidArgumentError } from '../core/errors.js';
@@ -11,7 +12,7 @@ import { type DeadLetterView, deadLetterView, MAX_DLQ_LIMIT } from '../daemon/ad
 import { isHttpUrl } from '../daemon/config-schema.js';
 import { DataDirLockedError, lockDataDir } from '../daemon/data-dir-lock.js';
 import type { Frontier } from '../ports/frontier.js';
-import { intOpt, parse, strOpt, UsageError } from './args.js';
+import { intOpt, parse, redisUrlOpt, strOpt, UsageError } from './args.js';
 
 /** The API refused or could not be reached: a runtime failure (exit 1), not bad usage. */
 export class AdminApiError extends CrawldError {
@@ -142,9 +143,33 @@ async function withStoppedFrontier<T>(dir: string, fn: (f: Frontier) => Promise<
   }
 }
 
+/**
+ * A shared Redis frontier, used while its daemons run: listDead and redrive are atomic per
+ * host in Redis, so no lock is needed (and a daemon's data dir does not hold the frontier).
+ */
+async function withRedisFrontier<T>(
+  url: string,
+  keyPrefix: string | undefined,
+  fn: (f: Frontier) => Promise<T>,
+): Promise<T> {
+  const frontier = new RedisFrontier({
+    url,
+    clock: systemClock,
+    ...(keyPrefix !== undefined ? { keyPrefix } : {}),
+  });
+  await frontier.open();
+  try {
+    return await fn(frontier);
+  } finally {
+    await frontier.close();
+  }
+}
+
 const dlqOptions = {
   api: { type: 'string' },
   'data-dir': { type: 'string' },
+  frontier: { type: 'string' },
+  'key-prefix': { type: 'string' },
   'token-file': { type: 'string' },
   job: { type: 'string' },
   json: { type: 'boolean' },
@@ -179,18 +204,27 @@ export async function dlqCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(rest, dlqOptions);
   if (positionals.length > 0) throw new UsageError(`dlq ${sub}: unexpected argument '${positionals[0]}'`);
   const dataDir = strOpt(values['data-dir']);
-  if (dataDir !== undefined && values.api !== undefined)
-    throw new UsageError('dlq: give --api or --data-dir, not both');
+  const redisUrl = redisUrlOpt(values.frontier);
+  if ([dataDir, values.api, redisUrl].filter((v) => v !== undefined).length > 1)
+    throw new UsageError('dlq: give one of --api, --data-dir and --frontier');
+  const keyPrefix = strOpt(values['key-prefix']);
+  if (keyPrefix !== undefined && redisUrl === undefined)
+    throw new UsageError('dlq: --key-prefix is for --frontier redis://...');
+  // The stored frontier to work on directly, when not going through a daemon's API.
+  const direct =
+    redisUrl !== undefined
+      ? <T>(fn: (f: Frontier) => Promise<T>) => withRedisFrontier(redisUrl, keyPrefix, fn)
+      : dataDir !== undefined
+        ? <T>(fn: (f: Frontier) => Promise<T>) => withStoppedFrontier(dataDir, fn)
+        : undefined;
   const job = strOpt(values.job);
   if (sub === 'list') {
     if (values.id !== undefined) throw new UsageError('dlq list: --id is for redrive');
     const limit = intOpt(values.limit, 'limit', 1, MAX_DLQ_LIMIT) ?? 100;
     const offset = intOpt(values.offset, 'offset', 0) ?? 0;
     let items: DeadLetterView[];
-    if (dataDir !== undefined) {
-      const dead = await withStoppedFrontier(dataDir, (f) =>
-        f.listDead({ limit, offset, ...(job ? { jobId: job } : {}) }),
-      );
+    if (direct !== undefined) {
+      const dead = await direct((f) => f.listDead({ limit, offset, ...(job ? { jobId: job } : {}) }));
       items = dead.map(deadLetterView);
     } else {
       const q = new URLSearchParams({
@@ -211,8 +245,8 @@ export async function dlqCommand(argv: string[]): Promise<number> {
   const ids = Array.isArray(values.id) ? values.id.map(String) : undefined;
   const request = { ...(ids !== undefined ? { ids } : {}), ...(job !== undefined ? { job } : {}) };
   let redriven: number;
-  if (dataDir !== undefined) {
-    redriven = await withStoppedFrontier(dataDir, (f) =>
+  if (direct !== undefined) {
+    redriven = await direct((f) =>
       f.redrive({ ...(ids !== undefined ? { ids } : {}), ...(job !== undefined ? { jobId: job } : {}) }),
     );
   } else {

@@ -1,5 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { InvalidArgumentError } from '../core/errors.js';
+import { isRedisUrl } from '../daemon/config-schema.js';
+import { isPostgresUrl } from '../daemon/config-schema-io.js';
 
 /** Usage errors exit 2 like config errors: the operator typed something wrong. */
 export class UsageError extends InvalidArgumentError {
@@ -39,4 +41,26 @@ export function numOpt(value: unknown, name: string, min: number, max: number): 
 
 export function strOpt(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
+}
+
+/** --frontier: a shared Redis frontier, redis://HOST:PORT/DB (or rediss://). */
+export function redisUrlOpt(value: unknown, name = 'frontier'): string | undefined {
+  if (value === undefined) return undefined;
+  const url = String(value);
+  if (!isRedisUrl(url)) throw new UsageError(`--${name}: expected redis://HOST:PORT/DB, got '${url}'`);
+  return url;
+}
+
+/** --sink (repeatable): result sinks added to the config's, postgres://USER@HOST:PORT/DB for now. */
+export function sinkUrlsOpt(value: unknown): string[] {
+  const list = value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)];
+  for (const url of list) {
+    if (!isPostgresUrl(url)) {
+      // Only the scheme is echoed: the URL may hold a password.
+      throw new UsageError(
+        `--sink: expected postgres://USER@HOST:PORT/DB, got a '${url.split(':', 1)[0]}:' URL`,
+      );
+    }
+  }
+  return list;
 }

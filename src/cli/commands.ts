@@ -8,7 +8,7 @@ import {
 } from '../daemon/config.js';
 import { isHttpUrl } from '../daemon/config-schema.js';
 import { startDemoSite } from '../demo/site.js';
-import { intOpt, numOpt, parse, strOpt, UsageError } from './args.js';
+import { intOpt, numOpt, parse, redisUrlOpt, sinkUrlsOpt, strOpt, UsageError } from './args.js';
 import { runDaemon } from './run-daemon.js';
 
 const common = {
@@ -21,6 +21,8 @@ const common = {
   rate: { type: 'string' },
   'log-level': { type: 'string' },
   'no-progress': { type: 'boolean' },
+  frontier: { type: 'string' },
+  sink: { type: 'string', multiple: true },
 } as const;
 
 /** Applies the flags every crawling command shares on top of a config, then validates once. */
@@ -40,9 +42,33 @@ function applyCommon(input: ConfigInput, values: Record<string, unknown>): Crawl
       hosts: [{ hosts: '*', ratePerSec: rate }, ...(patch.rateLimits?.hosts ?? [])],
     };
   }
+  const frontierUrl = redisUrlOpt(values.frontier);
+  if (frontierUrl !== undefined) {
+    const { path: _sqliteOnly, ...rest } = patch.frontier ?? {};
+    patch.frontier = { ...rest, kind: 'redis', url: frontierUrl };
+  }
+  addSinks(patch, sinkUrlsOpt(values.sink));
   const level = strOpt(values['log-level']);
   if (level) patch.log = { level: level as 'info' };
   return validateConfig(patch);
+}
+
+/**
+ * --sink URL adds a PostgreSQL sink next to the configured ones (JSONL by default), with the
+ * table and batching of the config's first postgres sink if it has one; a URL the config
+ * already names is not added twice.
+ */
+function addSinks(patch: ConfigInput, urls: readonly string[]): void {
+  if (urls.length === 0) return;
+  const sinks = [...(patch.sinks ?? [{ kind: 'jsonl' as const }])];
+  const found = sinks.find((s) => s.kind === 'postgres');
+  // Its table and batching, but every job's records.
+  const template = found ? { ...found, jobs: undefined } : {};
+  for (const url of urls) {
+    if (sinks.some((s) => s.kind === 'postgres' && s.url === url)) continue;
+    sinks.push({ ...template, kind: 'postgres', url });
+  }
+  patch.sinks = sinks;
 }
 
 /** The config file's content, defaults not yet applied (flags override it). */

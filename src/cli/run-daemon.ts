@@ -5,6 +5,7 @@ import { resolveAdminToken } from '../daemon/admin-auth.js';
 import { createDaemonApp } from '../daemon/admin-routes.js';
 import type { CrawldConfig } from '../daemon/config.js';
 import { createDaemon, type Daemon, instanceIdOf } from '../daemon/daemon.js';
+import { describeSinks } from '../daemon/sink-factory.js';
 import { type HttpServerHandle, listen } from '../observe/http.js';
 import { createLogger, type Logger } from '../observe/logger.js';
 import { startProgress } from '../observe/progress.js';
@@ -38,11 +39,11 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
     stream: opts.logToStderr ? 'stderr' : 'stdout',
   });
   // Before createDaemon: a bad token file must fail before the data dir is locked.
-  const adminToken = resolveAdminToken(config.http);
+  let adminToken = resolveAdminToken(config.http);
   const daemon = await createDaemon(config, { once: opts.once, logger, clock });
   let http: HttpServerHandle | undefined;
   if (config.http.port !== null) {
-    const app = createDaemonApp(daemon, { clock, adminToken });
+    const app = createDaemonApp(daemon, { clock, adminToken: () => adminToken });
     http = await listen(app, config.http.host, config.http.port);
     logger.info('http server listening', { url: http.url });
   }
@@ -63,7 +64,10 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  const onHangup = () => void reloadOnHangup(daemon, logger, opts.reloadConfig);
+  const onHangup = () =>
+    void reloadOnHangup(daemon, logger, opts.reloadConfig, (token) => {
+      adminToken = token;
+    });
   process.on('SIGHUP', onHangup);
 
   let code = EXIT_OK;
@@ -84,7 +88,7 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
     const c = daemon.scheduler.counters;
     const seconds = (clock.now() - daemon.startedAt) / 1000;
     const rate = seconds > 0 ? c.ok / seconds : 0;
-    const results = config.sinks.map((s) => s.path ?? resolve(config.dataDir, 'results.jsonl')).join(', ');
+    const results = describeSinks(config, resolve(config.dataDir));
     process.stdout.write(
       `crawld: done in ${seconds.toFixed(1)} s: ${c.ok} ok, ${c.dead} failed, ${c.skipped} skipped, ` +
         `${c.retry} retries, ${rate.toFixed(1)} pages/s; results in ${results}\n`,
@@ -99,13 +103,19 @@ async function reloadOnHangup(
   daemon: Daemon,
   logger: Logger,
   reloadConfig: (() => CrawldConfig) | undefined,
+  setAdminToken: (token: string | undefined) => void,
 ): Promise<void> {
   if (!reloadConfig) {
     logger.warn('SIGHUP: no config file to reload');
     return;
   }
   try {
-    const result = await daemon.reload(reloadConfig());
+    const next = reloadConfig();
+    // Resolved before the reload so that an unreadable token file refuses the whole config;
+    // a rotated token file takes effect without a restart.
+    const token = resolveAdminToken(next.http);
+    const result = await daemon.reload(next);
+    setAdminToken(token);
     if (result.needsRestart.length > 0) {
       logger.warn('SIGHUP: some changes need a restart', { sections: result.needsRestart });
     }

@@ -60,6 +60,11 @@ export class BodyTooLargeError extends FetchError {
   override readonly code: string = 'CRAWLD_ERR_BODY_TOO_LARGE';
   override readonly reason = 'body_too_large';
 }
+/** The header block outgrew undici's limit (16 KiB): a server streaming headers forever. */
+export class HeadersTooLargeError extends FetchError {
+  override readonly code: string = 'CRAWLD_ERR_HEADERS_TOO_LARGE';
+  override readonly reason = 'headers_too_large';
+}
 export class DecodedTooLargeError extends FetchError {
   override readonly code: string = 'CRAWLD_ERR_DECODED_TOO_LARGE';
   override readonly reason = 'decoded_too_large';
@@ -114,4 +119,16 @@ export function errorCode(err: unknown): string {
 export class TotalTimeoutError extends RetryableFetchError {
   override readonly code: string = 'CRAWLD_ERR_TOTAL_TIMEOUT';
   override readonly reason = 'total_timeout';
+}
+
+/** A sink could not store records (database error that is not transient, or closed while waiting). */
+export class SinkError extends CrawldError {
+  override readonly code: string = 'CRAWLD_ERR_SINK';
+}
+
+/** A change sink gave up delivering a change record after its retries; the page is dead-lettered. */
+export class ChangeDeliveryError extends CrawldError {
+  override readonly code: string = 'CRAWLD_ERR_CHANGE_DELIVERY';
+  /** Bounded: the dead-letter reason and a metrics label. */
+  readonly reason: string = 'change_delivery';
 }

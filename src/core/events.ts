@@ -39,6 +39,8 @@ export interface CrawlEvents {
     duplicates: number;
     dropped: number;
     outOfScope: number;
+    /** Links beyond the job's maxLinksPerPage, never looked at. */
+    overCap?: number;
   };
   /** A fetch ended in an error (before classification into retry / dead letter). */
   fetchError: { jobId: string; host: string; reason: string; code: string };
@@ -48,6 +50,12 @@ export interface CrawlEvents {
   change: { jobId: string; host: string; url: string; fields: string[] };
   /** Sink write done. */
   sinkWrite: { sink: string; records: number };
+  /** A buffering sink stored a batch (PostgreSQL rows, webhook deliveries). */
+  sinkBatch: { sink: string; records: number; durationMs: number };
+  /** A sink write attempt failed (it may be retried); reason is bounded. */
+  sinkError: { sink: string; reason: string };
+  /** Records buffered in a sink and not yet stored. */
+  sinkBuffer: { sink: string; depth: number };
   /** A task failed inside crawld itself (sink or frontier error); its lease will expire and it comes back. */
   internalError: { where: string; error: unknown };
   idle: Record<string, never>;

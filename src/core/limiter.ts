@@ -131,6 +131,7 @@ export class HostLimiters {
   readonly #createLimit: (host: string) => LimitAlgorithm;
   readonly #hosts: LruMap<string, ConcurrencyLimiter>;
   readonly #listeners = new Set<(event: AvailableEvent) => void>();
+  readonly #limitListeners = new Set<(host: string, limit: number, reason: string | undefined) => void>();
   #inflight = 0;
 
   constructor(options: HostLimitersOptions = {}, clock: Clock) {
@@ -203,6 +204,12 @@ export class HostLimiters {
     }
   }
 
+  /** Called whenever a host's limit changes (for debug logs); returns an unsubscribe. */
+  onLimitChange(listener: (host: string, limit: number, reason: string | undefined) => void): () => void {
+    this.#limitListeners.add(listener);
+    return () => this.#limitListeners.delete(listener);
+  }
+
   #emit(host: string | undefined): void {
     for (const listener of this.#listeners) listener({ host });
   }
@@ -210,7 +217,11 @@ export class HostLimiters {
   #limiter(host: string): ConcurrencyLimiter {
     let limiter = this.#hosts.get(host);
     if (!limiter) {
-      limiter = new ConcurrencyLimiter(this.#createLimit(host), this.#clock);
+      const algorithm = this.#createLimit(host);
+      algorithm.onChange((limit, reason) => {
+        for (const l of this.#limitListeners) l(host, limit, reason);
+      });
+      limiter = new ConcurrencyLimiter(algorithm, this.#clock);
       limiter.onAvailable(() => {
         // A host slot is only usable if there is also a global slot.
         if (this.#inflight < this.#global) this.#emit(host);

@@ -1,15 +1,16 @@
 import type { Clock } from '../core/clock.js';
 import type { HostBackoff } from '../core/host-backoff.js';
 import type { HostLimiters } from '../core/limiter.js';
-import type { LocalRateLimiter } from '../core/local-rate-limiter.js';
 import { LruMap } from '../core/lru-map.js';
 import type { HostBreakerRegistry } from '../ports/breaker.js';
 import type { Admission, ControlPlane, HostSnapshot, Outcome } from '../ports/control-plane.js';
+import type { SyncRateLimiter } from '../ports/rate-limiter.js';
 
 export interface AdaptiveControlPlaneDeps {
   readonly clock: Clock;
   readonly limiters: HostLimiters;
-  readonly rate: LocalRateLimiter;
+  /** In-process (LocalRateLimiter) or shared by several daemons (RedisRateLimiter). */
+  readonly rate: SyncRateLimiter;
   readonly backoff: HostBackoff;
   readonly breakers: HostBreakerRegistry;
   /** Minimum gap between two request starts to one host (politeness). */

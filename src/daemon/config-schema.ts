@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import {
+  changeSinkSchema,
+  jsonExtractSchema,
+  postgresSinkSchema,
+  requestSchema,
+} from './config-schema-io.js';
 
 /**
  * The config file's schema: every option, its type and its default, in one place.
@@ -51,13 +57,17 @@ const followRule = z.strictObject({
   maxDepth: z.number().int().nonnegative().optional(),
 });
 
-const extractSchema = z.strictObject({
+const htmlExtractSchema = z.strictObject({
+  /** 'json' selects JSON rules (config-schema-io.ts). */
+  type: z.literal('html').default('html'),
   fields: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), fieldRule).optional(),
   follow: z.array(followRule).default([]),
   followAllLinks: z
     .union([z.literal(false), z.strictObject({ priority: z.number().int().default(10) })])
     .prefault({}),
 });
+
+const extractSchema = z.discriminatedUnion('type', [htmlExtractSchema, jsonExtractSchema]);
 
 const jobSchema = z.strictObject({
   id: z
@@ -72,30 +82,64 @@ const jobSchema = z.strictObject({
       include: z.array(regex).default([]),
       exclude: z.array(regex).default([]),
       maxDepth: z.number().int().nonnegative().default(20),
+      /**
+       * Links taken from one page, in document order; the rest are counted and dropped, so a
+       * hostile page with 100 000 links cannot flood the frontier.
+       */
+      maxLinksPerPage: positiveInt.default(10_000),
     })
     .prefault({}),
   normalise: z
     .strictObject({ stripTracking: z.boolean().default(true), sortQuery: z.boolean().default(true) })
     .prefault({}),
   extract: extractSchema.optional(),
+  /** Method, headers (secrets as ${ENV}), body and cookies of every request of the job. */
+  request: requestSchema.prefault({}),
   /** Obey robots.txt (disallowed URLs are skipped, Crawl-delay honoured). */
   robots: z.boolean().default(true),
   /** Compare extracted fields with the previous crawl and write change records. @default true when recrawlIntervalMs is set */
   detectChanges: z.boolean().optional(),
   /** Recrawl every page of the job this long after it was fetched. */
   recrawlIntervalMs: positiveInt.optional(),
+  /** Sitemaps as a seed source (docs/sitemaps.md). */
+  sitemaps: z
+    .strictObject({
+      /** Sitemap or sitemap-index URLs (XML, plain text, or gzipped). */
+      urls: z.array(httpUrl).default([]),
+      /** Also read the Sitemap: lines of each seed host's robots.txt. */
+      fromRobots: z.boolean().default(true),
+      /** Page URLs taken per discovery (sitemaps.org allows 50 000 per file). */
+      maxUrls: positiveInt.default(50_000),
+      /** Sitemap files fetched per discovery, indexes included. */
+      maxSitemaps: positiveInt.default(50),
+      /** Largest sitemap after decompression. */
+      maxBytes: positiveInt.default(52_428_800),
+      /** @default the job's seedPriority */
+      priority: z.number().int().optional(),
+      /** Re-read the sitemaps this often; pages whose lastmod moved forward are recrawled. */
+      refreshIntervalMs: positiveInt.optional(),
+    })
+    .optional(),
 });
 
 const sinkSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('jsonl'), path: z.string().min(1).optional() }),
+  z.strictObject({
+    kind: z.literal('jsonl'),
+    path: z.string().min(1).optional(),
+    /** Only these jobs' records. @default every job */
+    jobs: z.array(z.string()).min(1).optional(),
+  }),
+  postgresSinkSchema,
 ]);
 
-export const configSchema = z.strictObject({
+const configBase = z.strictObject({
   /** Where the SQLite frontier, results and lock live. */
   dataDir: z.string().min(1).default('./data'),
   /** Identity of this daemon for leases, logs and metrics. @default hostname-pid */
   instanceId: z.string().min(1).optional(),
   log: z.strictObject({ level: z.enum(['error', 'warn', 'info', 'debug']).default('info') }).prefault({}),
+  /** false: crawl events update no metric (/metrics still answers, with the process metrics); for benchmarks. */
+  metrics: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
   http: z
     .strictObject({
       host: z.string().min(1).default('127.0.0.1'),
@@ -114,13 +158,23 @@ export const configSchema = z.strictObject({
     .prefault({}),
   frontier: z
     .strictObject({
-      kind: z.enum(['sqlite', 'memory']).default('sqlite'),
-      /** @default DATA_DIR/frontier.db */
+      /** redis: shared by several daemons (docs/redis.md); sqlite and memory: this daemon only. */
+      kind: z.enum(['sqlite', 'memory', 'redis']).default('sqlite'),
+      /** sqlite only. @default DATA_DIR/frontier.db */
       path: z.string().min(1).optional(),
+      /** redis only: redis://[:password@]HOST:PORT/DB (rediss:// for TLS). */
+      url: z.string().min(1).optional(),
+      /** redis only: namespace of every key, so several crawls can share one Redis. @default 'crawld' */
+      keyPrefix: z
+        .string()
+        .regex(/^[^{}\s]{1,64}$/, { message: 'must be 1-64 characters without braces or spaces' })
+        .optional(),
       maxPending: positiveInt.default(5_000_000),
+      /** Visibility timeout: a dead daemon's leased tasks return to the queue after this. */
       leaseMs: positiveInt.default(300_000),
     })
-    .prefault({}),
+    .prefault({})
+    .superRefine(frontierIssues),
   fetch: z
     .strictObject({
       userAgent: z.string().min(1).default('crawld/0.1'),
@@ -168,6 +222,8 @@ export const configSchema = z.strictObject({
       windowMs: positiveInt.default(1000),
       minWindowSamples: positiveInt.default(20),
       maxLagFraction: z.number().positive().default(0.5),
+      /** Double each host's limit per window under target until its first cut. */
+      slowStart: z.boolean().default(true),
     })
     .prefault({}),
   rateLimits: z
@@ -223,8 +279,75 @@ export const configSchema = z.strictObject({
     .prefault({}),
   shutdown: z.strictObject({ drainTimeoutMs: ms.default(10_000) }).prefault({}),
   sinks: z.array(sinkSchema).default([{ kind: 'jsonl' }]),
+  /** Where change records go (jobs with detectChanges). @default DATA_DIR/changes.jsonl */
+  changeSinks: z.array(changeSinkSchema).default([{ kind: 'jsonl' }]),
   jobs: z.array(jobSchema).default([]),
 });
+
+/** The Redis frontier's score packs priority into 12 bits (src/adapters/frontier/redis-keys.ts). */
+export const REDIS_PRIORITY_MIN = -2048;
+export const REDIS_PRIORITY_MAX = 2047;
+
+export function isRedisUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    const db = u.pathname.replace(/^\//, '');
+    return (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname !== '' && /^\d{0,2}$/.test(db);
+  } catch {
+    return false;
+  }
+}
+
+function frontierIssues(
+  f: { kind: string; path?: string | undefined; url?: string | undefined; keyPrefix?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (f.kind === 'redis') {
+    if (f.url === undefined) issue('url', "required when kind is 'redis' (redis://HOST:PORT/DB)");
+    else if (!isRedisUrl(f.url)) issue('url', 'must be a redis://HOST:PORT/DB or rediss:// URL');
+    if (f.path !== undefined) issue('path', "is for kind 'sqlite' (a redis frontier lives in Redis)");
+  } else {
+    if (f.url !== undefined) issue('url', "is for kind 'redis'");
+    if (f.keyPrefix !== undefined) issue('keyPrefix', "is for kind 'redis'");
+  }
+}
+
+/**
+ * What a Redis frontier cannot do, found before any daemon starts: store priorities beyond
+ * its range, or keep a lease shorter than a fetch (another daemon would fetch the page too).
+ */
+function redisIssues(config: z.output<typeof configBase>, ctx: z.RefinementCtx): void {
+  if (config.frontier.kind !== 'redis') return;
+  if (config.frontier.leaseMs <= config.fetch.totalTimeoutMs)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['frontier', 'leaseMs'],
+      message: `must be longer than fetch.totalTimeoutMs (${config.fetch.totalTimeoutMs}) with frontier kind 'redis'`,
+    });
+  const check = (value: number, path: PropertyKey[]) => {
+    if (value < REDIS_PRIORITY_MIN || value > REDIS_PRIORITY_MAX)
+      ctx.addIssue({
+        code: 'custom',
+        path,
+        message: `must be in [${REDIS_PRIORITY_MIN}, ${REDIS_PRIORITY_MAX}] with frontier kind 'redis'`,
+      });
+  };
+  config.jobs.forEach((job, j) => {
+    check(job.seedPriority, ['jobs', j, 'seedPriority']);
+    if (job.sitemaps?.priority !== undefined)
+      check(job.sitemaps.priority, ['jobs', j, 'sitemaps', 'priority']);
+    const e = job.extract;
+    if (!e) return;
+    e.follow.forEach((r, k) => {
+      check(r.priority, ['jobs', j, 'extract', 'follow', k, 'priority']);
+    });
+    if (e.type === 'html' && e.followAllLinks !== false)
+      check(e.followAllLinks.priority, ['jobs', j, 'extract', 'followAllLinks', 'priority']);
+  });
+}
+
+export const configSchema = configBase.superRefine(redisIssues);
 
 export type CrawldConfig = z.output<typeof configSchema>;
 export type JobConfig = CrawldConfig['jobs'][number];

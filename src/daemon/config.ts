@@ -40,6 +40,11 @@ export function validateConfig(input: unknown): CrawldConfig {
     if (ids.has(job.id)) issues.push(`jobs[${i}].id: duplicate job id '${job.id}'`);
     ids.add(job.id);
   });
+  config.sinks.forEach((sink, i) => {
+    sink.jobs?.forEach((id, k) => {
+      if (!ids.has(id)) issues.push(`sinks[${i}].jobs[${k}]: no job with id '${id}'`);
+    });
+  });
   if (issues.length > 0) throw new ConfigError(issues);
   return config;
 }

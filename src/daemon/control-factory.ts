@@ -4,13 +4,22 @@ import { HostBackoff } from '../core/host-backoff.js';
 import { PolicyHostBreakers } from '../core/host-breakers.js';
 import { FixedLimit } from '../core/limit/fixed.js';
 import { HostLimiters } from '../core/limiter.js';
-import { LocalRateLimiter } from '../core/local-rate-limiter.js';
+import { LocalRateLimiter, type LocalRateLimiterOptions } from '../core/local-rate-limiter.js';
 import type { HostBreakerRegistry } from '../ports/breaker.js';
+import type { SyncRateLimiter } from '../ports/rate-limiter.js';
 import { AdaptiveControlPlane } from './adaptive-control-plane.js';
 import type { CrawldConfig } from './config.js';
 
-/** Builds the control plane from config (part of the composition root). */
-export function createControlPlane(config: CrawldConfig, clock: Clock, random: Random) {
+/**
+ * Builds the control plane from config (part of the composition root). `createRateLimiter`
+ * swaps the in-process buckets for shared ones (a Redis frontier's daemons share the limits).
+ */
+export function createControlPlane(
+  config: CrawldConfig,
+  clock: Clock,
+  random: Random,
+  createRateLimiter?: (options: LocalRateLimiterOptions) => SyncRateLimiter,
+) {
   const c = config.concurrency;
   const limiters = new HostLimiters(
     {
@@ -25,19 +34,18 @@ export function createControlPlane(config: CrawldConfig, clock: Clock, random: R
         windowMs: c.windowMs,
         minWindowSamples: c.minWindowSamples,
         maxLagFraction: c.maxLagFraction,
+        slowStart: c.slowStart,
         target: c.target,
       },
       ...(c.adaptive ? {} : { createLimit: () => new FixedLimit(c.maxPerHost) }),
     },
     clock,
   );
-  const rate = new LocalRateLimiter(
-    {
-      ...(config.rateLimits.global ? { global: config.rateLimits.global } : {}),
-      rules: config.rateLimits.hosts,
-    },
-    clock,
-  );
+  const rateOptions: LocalRateLimiterOptions = {
+    ...(config.rateLimits.global ? { global: config.rateLimits.global } : {}),
+    rules: config.rateLimits.hosts,
+  };
+  const rate = createRateLimiter ? createRateLimiter(rateOptions) : new LocalRateLimiter(rateOptions, clock);
   const b = config.breaker;
   const breakerOptions = {
     errorThresholdPercentage: b.errorThresholdPercentage,

@@ -1,15 +1,11 @@
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
-import { MemoryFrontier } from '../adapters/frontier/memory.js';
-import { SqliteFrontier } from '../adapters/frontier/sqlite.js';
 import { MemoryPageStateStore, SqlitePageStateStore } from '../adapters/page-state/sqlite-page-state.js';
 import { RobotsCache } from '../adapters/robots/robots-cache.js';
-import { JsonlChangeSink } from '../adapters/sink/jsonl-change-sink.js';
-import { JsonlSink } from '../adapters/sink/jsonl-sink.js';
 import { type Clock, systemClock, systemRandom } from '../core/clock.js';
 import { type CrawlEmitter, type CrawlEvents, TypedEmitter } from '../core/events.js';
-import { createLogger, type Logger } from '../observe/logger.js';
+import { createLogger, type Logger, redactUrl } from '../observe/logger.js';
 import { createMetrics, type Metrics } from '../observe/metrics.js';
 import type { ControlPlane } from '../ports/control-plane.js';
 import type { EnqueueRequest, EnqueueResult, Frontier } from '../ports/frontier.js';
@@ -19,6 +15,8 @@ import { VERSION } from '../version.js';
 import type { CrawldConfig } from './config.js';
 import { createControlPlane } from './control-factory.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { fetcherOptions } from './fetcher-options.js';
+import { createFrontier } from './frontier-factory.js';
 import type { RetryPolicy } from './job-runtime.js';
 import { compileJob, seedRequests } from './jobs.js';
 import { startLagMonitor } from './lag-monitor.js';
@@ -26,6 +24,8 @@ import { recoverLeases } from './recovery.js';
 import { diffReload, type ReloadResult } from './reload.js';
 import { createRetryPolicy } from './retry-policy.js';
 import { Scheduler } from './scheduler.js';
+import { beginClosingSinks, createChangeSinks, createSinks, sinksForJob } from './sink-factory.js';
+import { createSitemaps } from './sitemap-factory.js';
 import { SwappableControlPlane } from './swappable-control-plane.js';
 import { TaskRunner } from './task-runner.js';
 
@@ -74,35 +74,23 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
   const logger = options.logger ?? createLogger({ level: config.log.level, instanceId });
   const events: CrawlEmitter = new TypedEmitter<CrawlEvents>();
   const dataDir = resolve(config.dataDir);
+  // Still one daemon per data dir with a shared frontier: the dir holds this daemon's results.
   const unlock = lockDataDir(dataDir);
 
-  const frontier: Frontier =
-    config.frontier.kind === 'memory'
-      ? new MemoryFrontier({ clock, maxPending: config.frontier.maxPending })
-      : new SqliteFrontier({
-          path: config.frontier.path ?? join(dataDir, 'frontier.db'),
-          clock,
-          maxPending: config.frontier.maxPending,
-        });
-  const sinks: Sink[] = config.sinks.map(
-    (s) => new JsonlSink({ path: s.path ?? join(dataDir, 'results.jsonl') }),
-  );
-  const fetcher = new UndiciFetcher({
-    userAgent: config.fetch.userAgent,
-    connectTimeoutMs: config.fetch.connectTimeoutMs,
-    headersTimeoutMs: config.fetch.headersTimeoutMs,
-    bodyTimeoutMs: config.fetch.bodyTimeoutMs,
-    totalTimeoutMs: config.fetch.totalTimeoutMs,
-    maxBodyBytes: config.fetch.maxBodyBytes,
-    maxDecodedBytes: config.fetch.maxDecodedBytes,
-    maxRedirects: config.fetch.maxRedirects,
-    connectionsPerHost: config.fetch.connectionsPerHost,
-    acceptContentTypes: config.fetch.acceptContentTypes,
-    addressPolicy: {
-      allowPrivateNetworks: config.fetch.allowPrivateNetworks,
-      allow: config.fetch.allowAddresses,
-    },
+  const store = createFrontier(config, {
+    clock,
+    dataDir,
+    instanceId,
+    onConnection: (up, err) =>
+      up
+        ? logger.info('frontier store reachable', { frontier: config.frontier.kind })
+        : logger.warn('frontier store unreachable: not ready, retrying', { error: String(err) }),
+    onRateError: (err) => logger.debug('shared rate limit unavailable', { error: String(err) }),
   });
+  const frontier: Frontier = store.frontier;
+  const sinks: Sink[] = createSinks(config, dataDir, events);
+  const sinksFor = sinksForJob(config, sinks);
+  const fetcher = new UndiciFetcher(fetcherOptions(config.fetch));
   const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j)]));
   const trackChanges = [...jobs.values()].some((j) => j.detectChanges);
   const pageState: PageStateStore | undefined = !trackChanges
@@ -110,15 +98,16 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     : config.frontier.kind === 'memory'
       ? new MemoryPageStateStore()
       : new SqlitePageStateStore(join(dataDir, 'pages.db'));
-  const changeSinks: ChangeSink[] = trackChanges
-    ? [new JsonlChangeSink({ path: join(dataDir, 'changes.jsonl') })]
-    : [];
+  const changeSinks: ChangeSink[] = trackChanges ? createChangeSinks(config, dataDir, events) : [];
   const lag = startLagMonitor();
   let current = config;
   const buildControl = (c: CrawldConfig) => {
-    const built = createControlPlane(c, clock, systemRandom);
+    const built = createControlPlane(c, clock, systemRandom, store.createRateLimiter);
     built.breakers.onTransition((t) =>
       logger.warn('circuit breaker state change', { host: t.host, from: t.from, to: t.to }),
+    );
+    built.limiters.onLimitChange((host, limit, reason) =>
+      logger.debug('concurrency limit changed', { host, limit, reason }),
     );
     return built;
   };
@@ -145,6 +134,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     frontier,
     fetcher,
     sinks,
+    sinksFor,
     jobs,
     retry,
     clock,
@@ -159,36 +149,86 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     leaseMs: config.frontier.leaseMs,
     bufferSize: Math.max(64, config.concurrency.global * 2),
     perHostBuffer: Math.max(16, config.concurrency.maxPerHost * 2),
-    idlePollMs: 0,
+    idlePollMs: store.scheduling.idlePollMs,
+    ...(store.scheduling.minLeaseLeftMs !== undefined
+      ? { minLeaseLeftMs: store.scheduling.minLeaseLeftMs }
+      : {}),
     once: options.once,
   });
 
-  await frontier.open();
+  try {
+    await frontier.open();
+  } catch (err) {
+    await store.close();
+    lag.stop();
+    unlock();
+    throw err;
+  }
   for (const s of sinks) await s.open();
   await pageState?.open();
   for (const s of changeSinks) await s.open();
-  const recovered = await recoverLeases(frontier, sinks, clock.now(), (jobId) => {
-    const j = jobs.get(jobId);
-    return j?.recrawlIntervalMs !== undefined ? clock.now() + j.recrawlIntervalMs : undefined;
-  });
-  if (recovered.acked + recovered.returned > 0) logger.info('recovered leases of a previous run', recovered);
+  // A shared frontier's leases may be live daemons' (listLeased cannot tell whose): they come
+  // back by expiry (frontier.leaseMs) instead. docs/redis.md.
+  if (store.recoverAtStart) {
+    const recovered = await recoverLeases(
+      frontier,
+      sinks,
+      clock.now(),
+      (jobId) => {
+        const j = jobs.get(jobId);
+        return j?.recrawlIntervalMs !== undefined ? clock.now() + j.recrawlIntervalMs : undefined;
+      },
+      sinksFor,
+    );
+    if (recovered.acked + recovered.returned > 0)
+      logger.info('recovered leases of a previous run', recovered);
+  }
   for (const job of config.jobs) {
     const res = await frontier.enqueue(seedRequests(job));
     logger.info('job seeded', { job: job.id, seeds: job.seeds.length, ...res });
   }
+  // One line per task that gave up: what an operator greps for after a failure-rate page.
+  events.on('deadLettered', (e) =>
+    logger.warn('task dead-lettered', {
+      job: e.jobId,
+      host: e.host,
+      url: redactUrl(e.url),
+      reason: e.reason,
+      attempts: e.attempts,
+    }),
+  );
+  const sitemaps = createSitemaps(config, {
+    dataDir,
+    logger,
+    jobs,
+    enqueue: async (requests) => {
+      const res = await frontier.enqueue(requests);
+      scheduler.kick(true);
+      return res;
+    },
+  });
+  // Awaited before the crawl starts so that --once cannot finish before the sitemaps are in.
+  await sitemaps?.discoverAll();
+  if (!options.once) sitemaps?.startRefresh();
   logger.info('crawld started', {
     instance: instanceId,
     dataDir,
     frontier: config.frontier.kind,
     jobs: config.jobs.map((j) => j.id),
     once: options.once,
+    // A summary, not the config: sink URLs and headers may hold secrets.
+    concurrency: { global: config.concurrency.global, maxPerHost: config.concurrency.maxPerHost },
+    adaptive: config.concurrency.adaptive,
+    globalRatePerSec: config.rateLimits.global?.ratePerSec ?? null,
+    hostRateRules: config.rateLimits.hosts.length,
+    sinks: config.sinks.map((s) => s.kind),
   });
 
   let stopping: Promise<void> | undefined;
   const startedAt = clock.now();
   const breakerCode = { closed: 0, halfOpen: 1, open: 2 } as const;
   const metrics = createMetrics(
-    events,
+    config.metrics.enabled ? events : new TypedEmitter<CrawlEvents>(),
     {
       frontierStats: () => frontier.stats(),
       inflight: () => control.inflight(),
@@ -201,7 +241,10 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     { version: VERSION },
   );
   const daemon: Daemon = {
-    config,
+    // The running config: after a SIGHUP reload, the new one (jobs, limits) for /api/jobs.
+    get config() {
+      return current;
+    },
     events,
     logger,
     frontier,
@@ -216,7 +259,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       scheduler.kick(true);
       return res;
     },
-    ready: () => stopping === undefined && scheduler.state !== 'stopped',
+    ready: () => stopping === undefined && scheduler.state !== 'stopped' && store.healthy(),
     async reload(next) {
       const result = diffReload(current, next);
       if (stopping) return result;
@@ -243,7 +286,14 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
           inflight: scheduler.inflightCount,
           drainTimeoutMs: current.shutdown.drainTimeoutMs,
         });
+        // In-flight tasks get the drain time; after it, no waiting for a store that is down.
+        const giveUp = setTimeout(() => store.giveUp(), current.shutdown.drainTimeoutMs);
+        await sitemaps?.close();
+        const sinkDeadline = setTimeout(() => beginClosingSinks(sinks), current.shutdown.drainTimeoutMs);
         const { aborted } = await scheduler.stop(current.shutdown.drainTimeoutMs);
+        clearTimeout(sinkDeadline);
+        store.giveUp();
+        clearTimeout(giveUp);
         logger.info('shutdown: drained', { aborted });
         for (const s of sinks) await s.close();
         for (const s of changeSinks) await s.close();
@@ -252,6 +302,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
         await fetcher.close();
         built.breakers.close();
         await frontier.close();
+        await store.close();
         lag.stop();
         unlock();
         logger.info('shutdown: frontier closed');

@@ -30,6 +30,10 @@ export class HostQueues {
     return [...this.#queues.keys()];
   }
 
+  peek(host: string): Task | undefined {
+    return this.#queues.get(host)?.[0];
+  }
+
   shift(host: string): Task | undefined {
     const q = this.#queues.get(host);
     const t = q?.shift();

@@ -8,11 +8,16 @@ export interface JobRuntime {
   readonly scope: ScopeRules;
   readonly normalise: NormaliseOptions;
   readonly recrawlIntervalMs?: number;
+  /** Links followed from one page (document order); the rest are dropped as over_cap. */
+  readonly maxLinksPerPage?: number;
   /** Compare fields with the previous crawl and emit change records. */
   readonly detectChanges: boolean;
   /** Obey robots.txt. */
   readonly robots: boolean;
+  /** Request settings (job-request.ts). Header values may be secrets: never log them. @default 'GET' */
+  readonly method?: string;
   readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
 }
 
 /** How long to wait before attempt number `attempt` (1 = first retry). */

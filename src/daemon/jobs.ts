@@ -1,8 +1,8 @@
-import { CheerioExtractor } from '../adapters/parse/cheerio-extractor.js';
-import { DEFAULT_EXTRACTION, type ExtractionRules, type ScopeRules } from '../core/rules.js';
+import type { ScopeRules } from '../core/rules.js';
 import { normaliseUrl } from '../core/url.js';
 import type { EnqueueRequest } from '../ports/frontier.js';
 import type { JobConfig } from './config.js';
+import { compileExtractor, compileRequest } from './job-request.js';
 import type { JobRuntime } from './job-runtime.js';
 
 /** Compiles a job's config into the objects the scheduler runs. */
@@ -13,19 +13,17 @@ export function compileJob(job: JobConfig): JobRuntime {
     exclude: job.scope.exclude.map((r) => new RegExp(r)),
     maxDepth: job.scope.maxDepth,
   };
-  const rules: ExtractionRules = job.extract
-    ? {
-        fields: job.extract.fields ?? DEFAULT_EXTRACTION.fields,
-        follow: job.extract.follow,
-        followAllLinks: job.extract.followAllLinks,
-      }
-    : DEFAULT_EXTRACTION;
+  const request = compileRequest(job.request);
   return {
     id: job.id,
-    extractor: new CheerioExtractor(rules),
+    extractor: compileExtractor(job.extract),
+    method: request.method,
+    headers: request.headers,
+    ...(request.body !== undefined ? { body: request.body } : {}),
     scope,
     normalise: job.normalise,
     recrawlIntervalMs: job.recrawlIntervalMs,
+    maxLinksPerPage: job.scope.maxLinksPerPage,
     robots: job.robots,
     detectChanges: job.detectChanges ?? job.recrawlIntervalMs !== undefined,
   };

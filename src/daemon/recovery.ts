@@ -1,4 +1,4 @@
-import type { Frontier } from '../ports/frontier.js';
+import type { Frontier, Task } from '../ports/frontier.js';
 import { recordKey, type Sink } from '../ports/sink.js';
 
 /**
@@ -12,19 +12,27 @@ export async function recoverLeases(
   sinks: readonly Sink[],
   now: number,
   recrawlAtFor: (jobId: string) => number | undefined,
+  /** The sinks a job's records go to (sinks with a `jobs` filter); default all of them. */
+  sinksFor: (jobId: string) => readonly Sink[] = () => sinks,
 ): Promise<{ acked: number; returned: number }> {
   const leased = await frontier.listLeased();
   if (leased.length === 0) return { acked: 0, returned: 0 };
-  const keys = new Set(leased.map((t) => recordKey({ taskId: t.id, generation: t.generation })));
-  let present: Set<string> | undefined;
+  const keyOf = (t: { id: string; generation: number }) =>
+    recordKey({ taskId: t.id, generation: t.generation });
+  // Each sink is asked only about the tasks of the jobs it serves.
+  const found = new Map<Sink, Set<string>>();
   for (const sink of sinks) {
-    const found = await sink.recover(keys);
-    present = present ? new Set([...present].filter((k) => found.has(k))) : found;
+    const keys = new Set(leased.filter((t) => sinksFor(t.jobId).includes(sink)).map(keyOf));
+    found.set(sink, keys.size > 0 ? await sink.recover(keys) : new Set());
   }
+  const isStored = (t: Task) => {
+    const serving = sinksFor(t.jobId);
+    return serving.length > 0 && serving.every((s) => found.get(s)?.has(keyOf(t)));
+  };
   let acked = 0;
   let returned = 0;
   for (const t of leased) {
-    if (present?.has(recordKey({ taskId: t.id, generation: t.generation }))) {
+    if (isStored(t)) {
       const recrawlAt = recrawlAtFor(t.jobId);
       await frontier.ack(t, recrawlAt !== undefined ? { recrawlAt } : undefined);
       acked++;

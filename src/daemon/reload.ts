@@ -26,7 +26,19 @@ export function diffReload(before: CrawldConfig, after: CrawldConfig): ReloadRes
   const needsRestart: string[] = [];
   for (const key of Object.keys(after) as (keyof CrawldConfig)[]) {
     if (isDeepStrictEqual(before[key], after[key])) continue;
+    if (key === 'http' && isDeepStrictEqual(withoutToken(before.http), withoutToken(after.http))) {
+      // The admin token is re-read on reload (a rotated token file or a new literal).
+      applied.push('http.adminToken');
+      continue;
+    }
     (LIVE.has(key) ? applied : needsRestart).push(key);
   }
   return { applied, needsRestart };
+}
+
+function withoutToken(
+  http: CrawldConfig['http'],
+): Omit<CrawldConfig['http'], 'adminToken' | 'adminTokenFile'> {
+  const { adminToken: _t, adminTokenFile: _f, ...rest } = http;
+  return rest;
 }

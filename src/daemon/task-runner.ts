@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
-import { AbortedError, ContentTypeError, FetchError, HttpStatusError } from '../core/errors.js';
+import {
+  AbortedError,
+  ChangeDeliveryError,
+  ContentTypeError,
+  FetchError,
+  HttpStatusError,
+} from '../core/errors.js';
 import type { CrawlEmitter } from '../core/events.js';
 import { diffFields, fieldsHash } from '../core/field-diff.js';
 import { inScope, tryNormaliseUrl } from '../core/url.js';
@@ -16,6 +22,8 @@ export interface TaskRunnerDeps {
   readonly frontier: Frontier;
   readonly fetcher: Fetcher;
   readonly sinks: readonly Sink[];
+  /** The sinks of one job (sinks with a `jobs` filter); default all of `sinks`. */
+  readonly sinksFor?: (jobId: string) => readonly Sink[];
   readonly jobs: ReadonlyMap<string, JobRuntime>;
   readonly retry: RetryPolicy;
   readonly clock: Clock;
@@ -67,7 +75,13 @@ export class TaskRunner {
     }
     let res: FetchResponse;
     try {
-      res = await this.deps.fetcher.fetch({ url: task.url, signal, headers: job.headers });
+      res = await this.deps.fetcher.fetch({
+        url: task.url,
+        signal,
+        ...(job.method !== undefined ? { method: job.method } : {}),
+        ...(job.headers !== undefined ? { headers: job.headers } : {}),
+        ...(job.body !== undefined ? { body: job.body } : {}),
+      });
     } catch (err) {
       return this.onFetchError(task, permit, err);
     }
@@ -155,12 +169,25 @@ export class TaskRunner {
       bytes: res.body.length,
       durationMs: Math.round(res.totalMs),
       fields: extraction.fields,
+      ...(extraction.items ? { items: extraction.items } : {}),
     };
-    for (const sink of this.deps.sinks) {
+    for (const sink of this.deps.sinksFor?.(task.jobId) ?? this.deps.sinks) {
       await sink.write(record);
       this.deps.events.emit('sinkWrite', { sink: sink.name, records: 1 });
     }
-    if (job.detectChanges) await this.detectChange(task, extraction.fields);
+    if (job.detectChanges) {
+      const watched = extraction.items
+        ? { ...extraction.fields, items: extraction.items }
+        : extraction.fields;
+      try {
+        await this.detectChange(task, watched);
+      } catch (err) {
+        // A change sink gave up (webhook down past its retries): the page goes to the DLQ with
+        // its state not updated, so a redrive detects the change again and re-delivers it.
+        if (err instanceof ChangeDeliveryError) return this.dead(task, err.reason);
+        throw err;
+      }
+    }
     const recrawlAt =
       job.recrawlIntervalMs !== undefined ? this.deps.clock.now() + job.recrawlIntervalMs : undefined;
     await this.deps.frontier.ack(task, recrawlAt !== undefined ? { recrawlAt } : undefined);
@@ -216,8 +243,10 @@ export class TaskRunner {
     const depth = task.depth + 1;
     const requests: EnqueueRequest[] = [];
     let outOfScope = 0;
+    const cap = job.maxLinksPerPage ?? Number.POSITIVE_INFINITY;
+    const links = extraction.links.length > cap ? extraction.links.slice(0, cap) : extraction.links;
     if (task.depth < job.scope.maxDepth) {
-      for (const link of extraction.links) {
+      for (const link of links) {
         if (link.maxDepth !== undefined && task.depth >= link.maxDepth) continue;
         const url = tryNormaliseUrl(link.url, undefined, job.normalise);
         if (!url || !inScope(url, depth, job.scope).ok) {
@@ -235,6 +264,7 @@ export class TaskRunner {
       jobId: task.jobId,
       discovered: extraction.links.length,
       outOfScope,
+      overCap: extraction.links.length - links.length,
       ...result,
     });
   }

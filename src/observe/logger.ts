@@ -28,10 +28,8 @@ export type Logger = winston.Logger;
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    if (u.search) u.search = '?…';
-    return u.toString();
+    // Assembled by hand: URL would percent-encode the ellipsis.
+    return `${u.protocol}//${u.host}${u.pathname}${u.search ? '?…' : ''}`;
   } catch {
     return '(invalid url)';
   }

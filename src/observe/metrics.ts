@@ -2,6 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { CrawlEmitter } from '../core/events.js';
 import type { FrontierStats } from '../ports/frontier.js';
 import { HostLabels } from './host-labels.js';
+import { registerSinkMetrics } from './sink-metrics.js';
 
 /** What the metrics read at scrape time (gauges that mirror state rather than count events). */
 export interface MetricSources {
@@ -110,7 +111,7 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
   });
   const links = new Counter({
     name: 'crawld_links_total',
-    help: 'Links found on pages, by what became of them: added, duplicate, dropped (frontier full), out_of_scope.',
+    help: 'Links found on pages, by what became of them: added, duplicate, dropped (frontier full), out_of_scope, over_cap (past scope.maxLinksPerPage).',
     labelNames: ['result'],
     registers: r,
   });
@@ -286,8 +287,10 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
     links.inc({ result: 'duplicate' }, e.duplicates);
     links.inc({ result: 'dropped' }, e.dropped);
     links.inc({ result: 'out_of_scope' }, e.outOfScope);
+    if (e.overCap) links.inc({ result: 'over_cap' }, e.overCap);
   });
   events.on('sinkWrite', (e) => sinkWrites.inc({ sink: e.sink }, e.records));
+  registerSinkMetrics(events, registry);
   events.on('internalError', () => internalErrors.inc());
   events.on('throttled', (e) => {
     throttled.inc({ host: hosts.label(e.host), reason: e.reason });

@@ -9,6 +9,8 @@ export interface ExtractedLink {
 
 export interface Extraction {
   readonly fields: Record<string, unknown>;
+  /** Records per element of an array (JSON rules with `items`); each is one row in a table sink. */
+  readonly items?: Record<string, unknown>[];
   readonly links: ExtractedLink[];
   /** Field-level problems (bad regex match, missing required field); the page is still a result. */
   readonly errors: string[];

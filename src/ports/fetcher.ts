@@ -2,7 +2,13 @@ export interface FetchRequest {
   readonly url: string;
   /** @default 'GET' */
   readonly method?: string;
+  /**
+   * Extra request headers (a job's `request.headers` and cookies). Values may be secrets:
+   * a Fetcher never logs them or puts them in errors, and drops Authorization, Cookie and
+   * Proxy-Authorization on a redirect to another origin.
+   */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Request body (POST APIs); kept on 307/308, dropped when a redirect switches to GET. */
   readonly body?: string | Buffer;
   /** Aborts the request (shutdown); the fetch then rejects with AbortedError. */
   readonly signal?: AbortSignal;

@@ -26,7 +26,11 @@ export interface ChangeRecord {
   readonly changes: Record<string, { readonly old: unknown; readonly new: unknown }>;
 }
 
-/** Where change records go (JSONL by default; webhooks later). At-least-once. */
+/**
+ * Where change records go (JSONL by default, webhooks). At-least-once. write() rejects with
+ * ChangeDeliveryError when the sink has given up on a record: the task runner then
+ * dead-letters the page without storing its new state, so a redrive delivers the change again.
+ */
 export interface ChangeSink {
   readonly name: string;
   open(): Promise<void>;

@@ -11,3 +11,12 @@
 export interface RateLimiter {
   tryAcquire(key: string, n?: number): Promise<{ ok: boolean; waitMs: number }>;
 }
+
+/**
+ * A RateLimiter the dispatch loop can ask synchronously (the control plane's admit() must
+ * not await): LocalRateLimiter answers from its buckets, RedisRateLimiter from tokens it
+ * already took from the shared buckets (refilling in the background).
+ */
+export interface SyncRateLimiter extends RateLimiter {
+  take(key: string, n?: number): { ok: boolean; waitMs: number };
+}

@@ -15,6 +15,11 @@ export interface ResultRecord {
   readonly bytes: number;
   readonly durationMs: number;
   readonly fields: Record<string, unknown>;
+  /**
+   * Records per array element when the job's JSON rules set `items`. They belong to the page's
+   * record so that a sink stores all of them or none (one exactly-once key per page).
+   */
+  readonly items?: Record<string, unknown>[];
 }
 
 /** The exactly-once key of a record: one record per task per generation. */
@@ -39,3 +44,22 @@ export interface Sink {
   flush(): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * What a buffering sink reports, for the crawld_sink_* metrics. The daemon turns these calls
+ * into crawl events; sinks never see metrics or logs. `sink` is the sink's kind (bounded).
+ */
+export interface SinkObserver {
+  /** A batch was stored: `records` rows or deliveries, in `durationMs` (retries included). */
+  batch(e: { sink: string; records: number; durationMs: number }): void;
+  /** A write attempt failed; `reason` is bounded (transient, permanent, http_500, ...). */
+  error(e: { sink: string; reason: string }): void;
+  /** Records buffered and not yet stored. */
+  bufferDepth(e: { sink: string; depth: number }): void;
+}
+
+export const NO_SINK_OBSERVER: SinkObserver = {
+  batch: () => {},
+  error: () => {},
+  bufferDepth: () => {},
+};

@@ -85,9 +85,11 @@ describe('systemd unit deploy/crawld.service', () => {
 });
 
 describe('example configs pass crawld check-config', () => {
-  // The Redis frontier config (deploy/compose/crawld-cluster.yaml) is not here: frontier
-  // kind redis does not exist yet, so check-config refuses it.
-  for (const file of ['deploy/crawld.yaml', 'deploy/compose/crawld.yaml']) {
+  for (const file of [
+    'deploy/crawld.yaml',
+    'deploy/compose/crawld.yaml',
+    'deploy/compose/crawld-cluster.yaml',
+  ]) {
     it(file, async () => {
       const r = await runCli(['check-config', path(file)], TOKEN_ENV);
       expect(r.stderr).toBe('');

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
@@ -28,6 +28,40 @@ describe('bad input exits 2 and changes nothing on disk', () => {
     expect(run.code).toBe(2);
     expect(existsSync(dir)).toBe(false);
   });
+
+  it.each([
+    ['malformed YAML', 'jobs:\n  - id: a\n   seeds: [http://a.example/\n', '(file): not valid YAML or JSON'],
+    [
+      'a wrong type',
+      'concurrency:\n  global: "lots"\n',
+      'concurrency.global: Invalid input: expected number',
+    ],
+    ['an unknown key', 'fetch:\n  maxBodyByte: 10\n', 'fetch.maxBodyByte: unknown key'],
+    [
+      'an invalid regex',
+      'jobs:\n  - id: a\n    seeds: [http://a.example/]\n    scope:\n      include: ["(unclosed"]\n',
+      'jobs[0].scope.include[0]: must be a valid regular expression',
+    ],
+    [
+      'an invalid URL',
+      'jobs:\n  - id: a\n    seeds: ["http//a.example/"]\n',
+      'jobs[0].seeds[0]: must be an absolute http(s) URL',
+    ],
+  ])(
+    'run --config refuses %s with exit 2, the field path, and an untouched data dir',
+    async (_what, body, message) => {
+      const tmp = tempDir();
+      const dir = join(tmp, 'data');
+      // An existing, empty data dir: not even the lock file may appear in it.
+      mkdirSync(dir);
+      const file = join(tmp, 'bad.yaml');
+      writeFileSync(file, `dataDir: ${dir}\n${body}`);
+      const r = await runCli(['run', '--config', file, '--once']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(message);
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
 
   it('accepts a valid config', async () => {
     const tmp = tempDir();

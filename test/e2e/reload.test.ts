@@ -57,4 +57,40 @@ describe('config reload on SIGHUP', () => {
       expect(await daemon.exited).toBe(0);
     }
   }, 60_000);
+  it('re-reads a rotated admin token file and shows reloaded jobs on /api/jobs', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    const file = join(dir, 'crawld.yaml');
+    const tokenFile = join(dir, 'token');
+    const [tokenA, tokenB] = ['token-a-0123456789abcdef', 'token-b-0123456789abcdef'];
+    writeFileSync(tokenFile, tokenA);
+    const base = [
+      `dataDir: ${join(dir, 'data')}`,
+      `http: { port: ${port}, adminTokenFile: ${tokenFile} }`,
+      'fetch: { allowPrivateNetworks: true }',
+    ];
+    writeFileSync(file, [...base, 'jobs: []'].join('\n'));
+    const api = `http://127.0.0.1:${port}`;
+    const pause = (token: string) =>
+      fetch(`${api}/api/pause`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    const daemon = startCli(['run', '--config', file]);
+    try {
+      await until(async () => (await fetch(`${api}/healthz`)).ok);
+      expect((await pause(tokenA)).status).toBe(200);
+      expect((await fetch(`${api}/api/jobs`).then((r) => r.json())) as unknown).toEqual({ jobs: [] });
+
+      writeFileSync(tokenFile, tokenB);
+      writeFileSync(file, [...base, `jobs:\n  - id: later\n    seeds: ['${origin}/']`].join('\n'));
+      daemon.child.kill('SIGHUP');
+      await daemon.waitFor(/"message":"config reloaded"/);
+      expect((await pause(tokenA)).status).toBe(401);
+      expect((await pause(tokenB)).status).toBe(200);
+      const jobs = (await fetch(`${api}/api/jobs`).then((r) => r.json())) as { jobs: { id: string }[] };
+      expect(jobs.jobs.map((j) => j.id)).toEqual(['later']);
+      expect(daemon.stdout() + daemon.stderr()).not.toContain(tokenB);
+    } finally {
+      daemon.child.kill('SIGTERM');
+      expect(await daemon.exited).toBe(0);
+    }
+  }, 60_000);
 });

@@ -92,6 +92,11 @@ describe('admin API', () => {
   });
 
   it.each(POST_ROUTES)('%s: 400 malformed JSON, 413 too large, 415 not JSON', async (path) => {
+    const total = async () => {
+      const s = await fx.daemon.frontier.stats();
+      return s.pending + s.leased + s.done + s.dead;
+    };
+    const before = await total();
     expect(await call(base, 'POST', path, { raw: '{"urls": [' })).toMatchObject({
       status: 400,
       body: { error: 'malformed JSON' },
@@ -102,6 +107,9 @@ describe('admin API', () => {
       body: { error: 'body too large' },
     });
     expect((await call(base, 'POST', path, { raw: 'hello', type: 'text/plain' })).status).toBe(415);
+    // Nothing was enqueued or redriven, and the crawl state did not change.
+    expect(await total()).toBe(before);
+    expect((await call(base, 'GET', '/api/stats')).body.state).toBe('running');
   });
 
   it('pause and resume change the scheduler state, reflected in /api/stats', async () => {

@@ -179,3 +179,81 @@ describe('checkAddress', () => {
     }
   });
 });
+
+describe('every refused range, in the forms a URL or a resolver may spell it', () => {
+  const strict: AddressPolicy = { allowPrivateNetworks: false, allow: [] };
+  /** URL host -> parseHostLiteral -> checkAddress, as the fetcher does for literal hosts. */
+  const verdict = (host: string) => {
+    const ip = parseHostLiteral(host);
+    if (ip === undefined) throw new Error(`${host} is not a literal`);
+    return checkAddress(strict, ip, 80);
+  };
+
+  it.each([
+    // 10/8
+    ['167772161', 'private'],
+    ['012.0.0.1', 'private'],
+    ['0xa.0.0.1', 'private'],
+    ['10.1', 'private'],
+    // 172.16/12, both ends
+    ['2886729729', 'private'],
+    ['0254.020.0.1', 'private'],
+    ['0xac1fffff', 'private'],
+    // 192.168/16
+    ['3232235777', 'private'],
+    ['0300.0250.1.1', 'private'],
+    ['192.168.257', 'private'],
+    // 169.254/16 (metadata is its own verdict even when private networks are refused)
+    ['0xa9fe0001', 'link-local'],
+    ['0251.0376.0.1', 'link-local'],
+    // 100.64/10
+    ['1681915905', 'cgnat'],
+    ['0x64.0x40.0.1', 'cgnat'],
+    // loopback
+    ['2130706433', 'loopback'],
+    ['0177.0.0.1', 'loopback'],
+    // IPv6: fc00::/7, fe80::/10, mapped, in URL bracket form
+    ['[fc00::1]', 'unique-local'],
+    ['[fdff:ffff::1]', 'unique-local'],
+    ['[fe80::1]', 'link-local'],
+    ['[febf::1]', 'link-local'],
+    ['[::ffff:127.0.0.1]', 'ipv4-mapped/loopback'],
+    ['[::ffff:10.0.0.1]', 'ipv4-mapped/private'],
+    ['[::ffff:172.16.0.1]', 'ipv4-mapped/private'],
+    ['[::ffff:c0a8:101]', 'ipv4-mapped/private'],
+    ['[::ffff:100.64.0.1]', 'ipv4-mapped/cgnat'],
+    ['[::ffff:169.254.0.1]', 'ipv4-mapped/link-local'],
+  ])('%s is refused as %s', (host, range) => {
+    expect(verdict(host)).toEqual({ allowed: false, range });
+    // The same host through WHATWG URL parsing, as a seed or a redirect target is parsed.
+    const viaUrl = parseHostLiteral(new URL(`http://${host}/`).hostname);
+    expect(viaUrl).toBeDefined();
+    expect(checkAddress(strict, viaUrl!, 80).allowed).toBe(false);
+  });
+
+  it('refuses cloud metadata in every form, even with private networks allowed', () => {
+    const open: AddressPolicy = { allowPrivateNetworks: true, allow: [] };
+    for (const host of [
+      '169.254.169.254',
+      '2852039166',
+      '0xa9fea9fe',
+      '0251.0376.0251.0376',
+      '[::ffff:a9fe:a9fe]',
+    ]) {
+      expect(checkAddress(open, parseHostLiteral(host)!, 80), host).toEqual({
+        allowed: false,
+        range: 'cloud-metadata',
+      });
+    }
+  });
+
+  it.each(['172.15.255.255', '172.32.0.0', '100.63.255.255', '100.128.0.0', '[fbff::1]', '[fec0::1]'])(
+    'range edges: %s is not in the neighbouring private range',
+    (host) => {
+      const d = verdict(host);
+      expect(
+        d.range === undefined || !['private', 'cgnat', 'unique-local', 'link-local'].includes(d.range),
+      ).toBe(true);
+    },
+  );
+});

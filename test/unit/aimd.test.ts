@@ -18,13 +18,38 @@ function window(limit: AimdLimit, clock: FakeClock, rttMs: number, inflight: num
 function make(options: AimdOptions = {}) {
   const clock = new FakeClock();
   const limit = new AimdLimit(
-    { windowMs: 100, minWindowSamples: 4, target: absolute(100), ...options },
+    { windowMs: 100, minWindowSamples: 4, slowStart: false, target: absolute(100), ...options },
     clock,
   );
   return { clock, limit };
 }
 
 describe('AimdLimit', () => {
+  it('slow start: doubles per window under target until the first cut, which halves', () => {
+    const { clock, limit } = make({ slowStart: true });
+    window(limit, clock, 50, 10);
+    expect(limit.limit).toBe(20);
+    window(limit, clock, 50, 20);
+    expect(limit.limit).toBe(40);
+    window(limit, clock, 150, 40);
+    // Back to the last limit that was under target, then additive increase.
+    expect(limit.limit).toBe(20);
+    window(limit, clock, 50, 20);
+    expect(limit.limit).toBe(21);
+    window(limit, clock, 150, 21);
+    expect(limit.limit).toBe(18);
+  });
+
+  it('slow start ends on a drop too', () => {
+    const { clock, limit } = make({ slowStart: true });
+    limit.onSample({ rttMs: 10, inflight: 10, dropped: true });
+    expect(limit.limit).toBe(5);
+    window(limit, clock, 50, 5); // closes the window of the cut: no growth in it
+    expect(limit.limit).toBe(5);
+    window(limit, clock, 50, 5);
+    expect(limit.limit).toBe(6); // additive now, not 10
+  });
+
   it('grows by `increase` per window while under target and the limit is used', () => {
     const { clock, limit } = make();
     window(limit, clock, 50, 10);
@@ -94,7 +119,12 @@ describe('AimdLimit', () => {
   it('relative target: probes the unloaded baseline, then cuts above ratio × baseline', () => {
     const clock = new FakeClock();
     const limit = new AimdLimit(
-      { windowMs: 100, minWindowSamples: 4, target: { kind: 'relative', ratio: 1.5, minRttWindowMs: 1000 } },
+      {
+        windowMs: 100,
+        minWindowSamples: 4,
+        slowStart: false,
+        target: { kind: 'relative', ratio: 1.5, minRttWindowMs: 1000 },
+      },
       clock,
     );
     expect(limit.limit).toBe(3); // first window is a probe at probeLimit
@@ -109,7 +139,12 @@ describe('AimdLimit', () => {
   it('relative target: the baseline rises again when the server really became slower', () => {
     const clock = new FakeClock();
     const limit = new AimdLimit(
-      { windowMs: 100, minWindowSamples: 4, target: { kind: 'relative', ratio: 1.5, minRttWindowMs: 1000 } },
+      {
+        windowMs: 100,
+        minWindowSamples: 4,
+        slowStart: false,
+        target: { kind: 'relative', ratio: 1.5, minRttWindowMs: 1000 },
+      },
       clock,
     );
     window(limit, clock, 20, 3);
@@ -134,6 +169,7 @@ describe('AimdLimit', () => {
       {
         windowMs: 100,
         minWindowSamples: 4,
+        slowStart: false,
         target: { kind: 'relative', ratio: 1.5, minRttWindowMs: 60_000 },
       },
       clock,
@@ -151,6 +187,7 @@ describe('AimdLimit', () => {
       {
         windowMs: 100,
         minWindowSamples: 4,
+        slowStart: false,
         initialLimit: 3,
         target: { kind: 'relative', ratio: 1.5, minRttWindowMs: 60_000 },
       },

@@ -6,6 +6,7 @@ import {
   ConnectTimeoutError,
   FetchError,
   HeadersTimeoutError,
+  HeadersTooLargeError,
 } from '../../core/errors.js';
 
 const CONNECTION_CODES = new Set([
@@ -68,6 +69,8 @@ export function toFetchError(err: unknown, url: string): FetchError {
       return new BodyTimeoutError(msg, options);
     case 'UND_ERR_RES_EXCEEDED_MAX_SIZE':
       return new BodyTooLargeError(msg, options);
+    case 'UND_ERR_HEADERS_OVERFLOW':
+      return new HeadersTooLargeError(msg, options);
   }
   if (code !== undefined && CONNECTION_CODES.has(code)) return new ConnectionError(msg, options);
   return new FetchError(msg, options);

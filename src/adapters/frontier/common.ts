@@ -38,13 +38,18 @@ function integer(value: number | undefined, fallback: number, field: string): nu
  * Validates the whole batch before anything is written, so a bad request rejects the
  * batch instead of leaving half of it enqueued.
  */
-export function prepareRequests(requests: readonly EnqueueRequest[], now: number): PreparedRequest[] {
+export function prepareRequests(
+  requests: readonly EnqueueRequest[],
+  now: number,
+  /** Requests the caller knows to be duplicates of valid URLs: their URL is not parsed again (host ''). */
+  knownDuplicate?: (r: EnqueueRequest) => boolean,
+): PreparedRequest[] {
   return requests.map((r) => {
     if (typeof r.jobId !== 'string' || r.jobId === '')
       throw new InvalidArgumentError('jobId must be a non-empty string');
     return {
       url: r.url,
-      host: hostOf(r.url),
+      host: knownDuplicate?.(r) ? '' : hostOf(r.url),
       jobId: r.jobId,
       priority: integer(r.priority, 0, 'priority'),
       depth: integer(r.depth, 0, 'depth'),

@@ -74,9 +74,9 @@ export function prepareStatements(db: Database.Database) {
       'INSERT INTO tasks (job, url, url_hash, host, priority, depth, state, not_before, seq) ' +
         'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
-    // All rows sharing the hash; the caller picks the one with the same URL.
-    findKey: db.prepare<[number, number], KeyRow>(
-      'SELECT id, url, state, priority FROM tasks WHERE job = ? AND url_hash = ?',
+    // The index narrows to the rows sharing the hash (almost always 0 or 1); url settles collisions.
+    findKey: db.prepare<[number, number, string], KeyRow>(
+      'SELECT id, url, state, priority FROM tasks WHERE job = ? AND url_hash = ? AND url = ?',
     ),
     // Forced re-enqueue of a done or dead task: a new crawl cycle.
     requeue: db.prepare<[number, number, string, number, number, number]>(

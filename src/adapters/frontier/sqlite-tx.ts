@@ -88,7 +88,7 @@ export function makeTransactions(db: Database.Database, st: Statements, maxPendi
         const job = jobs.get(r.jobId)!;
         const state = stateAt(r.notBefore, now);
         const hash = urlHash(r.url);
-        const row = st.findKey.all(job, hash).find((candidate) => candidate.url === r.url);
+        const row = st.findKey.get(job, hash, r.url);
         if (row) {
           // Seen: a duplicate, unless forced and finished, which starts a new generation.
           if (!r.force || (row.state !== 'done' && row.state !== 'dead')) {

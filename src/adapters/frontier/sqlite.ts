@@ -64,10 +64,13 @@ export class SqliteFrontier implements Frontier {
   readonly #jobKeys = new Map<string, number>();
   readonly #jobNames = new Map<number, string>();
   /**
-   * `job\nurl` of URLs known to have a row. Rows are never deleted, so a hit is a certain
+   * URLs known to have a row, per job. Rows are never deleted, so a hit is a certain
    * duplicate and skips the index lookup; most links a crawl discovers are duplicates.
+   * Per job rather than one set of `job\nurl`: building that key string cost more than the
+   * lookup it saved.
    */
-  #seen = new Set<string>();
+  #seen = new Map<string, Set<string>>();
+  #seenSize = 0;
 
   constructor(options: SqliteFrontierOptions) {
     this.#path = options.path;
@@ -101,16 +104,28 @@ export class SqliteFrontier implements Frontier {
   async enqueue(requests: readonly EnqueueRequest[]): Promise<EnqueueResult> {
     const { tx, batch } = this.#conn();
     const now = this.#clock.now();
-    const prepared = prepareRequests(requests, now);
-    const fresh = prepared.filter((r) => r.force || !this.#seen.has(`${r.jobId}\n${r.url}`));
+    const known = (r: { force?: boolean; jobId: string; url: string }) =>
+      r.force !== true && this.#seen.get(r.jobId)?.has(r.url) === true;
+    const prepared = prepareRequests(requests, now, known);
+    const fresh = prepared.filter((r) => !known(r));
     const cached = prepared.length - fresh.length;
     if (fresh.length === 0) return { added: 0, duplicates: cached, dropped: 0 };
     const jobs = this.#createJobs(fresh.map((r) => r.jobId));
     const result = await batch.run(() => tx.enqueue(fresh, jobs, now));
     // A batch with drops cannot tell which URLs were stored: cache nothing from it.
     if (result.dropped === 0) {
-      if (this.#seen.size + fresh.length > SEEN_CACHE_MAX) this.#seen = new Set();
-      for (const r of fresh) this.#seen.add(`${r.jobId}\n${r.url}`);
+      if (this.#seenSize + fresh.length > SEEN_CACHE_MAX) {
+        this.#seen = new Map();
+        this.#seenSize = 0;
+      }
+      for (const r of fresh) {
+        let urls = this.#seen.get(r.jobId);
+        if (urls === undefined) this.#seen.set(r.jobId, (urls = new Set()));
+        if (!urls.has(r.url)) {
+          urls.add(r.url);
+          this.#seenSize++;
+        }
+      }
     }
     return { ...result, duplicates: result.duplicates + cached };
   }

@@ -49,6 +49,11 @@ export interface AimdOptions {
   readonly tolerance?: number;
   /** A sample whose lagMs exceeds this fraction of its rttMs is left out of the latency decision. @default 0.5 */
   readonly maxLagFraction?: number;
+  /**
+   * Until the first cut, double the limit after each window under target instead of adding
+   * `increase` (TCP's slow start), so a host with room is found in a few windows. @default true
+   */
+  readonly slowStart?: boolean;
 }
 
 export const aimdDefaults = {
@@ -63,6 +68,7 @@ export const aimdDefaults = {
   target: { kind: 'relative', ratio: 1.25, minRttWindowMs: 60_000, probeLimit: 3 },
   tolerance: 0,
   maxLagFraction: 0.5,
+  slowStart: true,
 } as const satisfies Required<AimdOptions>;
 
 export type AimdChangeReason = 'increase' | 'latency' | 'drop' | 'probe';
@@ -137,6 +143,8 @@ export class AimdLimit implements LimitAlgorithm {
   #lastTargetMs: number | undefined;
   /** Latency verdict of the previous window (undefined: it had none). */
   #prevLatencyMs: number | undefined;
+  /** Slow start lasts until the first cut. */
+  #slowStart: boolean;
 
   constructor(options: AimdOptions = {}, clock: Clock) {
     const o = { ...aimdDefaults, ...options };
@@ -175,6 +183,7 @@ export class AimdLimit implements LimitAlgorithm {
     this.#o = o;
     this.#clock = clock;
     this.#limit = o.initialLimit;
+    this.#slowStart = o.slowStart;
     // The first window of a relative limit is a probe: it measures the unloaded baseline.
     if (this.#absoluteMs === undefined) this.#probing = true;
   }
@@ -241,9 +250,9 @@ export class AimdLimit implements LimitAlgorithm {
         this.#lastLatencyMs = latency;
         this.#lastTargetMs = target;
         if (latency > target * (1 + this.#o.tolerance)) this.#decrease(now, 'latency');
-        else if (latency <= target && used) this.#set(this.#limit + this.#o.increase, 'increase');
+        else if (latency <= target && used) this.#grow();
       } else if (used) {
-        this.#set(this.#limit + this.#o.increase, 'increase');
+        this.#grow();
       }
     }
     if (!this.#probing && now >= this.#nextProbeAt && this.#absoluteMs === undefined) {
@@ -276,11 +285,19 @@ export class AimdLimit implements LimitAlgorithm {
     this.#baselineMs = Math.min(this.#baselineMs ?? latency, candidate);
   }
 
+  #grow(): void {
+    const next = this.#slowStart ? this.#limit * 2 : this.#limit + this.#o.increase;
+    this.#set(next, 'increase');
+  }
+
   #decrease(now: number, reason: AimdChangeReason): void {
+    // The cut that ends slow start halves: the limit before the last doubling was under target.
+    const ratio = this.#slowStart ? 0.5 : this.#o.backoffRatio;
+    this.#slowStart = false;
     this.#cut = true;
     this.#lastCutAt = now;
     // The limit is an integer, so floor(limit × ratio) < limit: every cut makes progress.
-    this.#set(Math.floor(this.#limit * this.#o.backoffRatio), reason);
+    this.#set(Math.floor(this.#limit * ratio), reason);
   }
 
   #set(limit: number, reason: AimdChangeReason): void {

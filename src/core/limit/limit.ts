@@ -21,6 +21,6 @@ export interface LimitSample {
 export interface LimitAlgorithm {
   readonly limit: number;
   onSample(sample: LimitSample): void;
-  /** Called with the new limit whenever it changes; returns an unsubscribe. */
-  onChange(listener: (limit: number) => void): () => void;
+  /** Called with the new limit (and why, when the algorithm says) whenever it changes; returns an unsubscribe. */
+  onChange(listener: (limit: number, reason?: string) => void): () => void;
 }

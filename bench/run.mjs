@@ -1,0 +1,282 @@
+#!/usr/bin/env node
+// Throughput benchmark: crawld against a raw undici + cheerio(htmlparser2) baseline, in one run.
+//
+//   npm run bench                      # build, then both scenarios, 3 runs each
+//   node bench/run.mjs --runs 5 --scenarios nolat --metrics
+//
+// For each scenario (nolat: --pages pages, no latency; lat: --lat-pages pages, --latency-ms
+// latency) it starts the demo site (`crawld site`) pinned to core 0, then runs, interleaved,
+// `--runs` times each:
+//   baseline   bench/baseline.mjs: undici Pool at fixed --concurrency, Set dedupe, same extraction
+//   crawld     `crawld run --once` with the same extraction (h1.title text, span.price number,
+//              all links followed), defaults otherwise: adaptive concurrency, SQLite frontier,
+//              results file, metrics on and served over HTTP, log level info
+//   crawld-off (with --metrics) the same with metrics.enabled false, no HTTP server, log level error
+// each pinned to core 1 and timed as a whole process (spawn to exit). pages/s = pages / wall
+// seconds. Peak RSS comes from /usr/bin/time -v, else from polling /proc/PID/status (VmHWM).
+// Ratios are computed within the run: the machine is shared and noisy, absolute figures are not
+// comparable between sittings.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const root = resolve(import.meta.dirname, '..');
+const { values: opt } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    pages: { type: 'string', default: '20000' },
+    'lat-pages': { type: 'string', default: '3000' },
+    'latency-ms': { type: 'string', default: '50' },
+    concurrency: { type: 'string', default: '64' },
+    scenarios: { type: 'string', default: 'nolat,lat' },
+    metrics: { type: 'boolean', default: false },
+    'no-baseline': { type: 'boolean', default: false },
+    /** crawld with adaptive: false at this per-host concurrency instead of the defaults. */
+    'crawld-fixed': { type: 'string' },
+    /** Another build of crawld (a dist/ directory), e.g. to compare before/after. */
+    dist: { type: 'string', default: join(root, 'dist') },
+    json: { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (opt.help) {
+  console.log(
+    'node bench/run.mjs [--runs N] [--pages N] [--lat-pages N] [--latency-ms L] [--concurrency C]\n' +
+      '  [--scenarios nolat,lat] [--metrics] [--no-baseline] [--crawld-fixed C] [--dist DIR] [--json OUT]',
+  );
+  process.exit(0);
+}
+const RUNS = Number(opt.runs);
+const CONC = Number(opt.concurrency);
+const cli = join(resolve(opt.dist), 'src/cli.js');
+if (!existsSync(cli)) {
+  console.error(`${cli} missing: run \`npm run build\` first`);
+  process.exit(2);
+}
+const scenarios = {
+  nolat: { pages: Number(opt.pages), latencyMs: 0 },
+  lat: { pages: Number(opt['lat-pages']), latencyMs: Number(opt['latency-ms']) },
+};
+const chosen = opt.scenarios.split(',').map((s) => s.trim());
+for (const s of chosen) {
+  if (!(s in scenarios)) {
+    console.error(`unknown scenario ${s} (nolat, lat)`);
+    process.exit(2);
+  }
+}
+
+const canPin = spawnSync('taskset', ['-c', '0', 'true']).status === 0 && cpus().length >= 2;
+const gnuTime = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-v', 'true']).status === 0;
+const pinned = (core, argv) => (canPin ? ['taskset', '-c', String(core), ...argv] : argv);
+
+/** The demo site in a child process pinned to core 0; resolves with its origin. */
+async function startSite({ pages, latencyMs }) {
+  const argv = pinned(0, [process.execPath, cli, 'site', '--port', '0', '--pages', String(pages)]);
+  if (latencyMs > 0) argv.push('--latency-ms', String(latencyMs));
+  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((res, rej) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) res(m[1]);
+    });
+    child.once('exit', (code) => rej(new Error(`demo site exited with ${code}: ${out}`)));
+  });
+  child.stdout.resume();
+  return {
+    url,
+    stop: () =>
+      new Promise((r) => {
+        child.once('exit', r);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/**
+ * Runs argv pinned to core 1 and times it from spawn to exit. Returns wall seconds, the peak
+ * RSS in MB, stdout (its tail) and the exit code.
+ */
+function timed(argv) {
+  const full = pinned(1, argv);
+  const cmd = gnuTime ? ['/usr/bin/time', '-v', ...full] : full;
+  return new Promise((res, rej) => {
+    const t0 = performance.now();
+    const child = spawn(cmd[0], cmd.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    // Keep only the tail: crawld at log level info writes a line per notable event.
+    child.stdout.on('data', (d) => {
+      out = (out + d).slice(-20_000);
+    });
+    child.stderr.on('data', (d) => {
+      err = (err + d).slice(-20_000);
+    });
+    let hwmKb = 0;
+    const poll = gnuTime
+      ? undefined
+      : setInterval(() => {
+          try {
+            const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+            if (m) hwmKb = Math.max(hwmKb, Number(m[1]));
+          } catch {
+            // exited between polls
+          }
+        }, 50);
+    child.once('error', rej);
+    child.once('close', (code) => {
+      const secs = (performance.now() - t0) / 1000;
+      if (poll) clearInterval(poll);
+      const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(err);
+      const rssMb = (m ? Number(m[1]) : hwmKb) / 1024;
+      // CPU time is far less sensitive than wall time to other work on the machine.
+      const user = /User time \(seconds\): ([\d.]+)/.exec(err);
+      const sys = /System time \(seconds\): ([\d.]+)/.exec(err);
+      const cpuSecs = user && sys ? Number(user[1]) + Number(sys[1]) : Number.NaN;
+      res({ secs, cpuSecs, rssMb, out, err, code });
+    });
+  });
+}
+
+async function runBaseline(site, pages) {
+  const r = await timed([
+    process.execPath,
+    join(root, 'bench/baseline.mjs'),
+    site.url,
+    String(pages),
+    String(CONC),
+  ]);
+  const line = r.out.split('\n').find((l) => l.startsWith('RESULT '));
+  if (r.code !== 0 || !line) throw new Error(`baseline failed (${r.code}): ${r.err.slice(-2000)}`);
+  const res = JSON.parse(line.slice(7));
+  return { pages: res.pages, errors: res.errors, secs: r.secs, cpuSecs: r.cpuSecs, rssMb: r.rssMb };
+}
+
+function crawldConfig(site, variant) {
+  const on = variant === 'crawld';
+  const concurrency = opt['crawld-fixed']
+    ? `concurrency: { adaptive: false, maxPerHost: ${Number(opt['crawld-fixed'])} }\n`
+    : '';
+  return (
+    `log: { level: ${on ? 'info' : 'error'} }\n` +
+    `http: { port: ${on ? 0 : 'null'} }\n` +
+    // Left out when on (the default), so that builds older than the switch run too.
+    (on ? '' : 'metrics: { enabled: false }\n') +
+    "fetch: { allowAddresses: ['127.0.0.1'] }\n" +
+    concurrency +
+    'jobs:\n' +
+    '  - id: bench\n' +
+    `    seeds: ['${site.url}/']\n` +
+    '    robots: false\n' +
+    '    extract:\n' +
+    '      fields:\n' +
+    "        title: { selector: 'h1.title' }\n" +
+    "        price: { selector: 'span.price', type: number }\n" +
+    '      followAllLinks: { priority: 10 }\n'
+  );
+}
+
+async function runCrawld(site, variant) {
+  const dir = mkdtempSync(join(tmpdir(), 'crawld-bench-'));
+  try {
+    const config = join(dir, 'crawld.yaml');
+    writeFileSync(config, crawldConfig(site, variant));
+    const argv = [process.execPath, cli, 'run', '--config', config, '--data-dir', join(dir, 'data')];
+    const r = await timed([...argv, '--once', '--no-progress']);
+    const m = /crawld: done in [\d.]+ s: (\d+) ok, (\d+) failed/.exec(r.out);
+    if (r.code !== 0 || !m) throw new Error(`crawld failed (${r.code}): ${(r.err || r.out).slice(-2000)}`);
+    const results = readFileSync(join(dir, 'data/results.jsonl'), 'utf8').split('\n').filter(Boolean).length;
+    return { pages: Number(m[1]), errors: Number(m[2]), results, secs: r.secs, cpuSecs: r.cpuSecs, rssMb: r.rssMb };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const sorted = (xs) => [...xs].sort((a, b) => a - b);
+const median = (xs) => {
+  const s = sorted(xs);
+  const n = s.length;
+  return n === 0 ? Number.NaN : n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+};
+const f0 = (x) => (Number.isFinite(x) ? x.toFixed(0) : '-');
+const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '-');
+const mmm = (xs) => `${f0(Math.min(...xs))} / ${f0(median(xs))} / ${f0(Math.max(...xs))}`;
+
+const variants = [
+  ...(opt['no-baseline'] ? [] : ['baseline']),
+  'crawld',
+  ...(opt.metrics ? ['crawld-off'] : []),
+];
+console.log(
+  `crawld bench: ${cpus().length} cores, node ${process.version}, load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}, ` +
+    `site on core 0 and crawlers on core 1: ${canPin ? 'yes' : 'no (taskset missing)'}, ` +
+    `peak RSS from ${gnuTime ? '/usr/bin/time -v' : '/proc VmHWM polling'}`,
+);
+console.log(`runs ${RUNS}, baseline concurrency ${CONC}, crawld ${cli}`);
+
+const report = { machine: { cores: cpus().length, node: process.version, pinned: canPin }, scenarios: {} };
+for (const name of chosen) {
+  const sc = scenarios[name];
+  const site = await startSite(sc);
+  console.log(`\n== ${name}: ${sc.pages} pages, ${sc.latencyMs} ms latency, site ${site.url}`);
+  const samples = Object.fromEntries(variants.map((v) => [v, []]));
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      for (const v of variants) {
+        const r = v === 'baseline' ? await runBaseline(site, sc.pages) : await runCrawld(site, v);
+        r.pagesPerS = r.pages / r.secs;
+        r.cpuMsPerPage = (1000 * r.cpuSecs) / r.pages;
+        samples[v].push(r);
+        const extra = r.results !== undefined ? `, ${r.results} results` : '';
+        console.log(
+          `  run ${i + 1} ${v.padEnd(10)} ${String(r.pages).padStart(6)} pages ${r.secs.toFixed(2).padStart(7)} s ` +
+            `${f0(r.pagesPerS).padStart(6)} pages/s  ${f2(r.cpuMsPerPage)} CPU ms/page  peak RSS ${f0(r.rssMb)} MB${extra}` +
+            (r.pages !== sc.pages || r.errors ? `  (expected ${sc.pages} pages, ${r.errors} errors)` : ''),
+        );
+      }
+    }
+  } finally {
+    await site.stop();
+  }
+  console.log(
+    `\n  ${'variant'.padEnd(11)} pages/s min / median / max   CPU ms/page min / median / max   peak RSS MB min / median / max`,
+  );
+  for (const v of variants) {
+    const rates = samples[v].map((r) => r.pagesPerS);
+    const cpu = samples[v].map((r) => r.cpuMsPerPage);
+    const rss = samples[v].map((r) => r.rssMb);
+    const cpuMmm = `${f2(Math.min(...cpu))} / ${f2(median(cpu))} / ${f2(Math.max(...cpu))}`;
+    console.log(`  ${v.padEnd(11)} ${mmm(rates).padEnd(26)} ${cpuMmm.padEnd(32)} ${mmm(rss)}`);
+  }
+  const ratio = (a, b) => {
+    const xs = samples[a].map((r, i) => r.pagesPerS / samples[b][i].pagesPerS);
+    const med = median(samples[a].map((r) => r.pagesPerS)) / median(samples[b].map((r) => r.pagesPerS));
+    // Pages per CPU second, a over b: the efficiency ratio, robust to a busy machine.
+    const cpu = median(samples[b].map((r) => r.cpuMsPerPage)) / median(samples[a].map((r) => r.cpuMsPerPage));
+    return { ofMedians: med, perRun: xs, cpuEfficiency: cpu };
+  };
+  const out = { ...sc, samples };
+  if (samples.baseline) {
+    out.crawldOverBaseline = ratio('crawld', 'baseline');
+    const r = out.crawldOverBaseline;
+    console.log(
+      `  crawld / baseline: ${f2(r.ofMedians)} (ratio of medians); per run ${r.perRun.map(f2).join(', ')}; ` +
+        `pages per CPU second ${f2(r.cpuEfficiency)}`,
+    );
+  }
+  if (samples['crawld-off']) {
+    out.onOverOff = ratio('crawld', 'crawld-off');
+    const r = out.onOverOff;
+    console.log(
+      `  metrics+logging on / off: ${f2(r.ofMedians)} (cost ${((1 - r.ofMedians) * 100).toFixed(1)}%); ` +
+        `per run ${r.perRun.map(f2).join(', ')}; pages per CPU second ${f2(r.cpuEfficiency)}`,
+    );
+  }
+  report.scenarios[name] = out;
+}
+if (opt.json) writeFileSync(opt.json, `${JSON.stringify(report, null, 2)}\n`);

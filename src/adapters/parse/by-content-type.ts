@@ -1,0 +1,17 @@
+import type { ExtractInput, Extraction, Extractor } from '../../ports/extractor.js';
+import { isJsonContentType } from './json-extractor.js';
+
+/**
+ * An HTML job may still meet JSON responses (an API link on a page): those go to the JSON
+ * extractor instead of being parsed as markup.
+ */
+export class ByContentTypeExtractor implements Extractor {
+  constructor(
+    private readonly html: Extractor,
+    private readonly json: Extractor,
+  ) {}
+
+  extract(input: ExtractInput): Extraction {
+    return (isJsonContentType(input.contentType) ? this.json : this.html).extract(input);
+  }
+}

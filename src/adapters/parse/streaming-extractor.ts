@@ -1,0 +1,171 @@
+/**
+ * Extraction in one htmlparser2 pass without building a DOM, for rules whose selectors are all
+ * simple (see simple-selector.ts): the usual case of `a[href]` links and `h1.title`-style
+ * fields. Building cheerio's DOM and running css-select over it cost about as much as the
+ * tokenizer itself and made most of the crawler's garbage; this keeps only the values the rules
+ * ask for.
+ *
+ * It gives the same output as the cheerio extractor (test/unit/streaming-extractor.test.ts pins
+ * that down): the parser is the one cheerio/slim uses, with the same options, and an element's
+ * extent is tracked from the same open/close events the DOM builder (domhandler) turns into the
+ * tree, implied closes included, so "the text of an element" is the same string.
+ */
+import { Parser } from 'htmlparser2';
+import type { ExtractionRules } from '../../core/rules.js';
+import type { ExtractInput, Extraction, Extractor } from '../../ports/extractor.js';
+import {
+  type CompiledField,
+  collectLinks,
+  compileField,
+  documentBase,
+  fieldValue,
+  isHtmlType,
+  type LinkSource,
+  linkSources,
+  utf8,
+} from './field-values.js';
+import { type Attribs, parseSimpleSelector, type SimpleSelector } from './simple-selector.js';
+
+/** cheerio's attr() answers these differently from the raw attribute (see its getAttr). */
+const SPECIAL_ATTR =
+  /^(?:autofocus|autoplay|async|checked|controls|defer|disabled|hidden|loop|multiple|open|readonly|required|scoped|selected|value)$/i;
+
+interface FieldMatcher {
+  readonly field: CompiledField;
+  readonly selector: SimpleSelector;
+  readonly attr: string | undefined;
+}
+
+interface LinkMatcher {
+  readonly source: LinkSource;
+  readonly selector: SimpleSelector;
+}
+
+/** The simple selector compiled, or undefined if any rule needs the DOM. */
+function compile(
+  rules: ExtractionRules,
+): { fields: FieldMatcher[]; links: LinkMatcher[]; sources: LinkSource[] } | undefined {
+  const fields: FieldMatcher[] = [];
+  for (const [name, rule] of Object.entries(rules.fields)) {
+    const selector = parseSimpleSelector(rule.selector);
+    if (!selector || (rule.attr !== undefined && SPECIAL_ATTR.test(rule.attr))) return undefined;
+    fields.push({ field: compileField(name, rule), selector, attr: rule.attr });
+  }
+  const sources = linkSources(rules);
+  const links: LinkMatcher[] = [];
+  for (const source of sources) {
+    const selector = parseSimpleSelector(source.selector);
+    if (!selector) return undefined;
+    links.push({ source, selector });
+  }
+  return { fields, links, sources };
+}
+
+/** One field match whose text is still being collected (its element is open). */
+interface TextCapture {
+  text: string;
+  depth: number;
+}
+
+/** Per-document state, filled by the parser callbacks. */
+class Pass {
+  /** Raw values per field: text captures (filled as text arrives) or attribute values. */
+  readonly values: (TextCapture | string | undefined)[][];
+  readonly links: string[][];
+  baseHref: string | undefined;
+  depth = 0;
+  /** Open text captures, innermost last. */
+  open: TextCapture[] = [];
+
+  constructor(fields: number, sources: number) {
+    this.values = Array.from({ length: fields }, () => []);
+    this.links = Array.from({ length: sources }, () => []);
+  }
+}
+
+export class StreamingExtractor implements Extractor {
+  readonly #fields: readonly FieldMatcher[];
+  readonly #links: readonly LinkMatcher[];
+  readonly #sources: readonly LinkSource[];
+  /** Tags any selector can match (undefined: any tag); other open tags skip matching. */
+  readonly #tags: ReadonlySet<string> | undefined;
+
+  /** True when every rule is simple enough for this extractor. */
+  static supports(rules: ExtractionRules): boolean {
+    return compile(rules) !== undefined;
+  }
+
+  constructor(rules: ExtractionRules) {
+    const compiled = compile(rules);
+    if (!compiled) throw new TypeError('StreamingExtractor: rules need a DOM (check supports() first)');
+    this.#fields = compiled.fields;
+    this.#links = compiled.links;
+    this.#sources = compiled.sources;
+    const selectors = [...compiled.fields, ...compiled.links].map((m) => m.selector);
+    this.#tags = selectors.some((s) => s.tags === undefined)
+      ? undefined
+      : new Set(selectors.flatMap((s) => [...(s.tags ?? [])]));
+  }
+
+  extract(input: ExtractInput): Extraction {
+    if (!isHtmlType(input.contentType)) return { fields: {}, links: [], errors: [] };
+    const pass = new Pass(this.#fields.length, this.#links.length);
+    const tags = this.#tags;
+    const parser = new Parser({
+      onopentag: (name: string, attribs: Attribs) => {
+        pass.depth++;
+        if (name === 'base' && pass.baseHref === undefined && Object.hasOwn(attribs, 'href')) {
+          pass.baseHref = attribs.href;
+        }
+        if (tags !== undefined && !tags.has(name)) return;
+        this.#match(pass, name, attribs);
+      },
+      ontext: (data: string) => {
+        for (const c of pass.open) c.text += data;
+      },
+      onclosetag: () => {
+        const open = pass.open;
+        while (open.length > 0 && (open[open.length - 1] as TextCapture).depth === pass.depth) open.pop();
+        pass.depth--;
+      },
+    });
+    parser.end(utf8.decode(input.body));
+    return this.#result(pass, input.url);
+  }
+
+  #match(pass: Pass, name: string, attribs: Attribs): void {
+    for (let i = 0; i < this.#fields.length; i++) {
+      const m = this.#fields[i] as FieldMatcher;
+      if (!m.selector.matches(name, attribs)) continue;
+      const values = pass.values[i] as (TextCapture | string | undefined)[];
+      // Only the first match of a single-value field is read.
+      if (!m.field.rule.all && values.length > 0) continue;
+      if (m.attr === undefined) {
+        const capture: TextCapture = { text: '', depth: pass.depth };
+        values.push(capture);
+        pass.open.push(capture);
+      } else {
+        values.push(Object.hasOwn(attribs, m.attr) ? attribs[m.attr] : undefined);
+      }
+    }
+    for (let i = 0; i < this.#links.length; i++) {
+      const m = this.#links[i] as LinkMatcher;
+      if (!m.selector.matches(name, attribs)) continue;
+      const raw = attribs[m.source.attr];
+      if (raw !== undefined) (pass.links[i] as string[]).push(raw);
+    }
+  }
+
+  #result(pass: Pass, pageUrl: string): Extraction {
+    const errors: string[] = [];
+    const fields: Record<string, unknown> = {};
+    this.#fields.forEach((m, i) => {
+      const raws = (pass.values[i] ?? []).map((v) => (typeof v === 'object' ? v.text : v));
+      fields[m.field.name] = fieldValue(m.field, raws, errors);
+    });
+    if (this.#sources.length === 0) return { fields, links: [], errors };
+    const base = documentBase(pageUrl, pass.baseHref);
+    const links = base === undefined ? [] : collectLinks(this.#sources, pass.links, base);
+    return { fields, links, errors };
+  }
+}

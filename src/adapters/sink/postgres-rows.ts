@@ -1,0 +1,103 @@
+import { type ResultRecord, recordKey } from '../../ports/sink.js';
+
+/** One table row: a page, or one item of a page whose JSON rules set `items`. */
+export interface PgRow {
+  readonly url: string;
+  readonly recordKey: string;
+  /** 0 for a page record; the item's index for item records. */
+  readonly item: number;
+  readonly jobId: string;
+  readonly taskId: string;
+  readonly generation: number;
+  readonly finalUrl: string;
+  readonly status: number;
+  readonly fetchedAt: string;
+  readonly depth: number;
+  readonly contentType: string;
+  readonly contentHash: string;
+  readonly bytes: number;
+  readonly durationMs: number;
+  /** JSON text for the jsonb column. */
+  readonly fields: string;
+}
+
+/** The rows of one record: one per item when it has items (none for an empty list), else one. */
+export function rowsOf(r: ResultRecord): PgRow[] {
+  const base = {
+    url: r.url,
+    recordKey: recordKey(r),
+    jobId: r.jobId,
+    taskId: r.taskId,
+    generation: r.generation,
+    finalUrl: r.finalUrl,
+    status: r.status,
+    fetchedAt: r.fetchedAt,
+    depth: r.depth,
+    contentType: r.contentType,
+    contentHash: r.contentHash,
+    bytes: r.bytes,
+    durationMs: r.durationMs,
+  };
+  if (!r.items) return [{ ...base, item: 0, fields: jsonbText(r.fields) }];
+  return r.items.map((fields, item) => ({ ...base, item, fields: jsonbText({ ...r.fields, ...fields }) }));
+}
+
+/** jsonb refuses the NUL character, which a page may well contain: it is dropped. */
+function jsonbText(value: unknown): string {
+  return JSON.stringify(value).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1');
+}
+
+/** `"schema"."table"` from a validated `schema.table` or `table`. */
+export function quoteTable(table: string): string {
+  return table
+    .split('.')
+    .map((p) => `"${p.replace(/"/g, '""')}"`)
+    .join('.');
+}
+
+export function tableDdl(table: string): string[] {
+  const q = quoteTable(table);
+  const base = table.split('.').pop() ?? table;
+  return [
+    `CREATE TABLE IF NOT EXISTS ${q} (
+      url text NOT NULL,
+      record_key text NOT NULL,
+      item integer NOT NULL,
+      job_id text NOT NULL,
+      task_id text NOT NULL,
+      generation integer NOT NULL,
+      final_url text NOT NULL,
+      status integer NOT NULL,
+      fetched_at timestamptz NOT NULL,
+      depth integer NOT NULL,
+      content_type text NOT NULL,
+      content_hash text NOT NULL,
+      bytes bigint NOT NULL,
+      duration_ms integer NOT NULL,
+      fields jsonb NOT NULL,
+      written_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (url, record_key, item)
+    )`,
+    // recover() looks records up by key alone.
+    `CREATE INDEX IF NOT EXISTS "${`${base}_record_key_idx`.slice(0, 63)}" ON ${q} (record_key)`,
+  ];
+}
+
+/** SQLSTATE classes worth retrying: the statement may well succeed later as it is. */
+const TRANSIENT_CLASSES = ['08', '53', '57P', '58'];
+const TRANSIENT_CODES = new Set(['40001', '40P01', '55P03', '57014']);
+
+/**
+ * Connection-level failures carry no SQLSTATE (ECONNREFUSED, "Connection terminated") and are
+ * transient (a bug such as a TypeError is not); a SQLSTATE is transient only in the classes above (connection exception,
+ * insufficient resources, operator intervention such as a shutdown, system error) or for
+ * serialization failure, deadlock, lock timeout and statement timeout.
+ */
+export function isTransientPgError(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) {
+    return /connect|terminat|timeout|socket|closed|ended/i.test(String((err as Error).message));
+  }
+  return TRANSIENT_CODES.has(code) || TRANSIENT_CLASSES.some((c) => code.startsWith(c));
+}

@@ -1,0 +1,353 @@
+import pg from 'pg';
+import { backoffDelayMs } from '../../core/backoff.js';
+import { type Random, systemRandom } from '../../core/clock.js';
+import { SinkError } from '../../core/errors.js';
+import { NO_SINK_OBSERVER, type ResultRecord, type Sink, type SinkObserver } from '../../ports/sink.js';
+import { isTransientPgError, type PgRow, quoteTable, rowsOf, tableDdl } from './postgres-rows.js';
+
+export interface PostgresSinkOptions {
+  /** postgres://USER[:PASSWORD]@HOST:PORT/DB */
+  readonly url: string;
+  readonly table: string;
+  /** Rows per INSERT statement (a page's items are never split across statements). */
+  readonly batchSize: number;
+  /** A partial batch is written this long after its oldest record arrived. */
+  readonly flushIntervalMs: number;
+  /** Rows buffered at most; write() waits for room beyond it. */
+  readonly maxBuffer: number;
+  readonly onConflict: 'nothing' | 'update';
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+  /** How long close() keeps retrying a database that is down before giving up the rest. */
+  readonly closeTimeoutMs: number;
+  readonly observer: SinkObserver;
+  readonly random: Random;
+}
+
+export const POSTGRES_SINK_DEFAULTS = {
+  table: 'crawld_results',
+  batchSize: 500,
+  flushIntervalMs: 200,
+  maxBuffer: 5_000,
+  onConflict: 'nothing',
+  retryBaseMs: 200,
+  retryMaxMs: 10_000,
+  closeTimeoutMs: 30_000,
+} as const;
+
+interface Entry {
+  readonly rows: PgRow[];
+  readonly at: number;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+const SINK = 'postgres';
+
+/**
+ * Results as rows of a PostgreSQL table, one per page (or per item when the job's JSON rules
+ * set `items`), keyed by (url, record_key, item) where record_key is the task's exactly-once
+ * key (taskId#generation). Rows are inserted with ON CONFLICT, so a record written again after
+ * a crash or a redelivered lease never makes a second row.
+ *
+ * write() resolves only once the record's batch is committed (the Sink contract: the task is
+ * acked after it), so batching comes from the many tasks in flight at once: their records are
+ * gathered into one multi-row INSERT when batchSize rows are waiting or flushIntervalMs after
+ * the oldest arrived. At most maxBuffer rows wait; beyond that write() itself waits, which
+ * holds the crawl's task slots and so slows fetching instead of growing memory.
+ *
+ * Transient failures (connection lost, server restarting, deadlock) are retried with backoff
+ * for as long as the sink is open, so a database that is down for a while pauses the crawl
+ * and loses nothing. A permanent error (bad data) fails only the records it concerns: a failed
+ * batch is retried record by record to isolate them.
+ */
+export class PostgresSink implements Sink {
+  readonly name = SINK;
+  readonly #o: PostgresSinkOptions;
+  readonly #table: string;
+  #pool: pg.Pool | undefined;
+  #queue: Entry[] = [];
+  /** Rows queued or being written. */
+  #depth = 0;
+  #roomWaiters: (() => void)[] = [];
+  #running: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+  #closing = false;
+  #closeDeadline = Number.POSITIVE_INFINITY;
+
+  constructor(options: Partial<PostgresSinkOptions> & { url: string }) {
+    this.#o = {
+      ...POSTGRES_SINK_DEFAULTS,
+      observer: NO_SINK_OBSERVER,
+      random: systemRandom,
+      ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+    } as PostgresSinkOptions;
+    this.#table = quoteTable(this.#o.table);
+  }
+
+  /** Rows waiting to be stored (for tests and the buffer-depth metric). */
+  get depth(): number {
+    return this.#depth;
+  }
+
+  async open(): Promise<void> {
+    if (this.#pool) return;
+    const pool = new pg.Pool({
+      connectionString: this.#o.url,
+      max: 2,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+      application_name: 'crawld',
+    });
+    // An idle client whose server went away must not become an uncaught exception.
+    pool.on('error', () => this.#o.observer.error({ sink: SINK, reason: 'connection' }));
+    try {
+      for (const sql of tableDdl(this.#o.table)) {
+        try {
+          await pool.query(sql);
+        } catch (err) {
+          // Two daemons creating the table at once: the loser sees a duplicate, which is fine.
+          const code = (err as { code?: string }).code;
+          if (code !== '23505' && code !== '42P07') throw err;
+        }
+      }
+    } catch (err) {
+      await pool.end().catch(() => {});
+      throw new SinkError(`postgres sink: cannot prepare table ${this.#o.table}: ${describe(err)}`, {
+        cause: err,
+      });
+    }
+    this.#pool = pool;
+    this.#closed = undefined;
+    this.#closing = false;
+    this.#closeDeadline = Number.POSITIVE_INFINITY;
+  }
+
+  async write(record: ResultRecord): Promise<void> {
+    if (!this.#pool || this.#closing) throw new SinkError('postgres sink is not open');
+    const rows = rowsOf(record);
+    if (rows.length === 0) return;
+    // A page bigger than the whole buffer is still taken when the buffer is empty.
+    while (this.#depth > 0 && this.#depth + rows.length > this.#o.maxBuffer) {
+      await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
+      if (this.#closing) throw new SinkError('postgres sink closed while waiting for room');
+    }
+    const done = new Promise<void>((resolve, reject) => {
+      this.#queue.push({ rows, at: performance.now(), resolve, reject });
+    });
+    this.#depth += rows.length;
+    this.#report();
+    if (this.#queuedRows() >= this.#o.batchSize) this.#wake?.();
+    this.#running ??= this.#run();
+    return done;
+  }
+
+  /** Writes what is buffered now without waiting for flushIntervalMs, and waits for it. */
+  async flush(): Promise<void> {
+    while (this.#running) {
+      this.#flushNow = true;
+      this.#wake?.();
+      await this.#running;
+    }
+    this.#flushNow = false;
+  }
+
+  #flushNow = false;
+
+  async recover(keys: ReadonlySet<string>): Promise<Set<string>> {
+    const found = new Set<string>();
+    const pool = this.#pool;
+    if (keys.size === 0 || !pool) return found;
+    await this.flush();
+    const all = [...keys];
+    for (let i = 0; i < all.length; i += 10_000) {
+      const res = await pool.query<{ record_key: string }>(
+        `SELECT DISTINCT record_key FROM ${this.#table} WHERE record_key = ANY($1::text[])`,
+        [all.slice(i, i + 10_000)],
+      );
+      for (const r of res.rows) found.add(r.record_key);
+    }
+    return found;
+  }
+
+  /**
+   * Starts closing without waiting: new writes are refused, what is buffered is written now,
+   * and a database that stays down is retried only until closeTimeoutMs from here (then the
+   * waiting writes fail and their tasks, never acked, are recovered at the next start). The
+   * daemon calls this at its drain deadline so tasks stuck on a dead database cannot hold
+   * the shutdown forever.
+   */
+  beginClose(): void {
+    if (this.#closing || !this.#pool) return;
+    this.#closing = true;
+    this.#closeDeadline = performance.now() + this.#o.closeTimeoutMs;
+    for (const w of this.#roomWaiters.splice(0)) w();
+    this.#wake?.();
+  }
+
+  async close(): Promise<void> {
+    this.#closed ??= (async () => {
+      const pool = this.#pool;
+      if (!pool) return;
+      this.beginClose();
+      while (this.#running) await this.#running;
+      this.#pool = undefined;
+      await pool.end().catch(() => {});
+    })();
+    await this.#closed;
+  }
+
+  #closed: Promise<void> | undefined;
+
+  #queuedRows(): number {
+    let n = 0;
+    for (const e of this.#queue) n += e.rows.length;
+    return n;
+  }
+
+  #report(): void {
+    this.#o.observer.bufferDepth({ sink: SINK, depth: this.#depth });
+  }
+
+  /** The single writer: one batch in flight at a time, so rows are stored in arrival order. */
+  async #run(): Promise<void> {
+    try {
+      while (this.#queue.length > 0) {
+        const oldest = this.#queue[0]!;
+        const due = oldest.at + this.#o.flushIntervalMs - performance.now();
+        if (!this.#closing && !this.#flushNow && due > 0 && this.#queuedRows() < this.#o.batchSize) {
+          await this.#sleep(due);
+          continue;
+        }
+        const batch: Entry[] = [];
+        let rows = 0;
+        while (
+          this.#queue.length > 0 &&
+          (batch.length === 0 || rows + this.#queue[0]!.rows.length <= this.#o.batchSize)
+        ) {
+          const e = this.#queue.shift()!;
+          batch.push(e);
+          rows += e.rows.length;
+        }
+        await this.#store(batch);
+        this.#depth -= rows;
+        this.#report();
+        for (const w of this.#roomWaiters.splice(0)) w();
+      }
+    } finally {
+      this.#running = undefined;
+    }
+  }
+
+  /** Writes a batch, retrying transient errors; settles every entry of it. */
+  async #store(batch: Entry[]): Promise<void> {
+    const started = performance.now();
+    const rows = batch.flatMap((e) => e.rows);
+    const err = await this.#insertRetrying(rows);
+    if (err === undefined) {
+      this.#o.observer.batch({ sink: SINK, records: rows.length, durationMs: performance.now() - started });
+      for (const e of batch) e.resolve();
+      return;
+    }
+    if (batch.length > 1 && !isTransientPgError(err)) {
+      // One bad record must not fail the others: find it by writing each record alone.
+      for (const e of batch) await this.#store([e]);
+      return;
+    }
+    const failure = new SinkError(`postgres sink: ${describe(err)}`, { cause: err });
+    for (const e of batch) e.reject(failure);
+  }
+
+  /** Undefined on success; the last error when it is permanent or the close deadline passed. */
+  async #insertRetrying(rows: PgRow[]): Promise<unknown> {
+    for (let attempt = 1; ; attempt++) {
+      const pool = this.#pool;
+      if (!pool) return new SinkError('postgres sink closed');
+      try {
+        await insertRows(pool, this.#table, rows, this.#o.onConflict);
+        return undefined;
+      } catch (err) {
+        const transient = isTransientPgError(err);
+        this.#o.observer.error({ sink: SINK, reason: transient ? 'transient' : 'permanent' });
+        if (!transient) return err;
+        const delay = backoffDelayMs(
+          attempt,
+          { baseMs: this.#o.retryBaseMs, maxMs: this.#o.retryMaxMs, jitter: 'equal' },
+          this.#o.random,
+        );
+        if (performance.now() + delay > this.#closeDeadline) return err;
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = () => {
+        this.#wake = undefined;
+        done();
+      };
+    });
+  }
+}
+
+/** One multi-row statement: column arrays unnested, so the parameter count never grows. */
+async function insertRows(
+  pool: pg.Pool,
+  table: string,
+  rows: PgRow[],
+  onConflict: 'nothing' | 'update',
+): Promise<void> {
+  // Duplicates inside one statement would make DO UPDATE fail ("affect row a second time").
+  const unique = new Map<string, PgRow>();
+  for (const r of rows) unique.set(`${r.url}\u0000${r.recordKey}\u0000${r.item}`, r);
+  const list = [...unique.values()];
+  const col = <K extends keyof PgRow>(k: K) => list.map((r) => r[k]);
+  const conflict =
+    onConflict === 'update'
+      ? `DO UPDATE SET final_url = EXCLUDED.final_url, status = EXCLUDED.status,
+         fetched_at = EXCLUDED.fetched_at, content_type = EXCLUDED.content_type,
+         content_hash = EXCLUDED.content_hash, bytes = EXCLUDED.bytes,
+         duration_ms = EXCLUDED.duration_ms, fields = EXCLUDED.fields, written_at = now()`
+      : 'DO NOTHING';
+  await pool.query(
+    `INSERT INTO ${table} (url, record_key, item, job_id, task_id, generation, final_url, status,
+       fetched_at, depth, content_type, content_hash, bytes, duration_ms, fields)
+     SELECT u.url, u.record_key, u.item, u.job_id, u.task_id, u.generation, u.final_url, u.status,
+       u.fetched_at, u.depth, u.content_type, u.content_hash, u.bytes, u.duration_ms, u.fields::jsonb
+     FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::text[],
+       $8::int[], $9::timestamptz[], $10::int[], $11::text[], $12::text[], $13::bigint[], $14::int[],
+       $15::text[])
+       AS u(url, record_key, item, job_id, task_id, generation, final_url, status, fetched_at, depth,
+         content_type, content_hash, bytes, duration_ms, fields)
+     ON CONFLICT (url, record_key, item) ${conflict}`,
+    [
+      col('url'),
+      col('recordKey'),
+      col('item'),
+      col('jobId'),
+      col('taskId'),
+      col('generation'),
+      col('finalUrl'),
+      col('status'),
+      col('fetchedAt'),
+      col('depth'),
+      col('contentType'),
+      col('contentHash'),
+      col('bytes'),
+      col('durationMs'),
+      col('fields'),
+    ],
+  );
+}
+
+/** The error's code and message, never the connection string (it may hold a password). */
+function describe(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  return `${e.code ? `${e.code} ` : ''}${e.message ?? String(err)}`;
+}

@@ -1,0 +1,127 @@
+import { request } from 'undici';
+import { backoffDelayMs } from '../../core/backoff.js';
+import { type Clock, type Random, sleep, systemClock, systemRandom } from '../../core/clock.js';
+import { ChangeDeliveryError } from '../../core/errors.js';
+import type { ChangeRecord, ChangeSink } from '../../ports/page-state.js';
+import { NO_SINK_OBSERVER, type SinkObserver } from '../../ports/sink.js';
+
+export interface WebhookChangeSinkOptions {
+  readonly url: string;
+  /** Sent with every POST (a shared secret); never logged or reported. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly maxAttempts: number;
+  readonly backoffBaseMs: number;
+  readonly backoffMaxMs: number;
+  /** Per attempt, response body included. */
+  readonly timeoutMs: number;
+  readonly observer: SinkObserver;
+  readonly clock: Clock;
+  readonly random: Random;
+}
+
+export const WEBHOOK_DEFAULTS = {
+  headers: {},
+  maxAttempts: 5,
+  backoffBaseMs: 500,
+  backoffMaxMs: 30_000,
+  timeoutMs: 10_000,
+} as const;
+
+const SINK = 'webhook';
+
+/**
+ * POSTs each change record as JSON to a URL, at once (a price watcher's consumer wants it now).
+ * A 2xx is delivered; 408, 429, 5xx and network errors are retried with backoff capped at
+ * backoffMaxMs (a Retry-After is not honoured: a change must not wait an hour); any other
+ * status or the last failed attempt rejects with ChangeDeliveryError.
+ *
+ * Failures go to the dead-letter queue, not to a file of this sink: the task runner, which owns
+ * the frontier, dead-letters the page whose change could not be delivered, with reason
+ * 'change_delivery', and does not store the page's new state. `crawld dlq list` shows it and
+ * a redrive fetches the page again, detects the same change and re-delivers it. Delivery is
+ * at-least-once: the receiver dedupes on taskId + generation (also sent as Idempotency-Key).
+ *
+ * The webhook URL is configured by the operator, so it is not subject to the crawl's SSRF
+ * address policy (a receiver on localhost or a private network is the common case).
+ */
+export class WebhookChangeSink implements ChangeSink {
+  readonly name = SINK;
+  readonly #o: WebhookChangeSinkOptions;
+  readonly #inflight = new Set<Promise<void>>();
+  readonly #closing = new AbortController();
+
+  constructor(options: Partial<WebhookChangeSinkOptions> & { url: string }) {
+    this.#o = {
+      ...WEBHOOK_DEFAULTS,
+      observer: NO_SINK_OBSERVER,
+      clock: systemClock,
+      random: systemRandom,
+      ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+    } as WebhookChangeSinkOptions;
+  }
+
+  async open(): Promise<void> {}
+
+  write(change: ChangeRecord): Promise<void> {
+    const p = this.#deliver(change).finally(() => {
+      this.#inflight.delete(p);
+      this.#o.observer.bufferDepth({ sink: SINK, depth: this.#inflight.size });
+    });
+    this.#inflight.add(p);
+    this.#o.observer.bufferDepth({ sink: SINK, depth: this.#inflight.size });
+    return p;
+  }
+
+  /** Waits for deliveries in progress; backoff sleeps are cut short so shutdown stays prompt. */
+  async close(): Promise<void> {
+    this.#closing.abort();
+    await Promise.allSettled([...this.#inflight]);
+  }
+
+  async #deliver(change: ChangeRecord): Promise<void> {
+    const body = JSON.stringify(change);
+    const started = performance.now();
+    let last = '';
+    for (let attempt = 1; attempt <= this.#o.maxAttempts; attempt++) {
+      const outcome = await this.#post(body, `${change.taskId}#${change.generation}`);
+      if (outcome === 'ok') {
+        this.#o.observer.batch({ sink: SINK, records: 1, durationMs: performance.now() - started });
+        return;
+      }
+      last = outcome.reason;
+      this.#o.observer.error({ sink: SINK, reason: outcome.reason });
+      if (!outcome.retryable || attempt === this.#o.maxAttempts || this.#closing.signal.aborted) break;
+      const delay = backoffDelayMs(
+        attempt,
+        { baseMs: this.#o.backoffBaseMs, maxMs: this.#o.backoffMaxMs, jitter: 'equal' },
+        this.#o.random,
+      );
+      await sleep(this.#o.clock, delay, this.#closing.signal).catch(() => {});
+    }
+    throw new ChangeDeliveryError(`webhook delivery of a change of ${change.url} failed: ${last}`);
+  }
+
+  async #post(body: string, key: string): Promise<'ok' | { reason: string; retryable: boolean }> {
+    try {
+      const res = await request(this.#o.url, {
+        method: 'POST',
+        headers: {
+          ...this.#o.headers,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+          'user-agent': 'crawld-webhook',
+        },
+        body,
+        headersTimeout: this.#o.timeoutMs,
+        bodyTimeout: this.#o.timeoutMs,
+        signal: AbortSignal.timeout(this.#o.timeoutMs),
+      });
+      await res.body.dump().catch(() => {});
+      const s = res.statusCode;
+      if (s >= 200 && s < 300) return 'ok';
+      return { reason: `http_${s}`, retryable: s === 408 || s === 429 || s >= 500 };
+    } catch {
+      return { reason: 'connection', retryable: true };
+    }
+  }
+}

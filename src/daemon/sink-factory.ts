@@ -1,0 +1,94 @@
+import { join } from 'node:path';
+import { JsonlChangeSink } from '../adapters/sink/jsonl-change-sink.js';
+import { JsonlSink } from '../adapters/sink/jsonl-sink.js';
+import { PostgresSink } from '../adapters/sink/postgres-sink.js';
+import { WebhookChangeSink } from '../adapters/sink/webhook-change-sink.js';
+import type { CrawlEmitter } from '../core/events.js';
+import type { ChangeSink } from '../ports/page-state.js';
+import type { Sink, SinkObserver } from '../ports/sink.js';
+import type { CrawldConfig } from './config.js';
+
+/** Sink metrics go through the crawl events like every other metric. */
+export function sinkObserver(events: CrawlEmitter): SinkObserver {
+  return {
+    batch: (e) => events.emit('sinkBatch', e),
+    error: (e) => events.emit('sinkError', e),
+    bufferDepth: (e) => events.emit('sinkBuffer', e),
+  };
+}
+
+/** The result sinks of a config; every job's records go to all of them. */
+export function createSinks(config: CrawldConfig, dataDir: string, events: CrawlEmitter): Sink[] {
+  const observer = sinkObserver(events);
+  return config.sinks.map((s): Sink => {
+    if (s.kind === 'jsonl') return new JsonlSink({ path: s.path ?? join(dataDir, 'results.jsonl') });
+    return new PostgresSink({
+      url: s.url,
+      table: s.table,
+      batchSize: s.batchSize,
+      flushIntervalMs: s.flushIntervalMs,
+      maxBuffer: s.maxBuffer,
+      onConflict: s.onConflict,
+      retryBaseMs: s.retryBaseMs,
+      retryMaxMs: s.retryMaxMs,
+      // Leave the drain budget to the frontier and the rest of the shutdown.
+      closeTimeoutMs: Math.max(1_000, config.shutdown.drainTimeoutMs),
+      observer,
+    });
+  });
+}
+
+/** The sinks a job's records go to: those without a `jobs` filter and those naming the job. */
+export function sinksForJob(
+  config: CrawldConfig,
+  sinks: readonly Sink[],
+): (jobId: string) => readonly Sink[] {
+  const byJob = new Map<string, readonly Sink[]>();
+  return (jobId) => {
+    let list = byJob.get(jobId);
+    if (!list) {
+      list = sinks.filter((_, i) => {
+        const jobs = config.sinks[i]?.jobs;
+        return jobs === undefined || jobs.includes(jobId);
+      });
+      byJob.set(jobId, list);
+    }
+    return list;
+  };
+}
+
+/** The change-record sinks, for jobs that detect changes. */
+export function createChangeSinks(config: CrawldConfig, dataDir: string, events: CrawlEmitter): ChangeSink[] {
+  const observer = sinkObserver(events);
+  return config.changeSinks.map((s): ChangeSink => {
+    if (s.kind === 'jsonl') return new JsonlChangeSink({ path: s.path ?? join(dataDir, 'changes.jsonl') });
+    return new WebhookChangeSink({
+      url: s.url,
+      headers: s.headers,
+      maxAttempts: s.maxAttempts,
+      backoffBaseMs: s.backoffBaseMs,
+      backoffMaxMs: s.backoffMaxMs,
+      timeoutMs: s.timeoutMs,
+      observer,
+    });
+  });
+}
+
+/** What a sink list looks like in a log line or on stderr: kinds and places, no credentials. */
+export function describeSinks(config: CrawldConfig, dataDir: string): string {
+  return config.sinks
+    .map((s) => {
+      if (s.kind === 'jsonl') return s.path ?? join(dataDir, 'results.jsonl');
+      const u = new URL(s.url);
+      return `postgres://${u.host}${u.pathname} (table ${s.table})`;
+    })
+    .join(', ');
+}
+
+/**
+ * At the drain deadline: sinks waiting on a database that is down stop retrying after their
+ * close timeout, so the tasks stuck on them end and the shutdown goes on.
+ */
+export function beginClosingSinks(sinks: readonly Sink[]): void {
+  for (const s of sinks) if (s instanceof PostgresSink) s.beginClose();
+}

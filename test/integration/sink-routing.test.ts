@@ -1,0 +1,122 @@
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryFrontier } from '../../src/adapters/frontier/memory.js';
+import { JsonlSink } from '../../src/adapters/sink/jsonl-sink.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { ConfigError } from '../../src/core/errors.js';
+import { validateConfig } from '../../src/daemon/config.js';
+import { createDaemon } from '../../src/daemon/daemon.js';
+import { recoverLeases } from '../../src/daemon/recovery.js';
+import { startDemoSite } from '../../src/demo/site.js';
+import { createLogger } from '../../src/observe/logger.js';
+import type { ResultRecord } from '../../src/ports/sink.js';
+import { readJsonl, tempDir } from '../helpers/cli.js';
+import { type PostgresServer, startPostgres } from '../helpers/postgres-server.js';
+
+/** Sinks with a `jobs` filter: each job's records go to its own sinks, recovery asks only them. */
+
+let server: PostgresServer;
+beforeAll(async () => {
+  server = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('sinks per job', () => {
+  it("routes each job's records to the sinks that name it (and to unfiltered ones)", async () => {
+    const site = await startDemoSite({ pages: 5 });
+    const dir = tempDir();
+    try {
+      const extract = { fields: { title: { selector: 'h1.title' } } };
+      const config = validateConfig({
+        dataDir: dir,
+        frontier: { kind: 'memory' },
+        fetch: { allowAddresses: [`127.0.0.1:${site.port}`] },
+        sinks: [
+          { kind: 'jsonl', path: join(dir, 'a.jsonl'), jobs: ['a'] },
+          { kind: 'postgres', url: server.url, table: 'routed', jobs: ['b'] },
+          { kind: 'jsonl', path: join(dir, 'all.jsonl') },
+        ],
+        jobs: [
+          { id: 'a', seeds: [`${site.url}/`], extract },
+          { id: 'b', seeds: [`${site.url}/`], extract },
+        ],
+      });
+      const logger = createLogger({ level: 'error', instanceId: 't', silent: true });
+      const daemon = await createDaemon(config, { once: true, logger });
+      await daemon.run();
+      await daemon.stop();
+      const a = readJsonl(join(dir, 'a.jsonl'));
+      const all = readJsonl(join(dir, 'all.jsonl'));
+      expect(a.length).toBe(5);
+      expect(new Set(a.map((r) => r.jobId))).toEqual(new Set(['a']));
+      expect(all.length).toBe(10);
+      const db = new pg.Client({ connectionString: server.url });
+      await db.connect();
+      try {
+        const rows = await db.query('SELECT job_id, count(*)::int AS n FROM routed GROUP BY job_id');
+        expect(rows.rows).toEqual([{ job_id: 'b', n: 5 }]);
+      } finally {
+        await db.end();
+      }
+    } finally {
+      await site.close();
+    }
+  }, 30_000);
+
+  it('refuses a sink naming a job that does not exist', () => {
+    expect(() =>
+      validateConfig({
+        sinks: [{ kind: 'jsonl', jobs: ['nope'] }],
+        jobs: [{ id: 'a', seeds: ['https://a.example/'] }],
+      }),
+    ).toThrow(ConfigError);
+  });
+
+  it('recovery asks each sink only about its jobs: records held by their own sinks are acked', async () => {
+    const clock = new FakeClock(1_000);
+    const frontier = new MemoryFrontier({ clock });
+    await frontier.open();
+    await frontier.enqueue([
+      { url: 'https://a.example/1', jobId: 'a' },
+      { url: 'https://b.example/1', jobId: 'b' },
+      { url: 'https://b.example/2', jobId: 'b' },
+    ]);
+    const leased = await frontier.lease({ max: 10, leaseMs: 60_000, owner: 'dead' });
+    expect(leased).toHaveLength(3);
+    const dir = tempDir();
+    const sinkA = new JsonlSink({ path: join(dir, 'a.jsonl') });
+    const sinkB = new JsonlSink({ path: join(dir, 'b.jsonl') });
+    await sinkA.open();
+    await sinkB.open();
+    const rec = (t: (typeof leased)[number]): ResultRecord => ({
+      url: t.url,
+      finalUrl: t.url,
+      jobId: t.jobId,
+      taskId: t.id,
+      generation: t.generation,
+      status: 200,
+      fetchedAt: new Date(0).toISOString(),
+      depth: 0,
+      contentType: 'text/html',
+      contentHash: '',
+      bytes: 0,
+      durationMs: 0,
+      fields: {},
+    });
+    // The dead process wrote a's record and b/1's, not b/2's.
+    const byUrl = new Map(leased.map((t) => [t.url, t]));
+    await sinkA.write(rec(byUrl.get('https://a.example/1')!));
+    await sinkB.write(rec(byUrl.get('https://b.example/1')!));
+    const sinksFor = (jobId: string) => (jobId === 'a' ? [sinkA] : [sinkB]);
+    const result = await recoverLeases(frontier, [sinkA, sinkB], clock.now(), () => undefined, sinksFor);
+    expect(result).toEqual({ acked: 2, returned: 1 });
+    const again = await frontier.lease({ max: 10, leaseMs: 60_000, owner: 'new' });
+    expect(again.map((t) => t.url)).toEqual(['https://b.example/2']);
+    await sinkA.close();
+    await sinkB.close();
+    await frontier.close();
+  });
+});

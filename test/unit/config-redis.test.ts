@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { PRIORITY_MAX, PRIORITY_MIN } from '../../src/adapters/frontier/redis-keys.js';
+import { ConfigError } from '../../src/core/errors.js';
+import { validateConfig } from '../../src/daemon/config.js';
+import { REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../../src/daemon/config-schema.js';
+
+function issuesOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return [...err.issues];
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const job = (extra: Record<string, unknown> = {}) => ({ id: 'a', seeds: ['https://x.example/'], ...extra });
+
+describe('config: frontier kind redis', () => {
+  it('accepts a redis URL, a key prefix and a lease time', () => {
+    const c = validateConfig({
+      frontier: { kind: 'redis', url: 'redis://10.0.0.5:6380/2', keyPrefix: 'shop', leaseMs: 3000 },
+      fetch: { totalTimeoutMs: 2000 },
+    });
+    expect(c.frontier).toMatchObject({ kind: 'redis', url: 'redis://10.0.0.5:6380/2', keyPrefix: 'shop' });
+  });
+
+  it('requires a redis:// URL and refuses the sqlite-only path', () => {
+    expect(issuesOf(() => validateConfig({ frontier: { kind: 'redis' } }))).toEqual([
+      "frontier.url: required when kind is 'redis' (redis://HOST:PORT/DB)",
+    ]);
+    expect(issuesOf(() => validateConfig({ frontier: { kind: 'redis', url: 'http://r:6379/0' } }))).toEqual([
+      'frontier.url: must be a redis://HOST:PORT/DB or rediss:// URL',
+    ]);
+    expect(issuesOf(() => validateConfig({ frontier: { kind: 'redis', url: 'redis://r:6379/x' } }))).toEqual([
+      'frontier.url: must be a redis://HOST:PORT/DB or rediss:// URL',
+    ]);
+    expect(
+      issuesOf(() => validateConfig({ frontier: { kind: 'redis', url: 'redis://r:6379/0', path: 'f.db' } })),
+    ).toEqual(["frontier.path: is for kind 'sqlite' (a redis frontier lives in Redis)"]);
+  });
+
+  it('refuses redis-only keys on other kinds and braces in the key prefix', () => {
+    expect(issuesOf(() => validateConfig({ frontier: { url: 'redis://r:6379/0', keyPrefix: 'p' } }))).toEqual(
+      ["frontier.url: is for kind 'redis'", "frontier.keyPrefix: is for kind 'redis'"],
+    );
+    const braces = issuesOf(() =>
+      validateConfig({ frontier: { kind: 'redis', url: 'redis://r:6379/0', keyPrefix: '{x}' } }),
+    );
+    expect(braces).toEqual(['frontier.keyPrefix: must be 1-64 characters without braces or spaces']);
+  });
+
+  it('refuses a lease no longer than a fetch may take', () => {
+    const frontier = { kind: 'redis', url: 'redis://r:6379/0', leaseMs: 60_000 };
+    expect(issuesOf(() => validateConfig({ frontier }))).toEqual([
+      "frontier.leaseMs: must be longer than fetch.totalTimeoutMs (60000) with frontier kind 'redis'",
+    ]);
+    expect(validateConfig({ frontier, fetch: { totalTimeoutMs: 30_000 } }).frontier.leaseMs).toBe(60_000);
+    expect(validateConfig({ frontier: { leaseMs: 1000 } }).frontier.leaseMs).toBe(1000);
+  });
+
+  it("checks every priority against the Redis frontier's range, only for kind redis", () => {
+    expect([REDIS_PRIORITY_MIN, REDIS_PRIORITY_MAX]).toEqual([PRIORITY_MIN, PRIORITY_MAX]);
+    const jobs = [
+      job({
+        seedPriority: 5000,
+        extract: { follow: [{ priority: -3000 }, { priority: 2047 }], followAllLinks: { priority: 2048 } },
+      }),
+      job({ id: 'b', seedPriority: -2048 }),
+    ];
+    const redis = { kind: 'redis', url: 'redis://r:6379/0' };
+    expect(issuesOf(() => validateConfig({ frontier: redis, jobs }))).toEqual([
+      "jobs[0].seedPriority: must be in [-2048, 2047] with frontier kind 'redis'",
+      "jobs[0].extract.follow[0].priority: must be in [-2048, 2047] with frontier kind 'redis'",
+      "jobs[0].extract.followAllLinks.priority: must be in [-2048, 2047] with frontier kind 'redis'",
+    ]);
+    expect(validateConfig({ jobs }).jobs).toHaveLength(2);
+  });
+});
