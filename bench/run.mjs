@@ -189,7 +189,14 @@ async function runCrawld(site, variant) {
     const m = /crawld: done in [\d.]+ s: (\d+) ok, (\d+) failed/.exec(r.out);
     if (r.code !== 0 || !m) throw new Error(`crawld failed (${r.code}): ${(r.err || r.out).slice(-2000)}`);
     const results = readFileSync(join(dir, 'data/results.jsonl'), 'utf8').split('\n').filter(Boolean).length;
-    return { pages: Number(m[1]), errors: Number(m[2]), results, secs: r.secs, cpuSecs: r.cpuSecs, rssMb: r.rssMb };
+    return {
+      pages: Number(m[1]),
+      errors: Number(m[2]),
+      results,
+      secs: r.secs,
+      cpuSecs: r.cpuSecs,
+      rssMb: r.rssMb,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

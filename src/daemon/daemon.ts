@@ -20,6 +20,7 @@ import { createFrontier } from './frontier-factory.js';
 import type { RetryPolicy } from './job-runtime.js';
 import { compileJob, seedRequests } from './jobs.js';
 import { startLagMonitor } from './lag-monitor.js';
+import { PartialRecords } from './partial-records.js';
 import { recoverLeases } from './recovery.js';
 import { diffReload, type ReloadResult } from './reload.js';
 import { createRetryPolicy } from './retry-policy.js';
@@ -84,12 +85,15 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     onConnection: (up, err) =>
       up
         ? logger.info('frontier store reachable', { frontier: config.frontier.kind })
-        : logger.warn('frontier store unreachable: not ready, retrying', { error: String(err) }),
+        : logger.warn('frontier store unreachable: not ready, retrying', {
+            ...(err !== undefined ? { error: String(err) } : {}),
+          }),
     onRateError: (err) => logger.debug('shared rate limit unavailable', { error: String(err) }),
   });
   const frontier: Frontier = store.frontier;
   const sinks: Sink[] = createSinks(config, dataDir, events);
   const sinksFor = sinksForJob(config, sinks);
+  const partial = new PartialRecords();
   const fetcher = new UndiciFetcher(fetcherOptions(config.fetch));
   const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j)]));
   const trackChanges = [...jobs.values()].some((j) => j.detectChanges);
@@ -135,6 +139,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     fetcher,
     sinks,
     sinksFor,
+    partial,
     jobs,
     retry,
     clock,
@@ -157,7 +162,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
   });
 
   try {
-    await frontier.open();
+    await store.open();
   } catch (err) {
     await store.close();
     lag.stop();
@@ -179,6 +184,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
         return j?.recrawlIntervalMs !== undefined ? clock.now() + j.recrawlIntervalMs : undefined;
       },
       sinksFor,
+      partial,
     );
     if (recovered.acked + recovered.returned > 0)
       logger.info('recovered leases of a previous run', recovered);

@@ -7,11 +7,12 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { MemoryFrontier } from '../adapters/frontier/memory.js';
 import { RedisFrontier } from '../adapters/frontier/redis.js';
-import { clientOptions } from '../adapters/frontier/redis-client.js';
+import { clientOptions, RedisUnavailableError } from '../adapters/frontier/redis-client.js';
 import { SqliteFrontier } from '../adapters/frontier/sqlite.js';
 import { RedisRateLimiter } from '../adapters/rate/redis-rate-limiter.js';
 import type { Clock } from '../core/clock.js';
 import type { LocalRateLimiterOptions } from '../core/local-rate-limiter.js';
+import { redactUrl } from '../observe/logger.js';
 import type { Frontier } from '../ports/frontier.js';
 import type { SyncRateLimiter } from '../ports/rate-limiter.js';
 import type { CrawldConfig } from './config.js';
@@ -31,6 +32,8 @@ export interface FrontierDeps {
 
 export interface BuiltFrontier {
   readonly frontier: Frontier;
+  /** frontier.open(), with an error that says which store could not be reached. */
+  open(): Promise<void>;
   /** Other daemons lease from and enqueue into the same frontier. */
   readonly shared: boolean;
   /** False while the store cannot be reached (Redis down); always true for local stores. */
@@ -71,6 +74,7 @@ export function createFrontier(config: CrawldConfig, deps: FrontierDeps): BuiltF
           });
     return {
       frontier,
+      open: () => frontier.open(),
       shared: false,
       healthy: () => true,
       // A single daemon learns of new work from its own enqueues (Scheduler.kick).
@@ -82,17 +86,21 @@ export function createFrontier(config: CrawldConfig, deps: FrontierDeps): BuiltF
   }
   // One connection for the frontier and the rate buckets: one health state, one reconnect.
   const client = new Redis(f.url!, clientOptions);
+  // Reported once per outage: at the first close after 'ready', and at the next 'ready'.
   let up = false;
+  let closing = false;
+  let lastError: unknown;
   client.on('ready', () => {
     if (!up) deps.onConnection?.(true);
     up = true;
   });
-  // Without a listener ioredis prints every failed reconnect; report the outage once.
+  // Without an 'error' listener ioredis would print every failed reconnect attempt.
   client.on('error', (err: unknown) => {
-    if (up) deps.onConnection?.(false, err);
-    up = false;
+    lastError = err;
   });
-  client.on('end', () => {
+  client.on('close', () => {
+    // After close() the logger may be gone: a planned disconnect is not an outage.
+    if (up && !closing) deps.onConnection?.(false, lastError);
     up = false;
   });
   const keyPrefix = f.keyPrefix ?? 'crawld';
@@ -102,6 +110,18 @@ export function createFrontier(config: CrawldConfig, deps: FrontierDeps): BuiltF
   const frontier = new RetryingFrontier(redis, { maxWaitMs: Math.min(f.leaseMs, 60_000) });
   return {
     frontier,
+    open: async () => {
+      try {
+        await frontier.open();
+      } catch (err) {
+        if (!(err instanceof RedisUnavailableError)) throw err;
+        // redactUrl drops a password from the URL.
+        const where = redactUrl(f.url!);
+        throw new RedisUnavailableError(`cannot reach the Redis frontier at ${where}: ${err.message}`, {
+          cause: err,
+        });
+      }
+    },
     shared: true,
     healthy: () => up && client.status === 'ready',
     scheduling: {
@@ -118,6 +138,7 @@ export function createFrontier(config: CrawldConfig, deps: FrontierDeps): BuiltF
       ),
     giveUp: () => frontier.giveUp(),
     close: async () => {
+      closing = true;
       await client.quit().catch(() => client.disconnect());
     },
   };

@@ -1,5 +1,6 @@
 import type { Frontier, Task } from '../ports/frontier.js';
 import { recordKey, type Sink } from '../ports/sink.js';
+import type { PartialRecords } from './partial-records.js';
 
 /**
  * After a crash, tasks the dead process had leased are still leased. For a frontier this
@@ -14,6 +15,8 @@ export async function recoverLeases(
   recrawlAtFor: (jobId: string) => number | undefined,
   /** The sinks a job's records go to (sinks with a `jobs` filter); default all of them. */
   sinksFor: (jobId: string) => readonly Sink[] = () => sinks,
+  /** Filled with the records some but not all of their sinks hold (see PartialRecords). */
+  partial?: PartialRecords,
 ): Promise<{ acked: number; returned: number }> {
   const leased = await frontier.listLeased();
   if (leased.length === 0) return { acked: 0, returned: 0 };
@@ -37,6 +40,7 @@ export async function recoverLeases(
       await frontier.ack(t, recrawlAt !== undefined ? { recrawlAt } : undefined);
       acked++;
     } else {
+      for (const s of sinksFor(t.jobId)) if (found.get(s)?.has(keyOf(t))) partial?.add(keyOf(t), s);
       await frontier.retry(t, { at: now, reason: 'recovered', chargeAttempt: false });
       returned++;
     }

@@ -70,6 +70,8 @@ export class Scheduler {
   #frontierEmpty = false;
   /** Excluded-host set (joined) of the last lease that returned nothing because of it. */
   #futileExclude: string | undefined;
+  /** The hosts of #futileExclude. */
+  #futileHosts: ReadonlySet<string> = new Set();
   /** Monotonic time until which a lease with #futileExclude is not retried, and the current pause. */
   #futileUntil = 0;
   #futilePauseMs = FUTILE_RECHECK_MIN_MS;
@@ -217,9 +219,10 @@ export class Scheduler {
     const excludeKey = [...exclude].sort().join('\n');
     // A lease that found only excluded hosts' work finds the same while the same hosts are
     // excluded: skip it (it can cost a bounded scan of the ready queue) until that changes.
-    // Finished tasks may have enqueued work for other hosts, but re-checking after every task
-    // made this scan (up to the frontier's scan limit, ~6 ms) the top item of a one-host crawl's
-    // CPU profile: re-check after a pause doubling from 100 ms to 1 s instead, or after a submit.
+    // A finished task of an excluded host mostly enqueues work for that same host, yet
+    // re-checking after each one made this scan (up to the frontier's scan limit, ~6 ms) the
+    // top item of a one-host crawl's CPU profile. So after those, re-check after a pause
+    // doubling from 100 ms to 1 s; after a task of another host or a submit, at once.
     const futile =
       exclude.size > 0 && excludeKey === this.#futileExclude && this.clock.monotonic() < this.#futileUntil;
     if (!this.#frontierEmpty && !futile && this.#buffers.size < this.options.bufferSize) {
@@ -238,6 +241,7 @@ export class Scheduler {
       if (tasks.length === 0 && exclude.size === 0) this.#frontierEmpty = true;
       const wasFutile = this.#futileExclude !== undefined;
       this.#futileExclude = tasks.length === 0 && exclude.size > 0 ? excludeKey : undefined;
+      this.#futileHosts = this.#futileExclude === undefined ? new Set() : exclude;
       this.#futilePauseMs =
         this.#futileExclude === undefined
           ? FUTILE_RECHECK_MIN_MS
@@ -341,8 +345,9 @@ export class Scheduler {
         this.counters[result]++;
         this.#inflight.delete(task);
         // A finished task may have enqueued links (or its own retry) for a host the last
-        // futile lease could not reach: the next lease after the futile pause finds them.
-        this.kick();
+        // futile lease could not reach: that is new work, unless it is likely for an excluded
+        // host (the task's own), which the lease after the futile pause finds.
+        this.kick(!this.#futileHosts.has(task.host));
       });
     this.#inflight.set(task, { abort, done });
   }

@@ -15,8 +15,9 @@ import type { Extraction } from '../ports/extractor.js';
 import type { Fetcher, FetchResponse } from '../ports/fetcher.js';
 import type { EnqueueRequest, Frontier, Task } from '../ports/frontier.js';
 import type { ChangeRecord, ChangeSink, PageStateStore } from '../ports/page-state.js';
-import type { ResultRecord, Sink } from '../ports/sink.js';
+import { type ResultRecord, recordKey, type Sink } from '../ports/sink.js';
 import type { JobRuntime, RetryPolicy } from './job-runtime.js';
+import type { PartialRecords } from './partial-records.js';
 
 export interface TaskRunnerDeps {
   readonly frontier: Frontier;
@@ -24,6 +25,8 @@ export interface TaskRunnerDeps {
   readonly sinks: readonly Sink[];
   /** The sinks of one job (sinks with a `jobs` filter); default all of `sinks`. */
   readonly sinksFor?: (jobId: string) => readonly Sink[];
+  /** Records a crashed run left in some sinks only: not written to those again. */
+  readonly partial?: PartialRecords;
   readonly jobs: ReadonlyMap<string, JobRuntime>;
   readonly retry: RetryPolicy;
   readonly clock: Clock;
@@ -171,10 +174,23 @@ export class TaskRunner {
       fields: extraction.fields,
       ...(extraction.items ? { items: extraction.items } : {}),
     };
+    const key = recordKey(record);
     for (const sink of this.deps.sinksFor?.(task.jobId) ?? this.deps.sinks) {
-      await sink.write(record);
+      if (this.deps.partial?.holds(key, sink)) continue;
+      try {
+        await sink.write(record);
+      } catch (err) {
+        // The task comes back when its lease expires; the sinks written so far are not
+        // written again then. Sinks after this one were not reached and hold nothing.
+        for (const s of this.deps.sinksFor?.(task.jobId) ?? this.deps.sinks) {
+          if (s === sink) break;
+          this.deps.partial?.add(key, s);
+        }
+        throw err;
+      }
       this.deps.events.emit('sinkWrite', { sink: sink.name, records: 1 });
     }
+    this.deps.partial?.done(key);
     if (job.detectChanges) {
       const watched = extraction.items
         ? { ...extraction.fields, items: extraction.items }

@@ -2,6 +2,7 @@
  * The CLI side of a Redis frontier: `crawld crawl --frontier redis://...`, and
  * `crawld dlq list|redrive --frontier redis://...` on the shared dead letters.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type CliProcess, runCli, startCli, tempDir } from '../helpers/cli.js';
@@ -69,4 +70,22 @@ it('refuses a --frontier that is not a redis URL, and two sources for dlq (exit 
   const both = await runCli(['dlq', 'list', '--frontier', `${redis.url}/0`, '--data-dir', tempDir()]);
   expect(both.code).toBe(2);
   expect(both.stderr).toContain('give one of --api, --data-dir and --frontier');
+});
+
+it('exits 1 naming the unreachable Redis, without its password, and releases the data-dir lock', async () => {
+  const dir = tempDir();
+  const args = [
+    'crawl',
+    `${origin}/`,
+    '--once',
+    '--allow-private-networks',
+    '--data-dir',
+    dir,
+    '--no-progress',
+  ];
+  const r = await runCli([...args, '--frontier', 'redis://user:hunter2secret@127.0.0.1:1/0']);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain('cannot reach the Redis frontier at redis://127.0.0.1:1/0');
+  expect(r.stderr + r.stdout).not.toContain('hunter2secret');
+  expect(existsSync(join(dir, 'crawld.lock')), 'lock left behind').toBe(false);
 });

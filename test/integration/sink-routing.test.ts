@@ -7,6 +7,7 @@ import { FakeClock } from '../../src/core/clock.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { validateConfig } from '../../src/daemon/config.js';
 import { createDaemon } from '../../src/daemon/daemon.js';
+import { PartialRecords } from '../../src/daemon/partial-records.js';
 import { recoverLeases } from '../../src/daemon/recovery.js';
 import { startDemoSite } from '../../src/demo/site.js';
 import { createLogger } from '../../src/observe/logger.js';
@@ -119,4 +120,92 @@ describe('sinks per job', () => {
     await sinkB.close();
     await frontier.close();
   });
+
+  it('a record only some sinks hold is fetched again and noted, so it is written only to the others', async () => {
+    const clock = new FakeClock(1_000);
+    const frontier = new MemoryFrontier({ clock });
+    await frontier.open();
+    await frontier.enqueue([{ url: 'https://a.example/1', jobId: 'a' }]);
+    const [task] = await frontier.lease({ max: 1, leaseMs: 60_000, owner: 'dead' });
+    const dir = tempDir();
+    const first = new JsonlSink({ path: join(dir, '1.jsonl') });
+    const second = new JsonlSink({ path: join(dir, '2.jsonl') });
+    await first.open();
+    await second.open();
+    // The crash came between the two sinks' writes.
+    await first.write({
+      url: task!.url,
+      finalUrl: task!.url,
+      jobId: 'a',
+      taskId: task!.id,
+      generation: task!.generation,
+      status: 200,
+      fetchedAt: new Date(0).toISOString(),
+      depth: 0,
+      contentType: 'text/html',
+      contentHash: '',
+      bytes: 0,
+      durationMs: 0,
+      fields: {},
+    });
+    const partial = new PartialRecords();
+    const result = await recoverLeases(
+      frontier,
+      [first, second],
+      clock.now(),
+      () => undefined,
+      undefined,
+      partial,
+    );
+    expect(result).toEqual({ acked: 0, returned: 1 });
+    const key = `${task!.id}#${task!.generation}`;
+    expect(partial.holds(key, first)).toBe(true);
+    expect(partial.holds(key, second)).toBe(false);
+    await first.close();
+    await second.close();
+    await frontier.close();
+  });
+
+  it('a sink that fails after another stored the record: the retry writes only the missing one', async () => {
+    const site = await startDemoSite({ pages: 3 });
+    const dir = tempDir();
+    const db = new pg.Client({ connectionString: server.url });
+    await db.connect();
+    try {
+      // The table exists already and refuses every row until the constraint is dropped.
+      await db.query(`CREATE TABLE refusing (url text NOT NULL, record_key text NOT NULL, item integer NOT NULL,
+        job_id text NOT NULL, task_id text NOT NULL, generation integer NOT NULL, final_url text NOT NULL,
+        status integer NOT NULL CONSTRAINT no_rows CHECK (status < 0), fetched_at timestamptz NOT NULL,
+        depth integer NOT NULL, content_type text NOT NULL, content_hash text NOT NULL, bytes bigint NOT NULL,
+        duration_ms integer NOT NULL, fields jsonb NOT NULL, written_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (url, record_key, item))`);
+      const config = validateConfig({
+        dataDir: dir,
+        frontier: { kind: 'memory', leaseMs: 1000 },
+        fetch: { allowAddresses: [`127.0.0.1:${site.port}`] },
+        sinks: [
+          { kind: 'jsonl' },
+          { kind: 'postgres', url: server.url, table: 'refusing', flushIntervalMs: 10 },
+        ],
+        jobs: [{ id: 'a', seeds: [`${site.url}/`], scope: { maxDepth: 0 } }],
+      });
+      const logger = createLogger({ level: 'error', instanceId: 't', silent: true });
+      const daemon = await createDaemon(config, { once: false, logger });
+      const failed = daemon.events.once('internalError');
+      const done = daemon.events.once('pageDone');
+      void daemon.run();
+      await failed;
+      expect(readJsonl(join(dir, 'results.jsonl'))).toHaveLength(1);
+      await db.query('ALTER TABLE refusing DROP CONSTRAINT no_rows');
+      // The lease expires and the task runs again: the row is written, the line is not.
+      await done;
+      await daemon.stop();
+      expect(readJsonl(join(dir, 'results.jsonl'))).toHaveLength(1);
+      const rows = await db.query('SELECT count(*)::int AS n FROM refusing');
+      expect(rows.rows[0].n).toBe(1);
+    } finally {
+      await db.end();
+      await site.close();
+    }
+  }, 30_000);
 });

@@ -120,7 +120,10 @@ export class SqliteFrontier implements Frontier {
       }
       for (const r of fresh) {
         let urls = this.#seen.get(r.jobId);
-        if (urls === undefined) this.#seen.set(r.jobId, (urls = new Set()));
+        if (urls === undefined) {
+          urls = new Set();
+          this.#seen.set(r.jobId, urls);
+        }
         if (!urls.has(r.url)) {
           urls.add(r.url);
           this.#seenSize++;
