@@ -6,6 +6,7 @@
 import express, { type RequestHandler } from 'express';
 import { type AdminTokenSource, requireAdminToken } from './admin-auth.js';
 import { deadLetterView, type Parsed, parseDlqQuery, parseRedrive, parseSubmit } from './admin-validate.js';
+import { REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from './config-schema.js';
 import type { Daemon } from './daemon.js';
 
 export interface AdminApiOptions {
@@ -81,6 +82,11 @@ function parseEmpty(body: unknown): Parsed<undefined> {
     : { ok: false, issues: keys.map((k) => `${k}: unknown key`) };
 }
 
+/** Draining, or the frontier store is unreachable: refuse at once rather than wait on retries. */
+function unavailable(res: express.Response): void {
+  res.status(503).set('retry-after', '5').json({ error: 'not ready: frontier unavailable or shutting down' });
+}
+
 function invalid(res: express.Response, issues: readonly string[]): void {
   res.status(400).json({ error: 'invalid request', issues });
 }
@@ -108,8 +114,13 @@ export function mountAdminApi(app: express.Express, daemon: Daemon, options: Adm
 
   app.post('/api/urls', ...mutating, async (req, res) => {
     // Read per request, not at mount: a config reload may add jobs.
-    const parsed = parseSubmit(req.body, daemon.config.jobs);
+    const range =
+      daemon.config.frontier.kind === 'redis'
+        ? { min: REDIS_PRIORITY_MIN, max: REDIS_PRIORITY_MAX }
+        : undefined;
+    const parsed = parseSubmit(req.body, daemon.config.jobs, range);
     if (!parsed.ok) return invalid(res, parsed.issues);
+    if (!daemon.ready()) return unavailable(res);
     const result = await daemon.submit(parsed.value);
     daemon.logger.info('admin: urls submitted', { ...result });
     res.status(202).json({ added: result.added, duplicates: result.duplicates, dropped: result.dropped });
@@ -145,6 +156,7 @@ export function mountAdminApi(app: express.Express, daemon: Daemon, options: Adm
   app.post('/api/dlq/redrive', ...mutating, async (req, res) => {
     const parsed = parseRedrive(req.body);
     if (!parsed.ok) return invalid(res, parsed.issues);
+    if (!daemon.ready()) return unavailable(res);
     const redriven = await daemon.frontier.redrive(parsed.value);
     // Redriven tasks are ready now; wake the scheduler rather than wait for its next timer.
     daemon.scheduler.kick();

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Express } from 'express';
 import type { Clock } from '../core/clock.js';
+import { CrawldError } from '../core/errors.js';
 import { createApp } from '../observe/http.js';
 import type { Logger } from '../observe/logger.js';
 import { mountStatusPage } from '../observe/status-page.js';
@@ -50,11 +51,17 @@ export function mountFallbacks(app: Express, logger: Logger): void {
       next(err);
       return;
     }
+    const unavailable = err instanceof CrawldError && err.retryable;
     logger.error('http request failed', {
       method: req.method,
       path: req.path,
       error: err instanceof Error ? err.message : String(err),
     });
+    if (unavailable) {
+      // The frontier store is down (Redis restarting): the client may retry; nothing was lost.
+      res.status(503).set('retry-after', '5').json({ error: 'frontier unavailable, retry later' });
+      return;
+    }
     res.status(500).json({ error: 'internal error' });
   };
   app.use(onError);

@@ -49,8 +49,16 @@ function unknownKeys(
   }
 }
 
-function priorityIssue(v: unknown): string | undefined {
-  return typeof v === 'number' && Number.isSafeInteger(v) ? undefined : 'must be an integer';
+/** Inclusive bounds the frontier can store (the Redis frontier packs priority into a score). */
+export interface PriorityRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+function priorityIssue(v: unknown, range?: PriorityRange): string | undefined {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) return 'must be an integer';
+  if (range && (v < range.min || v > range.max)) return `must be in [${range.min}, ${range.max}]`;
+  return undefined;
 }
 
 function capIssues(issues: string[]): string[] {
@@ -64,7 +72,11 @@ function capIssues(issues: string[]): string[] {
  * Every URL is normalised with its job's options (the frontier's dedupe key) and enqueued
  * with force, so an explicit submission re-crawls a page already done or dead.
  */
-export function parseSubmit(body: unknown, jobs: readonly SubmitJob[]): Parsed<EnqueueRequest[]> {
+export function parseSubmit(
+  body: unknown,
+  jobs: readonly SubmitJob[],
+  range?: PriorityRange,
+): Parsed<EnqueueRequest[]> {
   const issues: string[] = [];
   if (!isObject(body)) return { ok: false, issues: ['(root): must be a JSON object'] };
   unknownKeys(body, ['urls', 'job', 'priority'], '', issues);
@@ -77,8 +89,8 @@ export function parseSubmit(body: unknown, jobs: readonly SubmitJob[]): Parsed<E
     issues.push('job: the daemon has no jobs configured');
   }
   const defaultPriority = body.priority;
-  if (defaultPriority !== undefined && priorityIssue(defaultPriority))
-    issues.push('priority: must be an integer');
+  const defaultIssue = defaultPriority === undefined ? undefined : priorityIssue(defaultPriority, range);
+  if (defaultIssue) issues.push(`priority: ${defaultIssue}`);
   const urls = body.urls;
   if (!Array.isArray(urls) || urls.length === 0 || urls.length > MAX_SUBMIT_URLS) {
     issues.push(`urls: must be an array of 1 to ${MAX_SUBMIT_URLS} URLs`);
@@ -100,7 +112,7 @@ export function parseSubmit(body: unknown, jobs: readonly SubmitJob[]): Parsed<E
       }
       if (item.priority !== undefined) {
         priority = item.priority;
-        const p = priorityIssue(priority);
+        const p = priorityIssue(priority, range);
         if (p) issues.push(`urls[${i}].priority: ${p}`);
       }
     }

@@ -13,13 +13,17 @@ export function createLogger(options: {
   silent?: boolean;
 }): winston.Logger {
   const stderrLevels = options.stream === 'stderr' ? ['error', 'warn', 'info', 'debug'] : [];
-  return winston.createLogger({
+  const logger = winston.createLogger({
     level: options.level,
     silent: options.silent ?? false,
     defaultMeta: { instance: options.instanceId },
     format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
     transports: [new winston.transports.Console({ stderrLevels })],
   });
+  // A line logged after shutdown ended the logger (a late socket close, say) is an error
+  // event on the stream; unhandled, it would kill a process that was exiting cleanly.
+  logger.on('error', () => {});
+  return logger;
 }
 
 export type Logger = winston.Logger;

@@ -10,6 +10,15 @@ import { countByUrl, type Member, sitePages, startCluster, stopAll } from '../he
 import { type RedisServer, startRedis } from '../helpers/redis-server.js';
 
 const PAGES = 800;
+const TOKEN = 'cluster-restart-token-0123456789';
+
+function submit(port: number, body: unknown): Promise<Response> {
+  return fetch(`http://127.0.0.1:${port}/api/urls`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
 
 let redis: RedisServer;
 let site: CliProcess;
@@ -42,7 +51,7 @@ it('readiness follows Redis; the crawl survives a redis-server restart and loses
     leaseMs: 20_000,
     // A slow crawl (few in flight against 50 ms pages), so the outage falls mid-crawl.
     extra: (i) => ({
-      http: { port: ports[i] },
+      http: { port: ports[i], adminToken: TOKEN },
       concurrency: { maxPerHost: 2, initialPerHost: 2, adaptive: false },
     }),
   });
@@ -52,6 +61,16 @@ it('readiness follows Redis; the crawl survives a redis-server restart and loses
   await redis.pause();
   const downAt = members.map((m) => countLines(m.results));
   for (const p of ports) await until(async () => (await readyz(p)) === 503, 10_000);
+  // Submissions are refused at once (not left hanging on retries) while Redis is away, and a
+  // priority the Redis frontier cannot store is a 400 whatever the state.
+  const refused = await submit(ports[0]!, { urls: [`${origin}/p/1`] });
+  expect(refused.status).toBe(503);
+  expect(refused.headers.get('retry-after')).toBe('5');
+  const tooHigh = await submit(ports[0]!, { urls: [{ url: `${origin}/p/1`, priority: 5000 }] });
+  expect(tooHigh.status).toBe(400);
+  expect(((await tooHigh.json()) as { issues: string[] }).issues).toEqual([
+    'urls[0].priority: must be in [-2048, 2047]',
+  ]);
   // Down for a while: longer than a lease() round trip fails in (about a second).
   await new Promise((r) => setTimeout(r, 2_500));
   for (const m of members) expect(m.proc.child.exitCode, m.proc.stderr()).toBeNull();
