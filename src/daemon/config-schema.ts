@@ -101,6 +101,17 @@ const jobSchema = z.strictObject({
   detectChanges: z.boolean().optional(),
   /** Recrawl every page of the job this long after it was fetched. */
   recrawlIntervalMs: positiveInt.optional(),
+  /**
+   * The job's own limits at each host it crawls, on top of the host's: e.g. an API's
+   * contracted rate. Per daemon (not shared through Redis).
+   */
+  limits: z
+    .strictObject({
+      maxConcurrency: positiveInt.optional(),
+      ratePerSec: z.number().positive().optional(),
+      burst: positiveInt.optional(),
+    })
+    .optional(),
   /** Sitemaps as a seed source (docs/sitemaps.md). */
   sitemaps: z
     .strictObject({

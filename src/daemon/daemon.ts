@@ -5,6 +5,7 @@ import { MemoryPageStateStore, SqlitePageStateStore } from '../adapters/page-sta
 import { RobotsCache } from '../adapters/robots/robots-cache.js';
 import { type Clock, systemClock, systemRandom } from '../core/clock.js';
 import { type CrawlEmitter, type CrawlEvents, TypedEmitter } from '../core/events.js';
+import { JobGate, type JobLimits } from '../core/job-gate.js';
 import { createLogger, type Logger, redactUrl } from '../observe/logger.js';
 import { createMetrics, type Metrics } from '../observe/metrics.js';
 import type { ControlPlane } from '../ports/control-plane.js';
@@ -29,6 +30,11 @@ import { beginClosingSinks, createChangeSinks, createSinks, sinksForJob } from '
 import { createSitemaps } from './sitemap-factory.js';
 import { SwappableControlPlane } from './swappable-control-plane.js';
 import { TaskRunner } from './task-runner.js';
+
+/** jobs[].limits by job id, for the scheduler's JobGate. */
+function jobLimitsOf(config: CrawldConfig): Map<string, JobLimits> {
+  return new Map(config.jobs.flatMap((j) => (j.limits ? [[j.id, j.limits] as const] : [])));
+}
 
 /** This daemon's identity for leases, logs and metrics: configured, or hostname-pid. */
 export function instanceIdOf(config: CrawldConfig): string {
@@ -149,6 +155,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     changeSinks,
     lagMs: () => lag.ownDelayMs(),
   });
+  const jobGate = new JobGate(jobLimitsOf(config), clock);
   const scheduler = new Scheduler(frontier, control, runner, clock, events, {
     owner: instanceId,
     leaseMs: config.frontier.leaseMs,
@@ -159,6 +166,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       ? { minLeaseLeftMs: store.scheduling.minLeaseLeftMs }
       : {}),
     once: options.once,
+    jobGate,
   });
 
   try {
@@ -275,6 +283,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       // Old breakers keep no timers once closed; their in-flight reports still land on them.
       setTimeout(() => old.breakers.close(), next.shutdown.drainTimeoutMs + 60_000).unref();
       retryPolicy = createRetryPolicy(next.retry, clock, systemRandom);
+      jobGate.update(jobLimitsOf(next));
       logger.level = next.log.level;
       for (const job of next.jobs) {
         const isNew = !jobs.has(job.id);

@@ -45,6 +45,24 @@ export class HostQueues {
     return t;
   }
 
+  /** The first of a host's tasks that satisfies pred (a job limit may hold the head back). */
+  find(host: string, pred: (task: Task) => boolean): Task | undefined {
+    return this.#queues.get(host)?.find(pred);
+  }
+
+  /** Removes a task found with find(); the host rotates to the back as with shift(). */
+  remove(host: string, task: Task): boolean {
+    const q = this.#queues.get(host);
+    const i = q ? q.indexOf(task) : -1;
+    if (!q || i < 0) return false;
+    if (i === 0) return this.shift(host) !== undefined;
+    q.splice(i, 1);
+    this.#size--;
+    this.#queues.delete(host);
+    this.#queues.set(host, q);
+    return true;
+  }
+
   /** Removes and returns all of a host's tasks. */
   take(host: string): Task[] {
     const q = this.#queues.get(host) ?? [];

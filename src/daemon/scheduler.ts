@@ -1,5 +1,6 @@
 import type { Clock, Timer } from '../core/clock.js';
 import type { CrawlEmitter } from '../core/events.js';
+import type { JobGate } from '../core/job-gate.js';
 import type { ControlPlane } from '../ports/control-plane.js';
 import type { Frontier, Task } from '../ports/frontier.js';
 import { HostQueues } from './host-queues.js';
@@ -30,6 +31,8 @@ export interface SchedulerOptions {
   readonly unavailableRetryMs?: number;
   /** Resolve run() when no work is left (pending and leased both 0). */
   readonly once: boolean;
+  /** Jobs' own limits per (job, host), checked before the control plane's host gate. */
+  readonly jobGate?: JobGate;
 }
 
 export interface SchedulerCounters {
@@ -264,9 +267,27 @@ export class Scheduler {
           this.#again = true;
           continue;
         }
+        const gate = this.options.jobGate;
+        let pick = head;
+        if (gate?.active) {
+          // A job at its own limit holds back only its own tasks, not other jobs' on this host.
+          let soonest = Number.POSITIVE_INFINITY;
+          pick = this.#buffers.find(host, (t) => {
+            const w = gate.waitMs(t.jobId, host);
+            if (w > 0) soonest = Math.min(soonest, w);
+            return w === 0;
+          });
+          // Infinity: a job's slot frees when one of its tasks ends, which kicks the pump.
+          if (!pick) {
+            wakeInMs = Math.min(wakeInMs, soonest);
+            break;
+          }
+        }
         const adm = this.control.admit(host);
         if (adm.kind === 'go') {
-          this.#start(this.#buffers.shift(host)!, adm.permit);
+          this.#buffers.remove(host, pick!);
+          gate?.acquire(pick!.jobId, host);
+          this.#start(pick!, adm.permit);
           continue;
         }
         if (adm.kind === 'wait') {
@@ -344,6 +365,7 @@ export class Scheduler {
       .then((result) => {
         this.counters[result]++;
         this.#inflight.delete(task);
+        this.options.jobGate?.release(task.jobId, task.host);
         // A finished task may have enqueued links (or its own retry) for a host the last
         // futile lease could not reach: that is new work, unless it is likely for an excluded
         // host (the task's own), which the lease after the futile pause finds.

@@ -1,0 +1,107 @@
+import { checkNumber } from './check.js';
+import type { Clock } from './clock.js';
+import { TokenBucket } from './token-bucket.js';
+
+/** A job's own limits, on top of the host's (config jobs[].limits). */
+export interface JobLimits {
+  /** Requests of the job in flight to one host. */
+  readonly maxConcurrency?: number;
+  /** Requests per second of the job to one host. */
+  readonly ratePerSec?: number;
+  /** @default max(1, ratePerSec) */
+  readonly burst?: number;
+}
+
+interface Lane {
+  inflight: number;
+  readonly bucket: TokenBucket | undefined;
+}
+
+/**
+ * Per-job limits, applied per (job, host) lane: a job polling an API at its contracted rate
+ * gets exactly that rate at that host, whatever the host-wide limits allow other jobs.
+ * Pure bookkeeping with an injected clock; the scheduler asks waitMs() before admitting a
+ * task and calls acquire()/release() around it. Lanes are created lazily and dropped when
+ * idle and full, so memory follows the hosts in flight, not every host ever seen.
+ */
+export class JobGate {
+  readonly #clock: Clock;
+  #limits: ReadonlyMap<string, JobLimits>;
+  readonly #lanes = new Map<string, Lane>();
+
+  constructor(limits: ReadonlyMap<string, JobLimits>, clock: Clock) {
+    for (const [job, l] of limits) validate(job, l);
+    this.#limits = limits;
+    this.#clock = clock;
+  }
+
+  /** False when no job has limits (the scheduler then skips the gate entirely). */
+  get active(): boolean {
+    return this.#limits.size > 0;
+  }
+
+  /** Replaces the limits (config reload); lanes restart from full buckets. */
+  update(limits: ReadonlyMap<string, JobLimits>): void {
+    for (const [job, l] of limits) validate(job, l);
+    this.#limits = limits;
+    for (const [key, lane] of this.#lanes) if (lane.inflight === 0) this.#lanes.delete(key);
+  }
+
+  /**
+   * 0 when a task of this job may start at this host now; the ms until a rate token when the
+   * rate is the limit; Infinity when the job's concurrency there is full (a release frees it).
+   */
+  waitMs(jobId: string, host: string): number {
+    const limits = this.#limits.get(jobId);
+    if (!limits) return 0;
+    const lane = this.#lanes.get(laneKey(jobId, host));
+    if (!lane) return 0;
+    if (limits.maxConcurrency !== undefined && lane.inflight >= limits.maxConcurrency) {
+      return Number.POSITIVE_INFINITY;
+    }
+    return lane.bucket?.waitMs() ?? 0;
+  }
+
+  /** Takes a slot and a token; call only after waitMs() answered 0. */
+  acquire(jobId: string, host: string): void {
+    const limits = this.#limits.get(jobId);
+    if (!limits) return;
+    const key = laneKey(jobId, host);
+    let lane = this.#lanes.get(key);
+    if (!lane) {
+      const bucket =
+        limits.ratePerSec === undefined
+          ? undefined
+          : new TokenBucket(
+              { ratePerSec: limits.ratePerSec, ...(limits.burst ? { burst: limits.burst } : {}) },
+              this.#clock,
+            );
+      lane = { inflight: 0, bucket };
+      this.#lanes.set(key, lane);
+    }
+    lane.inflight++;
+    lane.bucket?.tryTake();
+  }
+
+  release(jobId: string, host: string): void {
+    const key = laneKey(jobId, host);
+    const lane = this.#lanes.get(key);
+    if (!lane) return;
+    lane.inflight = Math.max(0, lane.inflight - 1);
+    // A lane with nothing in flight and a full bucket holds no state worth keeping.
+    if (lane.inflight === 0 && (!lane.bucket || lane.bucket.tokens >= lane.bucket.burst))
+      this.#lanes.delete(key);
+  }
+}
+
+function laneKey(jobId: string, host: string): string {
+  return `${jobId}\n${host}`;
+}
+
+function validate(job: string, l: JobLimits): void {
+  if (l.maxConcurrency !== undefined)
+    checkNumber(`${job}.maxConcurrency`, l.maxConcurrency, { min: 1, integer: true });
+  if (l.ratePerSec !== undefined)
+    checkNumber(`${job}.ratePerSec`, l.ratePerSec, { min: 0, minExclusive: true });
+  if (l.burst !== undefined) checkNumber(`${job}.burst`, l.burst, { min: 1 });
+}
