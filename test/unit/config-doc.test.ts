@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseConfigInput, validateConfig } from '../../src/daemon/config.js';
+
+const DOC = resolve(import.meta.dirname, '../../docs/config.md');
+const ENV = { CRAWLD_ADMIN_TOKEN: 'doc-admin-token-0123456789', HOOK_TOKEN: 'h', API_TOKEN: 'a' };
+
+type Section = Record<string, unknown>;
+type Doc = Record<string, unknown> & { frontier: Section; http: Section };
+
+function example(): Doc {
+  const text = /```yaml\n([\s\S]*?)```/.exec(readFileSync(DOC, 'utf8'))?.[1];
+  if (!text) throw new Error('docs/config.md has no yaml block');
+  return parseConfigInput(text, ENV) as Doc;
+}
+
+/** Every key path of an object, arrays entered element-wise with [] in the path. */
+function paths(value: unknown, at = ''): Set<string> {
+  const out = new Set<string>();
+  if (Array.isArray(value)) {
+    for (const v of value) for (const p of paths(v, `${at}[]`)) out.add(p);
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      // Map-like sections (field names, header names) are user data, not options.
+      const key = /\.(fields|headers|cookies)$/.test(at) ? '*' : k;
+      const p = `${at}.${key}`;
+      out.add(p);
+      for (const q of paths(v, p)) out.add(q);
+    }
+  }
+  return out;
+}
+
+describe('docs/config.md', () => {
+  it('is a valid config, with the sqlite frontier and one admin token source', () => {
+    const doc = example();
+    const { url: _u, keyPrefix: _k, ...sqlite } = doc.frontier;
+    const { adminTokenFile: _f, ...http } = doc.http;
+    expect(() => validateConfig({ ...doc, frontier: sqlite, http })).not.toThrow();
+    // And with the redis frontier (lease longer than a fetch, as that kind requires).
+    const { path: _p, ...redis } = doc.frontier;
+    expect(() => validateConfig({ ...doc, http, frontier: { ...redis, kind: 'redis' } })).not.toThrow();
+  });
+
+  it('names every option the schema has (a new option must be documented)', () => {
+    const doc = example();
+    const { url: _u, keyPrefix: _k, ...sqlite } = doc.frontier;
+    const { adminTokenFile: _f, ...http } = doc.http;
+    const documented = paths(doc);
+    // What the validated example holds includes every default the schema fills in.
+    const withDefaults = paths(validateConfig({ ...doc, frontier: sqlite, http }));
+    const missing = [...withDefaults].filter((p) => !documented.has(p));
+    expect(missing).toEqual([]);
+  });
+});
