@@ -4,7 +4,6 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { RedisFrontier } from '../adapters/frontier/redis.js';
 import { SqliteFrontier } from '../adapters/frontier/sqlite.js';
 import { systemClock } from '../core/clock.js';
 import { CrawldError, InvalidArgumentError } from '../core/errors.js';
@@ -152,6 +151,7 @@ async function withRedisFrontier<T>(
   keyPrefix: string | undefined,
   fn: (f: Frontier) => Promise<T>,
 ): Promise<T> {
+  const { RedisFrontier } = await import('../adapters/frontier/redis.js');
   const frontier = new RedisFrontier({
     url,
     clock: systemClock,

@@ -2,11 +2,10 @@ import { resolve } from 'node:path';
 import { systemClock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
 import { resolveAdminToken } from '../daemon/admin-auth.js';
-import { createDaemonApp } from '../daemon/admin-routes.js';
 import type { CrawldConfig } from '../daemon/config.js';
 import { createDaemon, type Daemon, instanceIdOf } from '../daemon/daemon.js';
 import { describeSinks } from '../daemon/sink-factory.js';
-import { type HttpServerHandle, listen } from '../observe/http.js';
+import type { HttpServerHandle } from '../observe/http.js';
 import { createLogger, type Logger } from '../observe/logger.js';
 import { startProgress } from '../observe/progress.js';
 
@@ -43,6 +42,11 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
   const daemon = await createDaemon(config, { once: opts.once, logger, clock });
   let http: HttpServerHandle | undefined;
   if (config.http.port !== null) {
+    // express loads only when there is an HTTP server to serve.
+    const [{ createDaemonApp }, { listen }] = await Promise.all([
+      import('../daemon/admin-routes.js'),
+      import('../observe/http.js'),
+    ]);
     const app = createDaemonApp(daemon, { clock, adminToken: () => adminToken });
     http = await listen(app, config.http.host, config.http.port);
     logger.info('http server listening', { url: http.url });

@@ -84,7 +84,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
   // Still one daemon per data dir with a shared frontier: the dir holds this daemon's results.
   const unlock = lockDataDir(dataDir);
 
-  const store = createFrontier(config, {
+  const store = await createFrontier(config, {
     clock,
     dataDir,
     instanceId,
@@ -97,7 +97,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     onRateError: (err) => logger.debug('shared rate limit unavailable', { error: String(err) }),
   });
   const frontier: Frontier = store.frontier;
-  const sinks: Sink[] = createSinks(config, dataDir, events);
+  const sinks: Sink[] = await createSinks(config, dataDir, events);
   const sinksFor = sinksForJob(config, sinks);
   const partial = new PartialRecords();
   const fetcher = new UndiciFetcher(fetcherOptions(config.fetch));

@@ -4,19 +4,13 @@
  * its health, and (for Redis) the shared rate limiter on the same connection.
  */
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { MemoryFrontier } from '../adapters/frontier/memory.js';
-import { RedisFrontier } from '../adapters/frontier/redis.js';
-import { clientOptions, RedisUnavailableError } from '../adapters/frontier/redis-client.js';
 import { SqliteFrontier } from '../adapters/frontier/sqlite.js';
-import { RedisRateLimiter } from '../adapters/rate/redis-rate-limiter.js';
 import type { Clock } from '../core/clock.js';
 import type { LocalRateLimiterOptions } from '../core/local-rate-limiter.js';
-import { redactUrl } from '../observe/logger.js';
 import type { Frontier } from '../ports/frontier.js';
 import type { SyncRateLimiter } from '../ports/rate-limiter.js';
 import type { CrawldConfig } from './config.js';
-import { RetryingFrontier } from './retrying-frontier.js';
 
 export interface FrontierDeps {
   readonly clock: Clock;
@@ -61,7 +55,11 @@ export interface BuiltFrontier {
 /** How often an idle daemon on a shared frontier looks for work others enqueued. */
 export const SHARED_IDLE_POLL_MS = 500;
 
-export function createFrontier(config: CrawldConfig, deps: FrontierDeps): BuiltFrontier {
+/**
+ * Async so that ioredis and the Redis adapters load only for a Redis frontier: every CLI
+ * command (and a SQLite crawl's start-up) would otherwise pay for them.
+ */
+export async function createFrontier(config: CrawldConfig, deps: FrontierDeps): Promise<BuiltFrontier> {
   const f = config.frontier;
   if (f.kind !== 'redis') {
     const frontier =
@@ -84,62 +82,6 @@ export function createFrontier(config: CrawldConfig, deps: FrontierDeps): BuiltF
       close: async () => {},
     };
   }
-  // One connection for the frontier and the rate buckets: one health state, one reconnect.
-  const client = new Redis(f.url!, clientOptions);
-  // Reported once per outage: at the first close after 'ready', and at the next 'ready'.
-  let up = false;
-  let closing = false;
-  let lastError: unknown;
-  client.on('ready', () => {
-    if (!up) deps.onConnection?.(true);
-    up = true;
-  });
-  // Without an 'error' listener ioredis would print every failed reconnect attempt.
-  client.on('error', (err: unknown) => {
-    lastError = err;
-  });
-  client.on('close', () => {
-    // After close() the logger may be gone: a planned disconnect is not an outage.
-    if (up && !closing) deps.onConnection?.(false, lastError);
-    up = false;
-  });
-  const keyPrefix = f.keyPrefix ?? 'crawld';
-  const redis = new RedisFrontier({ client, clock: deps.clock, maxPending: f.maxPending, keyPrefix });
-  // Ack, retry and enqueue wait out a short outage rather than lose a finished task's ack
-  // (which would make another daemon fetch the page again after the lease expires).
-  const frontier = new RetryingFrontier(redis, { maxWaitMs: Math.min(f.leaseMs, 60_000) });
-  return {
-    frontier,
-    open: async () => {
-      try {
-        await frontier.open();
-      } catch (err) {
-        if (!(err instanceof RedisUnavailableError)) throw err;
-        // redactUrl drops a password from the URL.
-        const where = redactUrl(f.url!);
-        throw new RedisUnavailableError(`cannot reach the Redis frontier at ${where}: ${err.message}`, {
-          cause: err,
-        });
-      }
-    },
-    shared: true,
-    healthy: () => up && client.status === 'ready',
-    scheduling: {
-      idlePollMs: SHARED_IDLE_POLL_MS,
-      // A task started with less lease left could still be running when it expires, and
-      // another daemon would lease and fetch it too.
-      minLeaseLeftMs: Math.min(f.leaseMs / 2, config.fetch.totalTimeoutMs),
-    },
-    recoverAtStart: false,
-    createRateLimiter: (options) =>
-      new RedisRateLimiter(
-        { ...options, client, keyPrefix, ...(deps.onRateError ? { onError: deps.onRateError } : {}) },
-        deps.clock,
-      ),
-    giveUp: () => frontier.giveUp(),
-    close: async () => {
-      closing = true;
-      await client.quit().catch(() => client.disconnect());
-    },
-  };
+  const { createRedisStore } = await import('./redis-store-factory.js');
+  return createRedisStore(config, deps);
 }

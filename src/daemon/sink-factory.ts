@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { JsonlChangeSink } from '../adapters/sink/jsonl-change-sink.js';
 import { JsonlSink } from '../adapters/sink/jsonl-sink.js';
-import { PostgresSink } from '../adapters/sink/postgres-sink.js';
 import { WebhookChangeSink } from '../adapters/sink/webhook-change-sink.js';
 import type { CrawlEmitter } from '../core/events.js';
 import type { ChangeSink } from '../ports/page-state.js';
@@ -18,11 +17,19 @@ export function sinkObserver(events: CrawlEmitter): SinkObserver {
 }
 
 /** The result sinks of a config; every job's records go to all of them. */
-export function createSinks(config: CrawldConfig, dataDir: string, events: CrawlEmitter): Sink[] {
+export async function createSinks(
+  config: CrawldConfig,
+  dataDir: string,
+  events: CrawlEmitter,
+): Promise<Sink[]> {
   const observer = sinkObserver(events);
+  // pg loads only when a PostgreSQL sink is configured.
+  const PostgresSink = config.sinks.some((s) => s.kind === 'postgres')
+    ? (await import('../adapters/sink/postgres-sink.js')).PostgresSink
+    : undefined;
   return config.sinks.map((s): Sink => {
     if (s.kind === 'jsonl') return new JsonlSink({ path: s.path ?? join(dataDir, 'results.jsonl') });
-    return new PostgresSink({
+    return new PostgresSink!({
       url: s.url,
       table: s.table,
       batchSize: s.batchSize,
@@ -90,5 +97,9 @@ export function describeSinks(config: CrawldConfig, dataDir: string): string {
  * close timeout, so the tasks stuck on them end and the shutdown goes on.
  */
 export function beginClosingSinks(sinks: readonly Sink[]): void {
-  for (const s of sinks) if (s instanceof PostgresSink) s.beginClose();
+  for (const s of sinks) if (hasBeginClose(s)) s.beginClose();
+}
+
+function hasBeginClose(s: Sink): s is Sink & { beginClose(): void } {
+  return typeof (s as Partial<{ beginClose: unknown }>).beginClose === 'function';
 }

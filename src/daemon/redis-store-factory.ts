@@ -1,0 +1,71 @@
+import { Redis } from 'ioredis';
+import { RedisFrontier } from '../adapters/frontier/redis.js';
+import { clientOptions, RedisUnavailableError } from '../adapters/frontier/redis-client.js';
+import { RedisRateLimiter } from '../adapters/rate/redis-rate-limiter.js';
+import { redactUrl } from '../observe/logger.js';
+import type { CrawldConfig } from './config.js';
+import { type BuiltFrontier, type FrontierDeps, SHARED_IDLE_POLL_MS } from './frontier-factory.js';
+import { RetryingFrontier } from './retrying-frontier.js';
+
+/** The Redis frontier and its shared rate limiter; loaded by createFrontier only when needed. */
+export function createRedisStore(config: CrawldConfig, deps: FrontierDeps): BuiltFrontier {
+  const f = config.frontier;
+  // One connection for the frontier and the rate buckets: one health state, one reconnect.
+  const client = new Redis(f.url!, clientOptions);
+  // Reported once per outage: at the first close after 'ready', and at the next 'ready'.
+  let up = false;
+  let closing = false;
+  let lastError: unknown;
+  client.on('ready', () => {
+    if (!up) deps.onConnection?.(true);
+    up = true;
+  });
+  // Without an 'error' listener ioredis would print every failed reconnect attempt.
+  client.on('error', (err: unknown) => {
+    lastError = err;
+  });
+  client.on('close', () => {
+    // After close() the logger may be gone: a planned disconnect is not an outage.
+    if (up && !closing) deps.onConnection?.(false, lastError);
+    up = false;
+  });
+  const keyPrefix = f.keyPrefix ?? 'crawld';
+  const redis = new RedisFrontier({ client, clock: deps.clock, maxPending: f.maxPending, keyPrefix });
+  // Ack, retry and enqueue wait out a short outage rather than lose a finished task's ack
+  // (which would make another daemon fetch the page again after the lease expires).
+  const frontier = new RetryingFrontier(redis, { maxWaitMs: Math.min(f.leaseMs, 60_000) });
+  return {
+    frontier,
+    open: async () => {
+      try {
+        await frontier.open();
+      } catch (err) {
+        if (!(err instanceof RedisUnavailableError)) throw err;
+        // redactUrl drops a password from the URL.
+        const where = redactUrl(f.url!);
+        throw new RedisUnavailableError(`cannot reach the Redis frontier at ${where}: ${err.message}`, {
+          cause: err,
+        });
+      }
+    },
+    shared: true,
+    healthy: () => up && client.status === 'ready',
+    scheduling: {
+      idlePollMs: SHARED_IDLE_POLL_MS,
+      // A task started with less lease left could still be running when it expires, and
+      // another daemon would lease and fetch it too.
+      minLeaseLeftMs: Math.min(f.leaseMs / 2, config.fetch.totalTimeoutMs),
+    },
+    recoverAtStart: false,
+    createRateLimiter: (options) =>
+      new RedisRateLimiter(
+        { ...options, client, keyPrefix, ...(deps.onRateError ? { onError: deps.onRateError } : {}) },
+        deps.clock,
+      ),
+    giveUp: () => frontier.giveUp(),
+    close: async () => {
+      closing = true;
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
+}
