@@ -235,6 +235,8 @@ const configBase = z.strictObject({
       maxLagFraction: z.number().positive().default(0.5),
       /** Double each host's limit per window under target until its first cut. */
       slowStart: z.boolean().default(true),
+      /** Window length while a host is in slow start. */
+      slowStartWindowMs: positiveInt.default(250),
     })
     .prefault({}),
   rateLimits: z

@@ -35,6 +35,7 @@ export function createControlPlane(
         minWindowSamples: c.minWindowSamples,
         maxLagFraction: c.maxLagFraction,
         slowStart: c.slowStart,
+        slowStartWindowMs: c.slowStartWindowMs,
         target: c.target,
       },
       ...(c.adaptive ? {} : { createLimit: () => new FixedLimit(c.maxPerHost) }),

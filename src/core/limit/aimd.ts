@@ -54,6 +54,11 @@ export interface AimdOptions {
    * `increase` (TCP's slow start), so a host with room is found in a few windows. @default true
    */
   readonly slowStart?: boolean;
+  /**
+   * Window length during slow start (the first probe included): a new host's limit is found
+   * in a second or two instead of several `windowMs`. Still needs minWindowSamples. @default 250
+   */
+  readonly slowStartWindowMs?: number;
 }
 
 export const aimdDefaults = {
@@ -69,6 +74,7 @@ export const aimdDefaults = {
   tolerance: 0,
   maxLagFraction: 0.5,
   slowStart: true,
+  slowStartWindowMs: 250,
 } as const satisfies Required<AimdOptions>;
 
 export type AimdChangeReason = 'increase' | 'latency' | 'drop' | 'probe';
@@ -155,6 +161,7 @@ export class AimdLimit implements LimitAlgorithm {
     checkNumber('increase', o.increase, { min: 1, integer: true });
     checkNumber('backoffRatio', o.backoffRatio, { min: 0.5, max: 1, maxExclusive: true });
     checkNumber('windowMs', o.windowMs, { min: 0 });
+    checkNumber('slowStartWindowMs', o.slowStartWindowMs, { min: 0 });
     checkNumber('minWindowSamples', o.minWindowSamples, { min: 1, integer: true });
     checkNumber('percentile', o.percentile, { min: 0, minExclusive: true, max: 1 });
     checkNumber('tolerance', o.tolerance, { min: 0 });
@@ -218,7 +225,8 @@ export class AimdLimit implements LimitAlgorithm {
     } else if (this.#usable(sample)) {
       this.#latencies.push(sample.rttMs - Math.max(0, sample.lagMs ?? 0));
     }
-    if (this.#count >= this.#o.minWindowSamples && now - this.#windowStart >= this.#o.windowMs) {
+    const windowMs = this.#slowStart ? this.#o.slowStartWindowMs : this.#o.windowMs;
+    if (this.#count >= this.#o.minWindowSamples && now - this.#windowStart >= windowMs) {
       this.#closeWindow(now);
     }
   }
@@ -249,7 +257,7 @@ export class AimdLimit implements LimitAlgorithm {
         const target = (this.#absoluteMs ?? this.#baselineMs!) * this.#ratio;
         this.#lastLatencyMs = latency;
         this.#lastTargetMs = target;
-        if (latency > target * (1 + this.#o.tolerance)) this.#decrease(now, 'latency');
+        if (latency > target * (1 + this.#o.tolerance)) this.#decrease(now, 'latency', target / latency);
         else if (latency <= target && used) this.#grow();
       } else if (used) {
         this.#grow();
@@ -290,9 +298,16 @@ export class AimdLimit implements LimitAlgorithm {
     this.#set(next, 'increase');
   }
 
-  #decrease(now: number, reason: AimdChangeReason): void {
-    // The cut that ends slow start halves: the limit before the last doubling was under target.
-    const ratio = this.#slowStart ? 0.5 : this.#o.backoffRatio;
+  /**
+   * The cut that ends slow start goes straight to where the latency says the knee is: by
+   * Little's law, past the knee latency grows in proportion to concurrency, so limit ×
+   * target / latency (but at least half, the last limit that was under target). A drop in
+   * slow start halves. Later cuts are the plain multiplicative backoff.
+   */
+  #decrease(now: number, reason: AimdChangeReason, targetOverLatency?: number): void {
+    const ratio = this.#slowStart
+      ? Math.max(0.5, Math.min(this.#o.backoffRatio, targetOverLatency ?? 0.5))
+      : this.#o.backoffRatio;
     this.#slowStart = false;
     this.#cut = true;
     this.#lastCutAt = now;
