@@ -12,6 +12,7 @@
 //              all links followed), defaults otherwise: adaptive concurrency, SQLite frontier,
 //              results file, metrics on and served over HTTP, log level info
 //   crawld-off (with --metrics) the same with metrics.enabled false, no HTTP server, log level error
+//   crawld-b   (with --dist-b DIR) the same config as crawld run by another build, for before/after
 // each pinned to core 1 and timed as a whole process (spawn to exit). pages/s = pages / wall
 // seconds. Peak RSS comes from /usr/bin/time -v, else from polling /proc/PID/status (VmHWM).
 // Ratios are computed within the run: the machine is shared and noisy, absolute figures are not
@@ -37,6 +38,8 @@ const { values: opt } = parseArgs({
     'crawld-fixed': { type: 'string' },
     /** Another build of crawld (a dist/ directory), e.g. to compare before/after. */
     dist: { type: 'string', default: join(root, 'dist') },
+    /** A second build, run as variant crawld-b interleaved with the first (same config as crawld). */
+    'dist-b': { type: 'string' },
     json: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -44,16 +47,19 @@ const { values: opt } = parseArgs({
 if (opt.help) {
   console.log(
     'node bench/run.mjs [--runs N] [--pages N] [--lat-pages N] [--latency-ms L] [--concurrency C]\n' +
-      '  [--scenarios nolat,lat] [--metrics] [--no-baseline] [--crawld-fixed C] [--dist DIR] [--json OUT]',
+      '  [--scenarios nolat,lat] [--metrics] [--no-baseline] [--crawld-fixed C] [--dist DIR] [--dist-b DIR] [--json OUT]',
   );
   process.exit(0);
 }
 const RUNS = Number(opt.runs);
 const CONC = Number(opt.concurrency);
 const cli = join(resolve(opt.dist), 'src/cli.js');
-if (!existsSync(cli)) {
-  console.error(`${cli} missing: run \`npm run build\` first`);
-  process.exit(2);
+const cliB = opt['dist-b'] ? join(resolve(opt['dist-b']), 'src/cli.js') : undefined;
+for (const c of [cli, cliB]) {
+  if (c !== undefined && !existsSync(c)) {
+    console.error(`${c} missing: run \`npm run build\` first`);
+    process.exit(2);
+  }
 }
 const scenarios = {
   nolat: { pages: Number(opt.pages), latencyMs: 0 },
@@ -156,7 +162,7 @@ async function runBaseline(site, pages) {
 }
 
 function crawldConfig(site, variant) {
-  const on = variant === 'crawld';
+  const on = variant !== 'crawld-off';
   const concurrency = opt['crawld-fixed']
     ? `concurrency: { adaptive: false, maxPerHost: ${Number(opt['crawld-fixed'])} }\n`
     : '';
@@ -184,7 +190,8 @@ async function runCrawld(site, variant) {
   try {
     const config = join(dir, 'crawld.yaml');
     writeFileSync(config, crawldConfig(site, variant));
-    const argv = [process.execPath, cli, 'run', '--config', config, '--data-dir', join(dir, 'data')];
+    const bin = variant === 'crawld-b' ? cliB : cli;
+    const argv = [process.execPath, bin, 'run', '--config', config, '--data-dir', join(dir, 'data')];
     const r = await timed([...argv, '--once', '--no-progress']);
     const m = /crawld: done in [\d.]+ s: (\d+) ok, (\d+) failed/.exec(r.out);
     if (r.code !== 0 || !m) throw new Error(`crawld failed (${r.code}): ${(r.err || r.out).slice(-2000)}`);
@@ -216,6 +223,7 @@ const variants = [
   ...(opt['no-baseline'] ? [] : ['baseline']),
   'crawld',
   ...(opt.metrics ? ['crawld-off'] : []),
+  ...(cliB ? ['crawld-b'] : []),
 ];
 console.log(
   `crawld bench: ${cpus().length} cores, node ${process.version}, load ${loadavg()
@@ -224,7 +232,7 @@ console.log(
     `site on core 0 and crawlers on core 1: ${canPin ? 'yes' : 'no (taskset missing)'}, ` +
     `peak RSS from ${gnuTime ? '/usr/bin/time -v' : '/proc VmHWM polling'}`,
 );
-console.log(`runs ${RUNS}, baseline concurrency ${CONC}, crawld ${cli}`);
+console.log(`runs ${RUNS}, baseline concurrency ${CONC}, crawld ${cli}${cliB ? `, crawld-b ${cliB}` : ''}`);
 
 const report = { machine: { cores: cpus().length, node: process.version, pinned: canPin }, scenarios: {} };
 for (const name of chosen) {
@@ -282,6 +290,14 @@ for (const name of chosen) {
     console.log(
       `  metrics+logging on / off: ${f2(r.ofMedians)} (cost ${((1 - r.ofMedians) * 100).toFixed(1)}%); ` +
         `per run ${r.perRun.map(f2).join(', ')}; pages per CPU second ${f2(r.cpuEfficiency)}`,
+    );
+  }
+  if (samples['crawld-b']) {
+    out.aOverB = ratio('crawld', 'crawld-b');
+    const r = out.aOverB;
+    console.log(
+      `  crawld (--dist) / crawld-b (--dist-b): ${f2(r.ofMedians)}; per run ${r.perRun.map(f2).join(', ')}; ` +
+        `pages per CPU second ${f2(r.cpuEfficiency)}`,
     );
   }
   report.scenarios[name] = out;

@@ -242,16 +242,18 @@ export class Scheduler {
       for (const t of tasks) this.#buffers.push(t);
       // Nothing came back: don't ask again until something changes (kick) or the timer fires.
       if (tasks.length === 0 && exclude.size === 0) this.#frontierEmpty = true;
-      const wasFutile = this.#futileExclude !== undefined;
-      this.#futileExclude = tasks.length === 0 && exclude.size > 0 ? excludeKey : undefined;
-      this.#futileHosts = this.#futileExclude === undefined ? new Set() : exclude;
-      this.#futilePauseMs =
-        this.#futileExclude === undefined
-          ? FUTILE_RECHECK_MIN_MS
-          : wasFutile
+      // A lease without exclusions says nothing about other hosts' work: the futile state
+      // (and its growing pause) stands, or a buffer hovering at its cap would reset it often.
+      if (exclude.size > 0 && tasks.length > 0) this.#futileExclude = undefined;
+      if (exclude.size > 0 && tasks.length === 0) {
+        this.#futilePauseMs =
+          excludeKey === this.#futileExclude
             ? Math.min(FUTILE_RECHECK_MAX_MS, this.#futilePauseMs * 2)
             : FUTILE_RECHECK_MIN_MS;
-      this.#futileUntil = this.clock.monotonic() + this.#futilePauseMs;
+        this.#futileExclude = excludeKey;
+        this.#futileHosts = exclude;
+        this.#futileUntil = this.clock.monotonic() + this.#futilePauseMs;
+      }
     }
 
     let wakeInMs = Number.POSITIVE_INFINITY;

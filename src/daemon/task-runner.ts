@@ -9,6 +9,7 @@ import {
 } from '../core/errors.js';
 import type { CrawlEmitter } from '../core/events.js';
 import { diffFields, fieldsHash } from '../core/field-diff.js';
+import { htmlNestingDepth, isHtmlMediaType, MAX_HTML_DEPTH } from '../core/html-depth.js';
 import { inScope, tryNormaliseUrl } from '../core/url.js';
 import type { Outcome, Permit } from '../ports/control-plane.js';
 import type { Extraction } from '../ports/extractor.js';
@@ -150,6 +151,17 @@ export class TaskRunner {
   }
 
   private async onSuccess(task: Task, job: JobRuntime, res: FetchResponse): Promise<TaskResult> {
+    // A page nested thousands deep would block the event loop for minutes in any HTML parser.
+    if (isHtmlMediaType(res.contentType) && htmlNestingDepth(res.body) > MAX_HTML_DEPTH) {
+      this.deps.events.emit('skipped', {
+        jobId: task.jobId,
+        host: task.host,
+        url: task.url,
+        reason: 'html_too_deep',
+      });
+      await this.deps.frontier.ack(task);
+      return 'skipped';
+    }
     let extraction: Extraction;
     try {
       extraction = job.extractor.extract({ url: res.url, contentType: res.contentType, body: res.body });

@@ -144,7 +144,10 @@ describe('admin CLI', () => {
       [['submit'], /give at least one URL/],
       [['submit', 'ftp://x/'], /not an absolute http\(s\) URL/],
       [['dlq'], /expected 'list' or 'redrive'/],
-      [['dlq', 'list', '--api', 'http://127.0.0.1:1', '--data-dir', '/tmp'], /give one of --api, --data-dir and --frontier/],
+      [
+        ['dlq', 'list', '--api', 'http://127.0.0.1:1', '--data-dir', '/tmp'],
+        /give one of --api, --data-dir and --frontier/,
+      ],
       [['dlq', 'list', '--data-dir', join(dir, 'nowhere')], /no frontier at/],
       [['dlq', 'list', '--limit', '0', '--data-dir', join(dir, 'data')], /--limit/],
     ];

@@ -31,6 +31,8 @@ export const HOSTILE_ROUTES = {
   malformed: '/malformed',
   badUtf8: '/bad-utf8',
   manyLinks: '/links',
+  /** 200 000 nested <div> (1.2 MB): minutes of CPU in an HTML parser if parsed. */
+  deepNesting: '/deep',
   nonHtml: '/image.png',
   lyingLength: '/lie',
   /** Declares fewer bytes than it sends: the excess must not leak into the next response. */
@@ -76,6 +78,9 @@ function pump(res: http.ServerResponse, chunk: Buffer): void {
 export async function startHostileServer(): Promise<HostileServer> {
   const bomb = gzipBomb();
   const links = manyLinksPage();
+  const deep = Buffer.from(
+    `<html><body>${'<div>'.repeat(200_000)}x${'</div>'.repeat(200_000)}</body></html>`,
+  );
   const hits = new Map<string, number>();
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
@@ -128,6 +133,7 @@ export async function startHostileServer(): Promise<HostileServer> {
     if (path === HOSTILE_ROUTES.malformed) return html(MALFORMED);
     if (path === HOSTILE_ROUTES.badUtf8) return html(BAD_UTF8);
     if (path === HOSTILE_ROUTES.manyLinks) return html(links);
+    if (path === HOSTILE_ROUTES.deepNesting) return html(deep);
     if (path.startsWith('/l/')) return html(`<title>leaf ${path}</title>`);
     if (path === HOSTILE_ROUTES.nonHtml) {
       res.writeHead(200, { 'content-type': 'image/png', 'content-length': '4096' });

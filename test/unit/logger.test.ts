@@ -22,7 +22,9 @@ describe('logger', () => {
 
 describe('redactUrl', () => {
   it('drops credentials, query and fragment, keeping a readable ellipsis', () => {
-    expect(redactUrl('https://user:pw@shop.test:8443/a/b?token=s3cr3t#frag')).toBe('https://shop.test:8443/a/b?…');
+    expect(redactUrl('https://user:pw@shop.test:8443/a/b?token=s3cr3t#frag')).toBe(
+      'https://shop.test:8443/a/b?…',
+    );
     expect(redactUrl('http://shop.test/')).toBe('http://shop.test/');
     expect(redactUrl('not a url')).toBe('(invalid url)');
   });
