@@ -67,14 +67,7 @@ export class TaskRunner {
       }
       if (!allowed) {
         permit.release({ kind: 'ignore' });
-        this.deps.events.emit('skipped', {
-          jobId: task.jobId,
-          host: task.host,
-          url: task.url,
-          reason: 'robots',
-        });
-        await this.deps.frontier.ack(task);
-        return 'skipped';
+        return this.skip(task, 'robots');
       }
     }
     let res: FetchResponse;
@@ -135,14 +128,7 @@ export class TaskRunner {
     }
     if (fe instanceof ContentTypeError) {
       permit.release({ kind: 'success', ttfbMs: 0, lagMs: 0 });
-      this.deps.events.emit('skipped', {
-        jobId: task.jobId,
-        host: task.host,
-        url: task.url,
-        reason: 'content_type',
-      });
-      await this.deps.frontier.ack(task);
-      return 'skipped';
+      return this.skip(task, 'content_type');
     }
     const overload = fe.retryable;
     permit.release(overload ? { kind: 'dropped' } : { kind: 'ignore' });
@@ -153,14 +139,7 @@ export class TaskRunner {
   private async onSuccess(task: Task, job: JobRuntime, res: FetchResponse): Promise<TaskResult> {
     // A page nested thousands deep would block the event loop for minutes in any HTML parser.
     if (isHtmlMediaType(res.contentType) && htmlNestingDepth(res.body) > MAX_HTML_DEPTH) {
-      this.deps.events.emit('skipped', {
-        jobId: task.jobId,
-        host: task.host,
-        url: task.url,
-        reason: 'html_too_deep',
-      });
-      await this.deps.frontier.ack(task);
-      return 'skipped';
+      return this.skip(task, 'html_too_deep');
     }
     let extraction: Extraction;
     try {
@@ -315,6 +294,13 @@ export class TaskRunner {
       delayMs,
     });
     return 'retry';
+  }
+
+  /** Ends a task without a record (robots, content type, too deep): acked, counted as skipped. */
+  private async skip(task: Task, reason: string): Promise<TaskResult> {
+    this.deps.events.emit('skipped', { jobId: task.jobId, host: task.host, url: task.url, reason });
+    await this.deps.frontier.ack(task);
+    return 'skipped';
   }
 
   private async dead(task: Task, reason: string): Promise<TaskResult> {
