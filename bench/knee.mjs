@@ -1,14 +1,20 @@
 #!/usr/bin/env node
-// AIMD convergence benchmark: `npm run build && node bench/knee.mjs [--seconds 30] [--fixed-seconds 8]`.
+// AIMD convergence benchmark:
+//   npm run build && node bench/knee.mjs [--seconds 30] [--fixed-seconds 8] [--latency-ms 100]
 //
-// Starts the demo site with a capacity knee (K = 32 in flight at 20 ms; beyond K, latency grows
-// in proportion to load, so throughput is capped at K / 20 ms = 1600 pages/s) in a child process
+// Starts the demo site with a capacity knee (K = 32 in flight at 100 ms; beyond K, latency grows
+// in proportion to load, so throughput is capped at K / 100 ms = 320 pages/s) in a child process
 // pinned to CPU 0 when `taskset` exists, so the site and the crawler do not share a core. Then
 // crawls it in-process with crawld's defaults (adaptive limit) and prints the per-host limit
 // every second, the time to reach and stay in [0.7K, 1.3K], steady throughput and p95 latency.
 // Then the same crawl at FIXED concurrencies, and the ratio adaptive / best fixed.
 // Goals (GitHub issue "Control plane"): converge within 10 s, throughput >= 0.9 x best fixed,
 // p95 <= 1.5 x target (target = ratio 1.25 x the unloaded latency).
+//
+// Why 100 ms by default: the knee must be reachable. At 20 ms the site's capacity (1600 pages/s)
+// is above what crawld's own CPU can drive on a 2-core machine (~950 pages/s with extraction
+// and the frontier), so the crawler saturates before the site does and the run measures the
+// crawler's queueing, not the knee. `--latency-ms 20` still shows that case.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,11 +34,12 @@ const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '30' },
     'fixed-seconds': { type: 'string', default: '8' },
-    fixed: { type: 'string', default: '8,16,24,32,48,64' },
+    fixed: { type: 'string', default: '16,24,32,40,48,64' },
+    'latency-ms': { type: 'string', default: '100' },
   },
 });
 const K = 32;
-const LATENCY_MS = 20;
+const LATENCY_MS = Number(values['latency-ms']);
 const RATIO = 1.25; // config-schema default of concurrency.target.ratio
 const ADAPTIVE_S = Number(values.seconds);
 const FIXED_S = Number(values['fixed-seconds']);

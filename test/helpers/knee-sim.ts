@@ -17,8 +17,8 @@ export interface KneeSimOptions {
   /** Multiplicative latency noise: each latency × (1 ± jitter). @default 0 */
   readonly jitter?: number;
   readonly random?: Random;
-  /** Event-loop lag reported with every sample. @default 0 */
-  readonly lagMs?: number;
+  /** Event-loop lag reported with every sample, or a function of the sim time (ms). @default 0 */
+  readonly lagMs?: number | ((atMs: number) => number);
   /** Latency multiplier as a function of simulated time, to model a server getting slower. @default 1 */
   readonly slowdown?: (atMs: number) => number;
 }
@@ -53,11 +53,12 @@ export function runKneeSim(options: KneeSimOptions): KneeSimResult {
       const noise = 1 + jitter * (2 * random() - 1);
       const load = Math.max(1, serverInflight / knee);
       const latency = baseMs * load * noise * slowdown(clock.monotonic() - start);
+      const lag = typeof lagMs === 'number' ? lagMs : lagMs(clock.monotonic() - start);
       clock.setTimer(() => {
         serverInflight--;
         completed++;
-        permit.success({ rttMs: latency + lagMs, lagMs });
-      }, latency + lagMs);
+        permit.success({ rttMs: latency + lag, lagMs: lag });
+      }, latency + lag);
     }
   };
   const unsubscribe = limiter.onAvailable(fill);

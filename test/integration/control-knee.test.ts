@@ -13,8 +13,11 @@ afterEach(async () => {
 
 describe('adaptive concurrency against a real server with a capacity knee', () => {
   it('grows from its initial limit and settles near the knee K', async () => {
+    // 16 in flight at 50 ms: the site tops out at 320 pages/s, well within what the crawler's
+    // CPU can drive on a busy 2-core runner. At 20 ms (800 pages/s) the crawler itself saturated
+    // before the site did, and the test measured the crawler, not the knee.
     const K = 16;
-    site = await startDemoSite({ pages: 3000, latencyMs: 20, capacity: K });
+    site = await startDemoSite({ pages: 3000, latencyMs: 50, capacity: K });
     const host = new URL(site.url).host;
     const initial = 4;
     crawler = await startDaemon(
@@ -22,8 +25,8 @@ describe('adaptive concurrency against a real server with a capacity knee', () =
         concurrency: {
           initialPerHost: initial,
           maxPerHost: 64,
-          // Short windows so the limit moves ~10 times a second: at 20 ms per request even a
-          // limit of 4 yields 10 samples in 50 ms, so each 100 ms window carries a verdict.
+          // Short windows so the limit moves several times a second: at 50 ms per request even
+          // the probe limit of 3 yields 10 samples in under 200 ms.
           windowMs: 100,
           minWindowSamples: 10,
         },
@@ -49,10 +52,13 @@ describe('adaptive concurrency against a real server with a capacity knee', () =
     } finally {
       clearInterval(sampler);
     }
+    if (process.env.KNEE_TRACE) console.log(show());
     const after = trace.slice(reachedAt);
     const mean = after.reduce((a, b) => a + b, 0) / after.length;
     expect(Math.max(...trace), show()).toBeGreaterThan(initial);
     expect(mean, show()).toBeGreaterThanOrEqual(0.5 * K);
+    // The relative target (1.25 × unloaded latency) puts the equilibrium at 1.25K; a starved
+    // runner adds its own queueing to every sample (seen: 26 with K = 16). 2K catches a runaway.
     expect(mean, show()).toBeLessThanOrEqual(2 * K);
     // It found the knee by latency, never by overloading the server into errors.
     expect(crawler.events.fetchError).toHaveLength(0);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
-import { AimdLimit, type AimdOptions, percentile } from '../../src/core/limit/aimd.js';
+import { AimdLimit, type AimdOptions, aimdDefaults, percentile } from '../../src/core/limit/aimd.js';
 import { ConcurrencyLimiter } from '../../src/core/limiter.js';
 import { runKneeSim } from '../helpers/knee-sim.js';
 
@@ -137,12 +137,15 @@ describe('AimdLimit', () => {
     const { clock, limit } = make();
     // 150 ms measured, but 100 ms of it was our own event loop: lag > 0.5 × rtt, ignored.
     window(limit, clock, 150, 10, { lagMs: 100 });
-    expect(limit.limit).toBe(11); // no usable samples: no latency verdict, grows since used
-    // Small lag is subtracted: 120 − 30 = 90 ms is under the 100 ms target.
-    window(limit, clock, 120, 11, { lagMs: 30 });
-    expect(limit.limit).toBe(12);
-    limit.onSample({ rttMs: 150, inflight: 12, dropped: true, lagMs: 1000 });
+    expect(limit.limit).toBe(10); // no usable samples: no latency verdict, the limit holds
+    // Saturated (lag reported as Infinity): still no verdict, still no drift upwards.
+    for (let i = 0; i < 5; i++) window(limit, clock, 5, 10, { lagMs: Number.POSITIVE_INFINITY });
     expect(limit.limit).toBe(10);
+    // Small lag is subtracted: 120 − 30 = 90 ms is under the 100 ms target.
+    window(limit, clock, 120, 10, { lagMs: 30 });
+    expect(limit.limit).toBe(11);
+    limit.onSample({ rttMs: 150, inflight: 11, dropped: true, lagMs: 1000 });
+    expect(limit.limit).toBe(9);
   });
 
   it('ignores samples that started before the last cut', () => {
@@ -150,6 +153,8 @@ describe('AimdLimit', () => {
     window(limit, clock, 150, 10);
     expect(limit.limit).toBe(9);
     window(limit, clock, 150, 10, { startedAt: 0 });
+    expect(limit.limit).toBe(9); // all stale: no verdict, the limit holds
+    window(limit, clock, 50, 9, { startedAt: 200 });
     expect(limit.limit).toBe(10);
   });
 
@@ -259,7 +264,7 @@ describe('AimdLimit', () => {
 
 describe('AimdLimit on a simulated server with a capacity knee', () => {
   const K = 32;
-  const run = (lagMs = 0) => {
+  const run = (lagMs: number | ((atMs: number) => number) = 0) => {
     const clock = new FakeClock();
     const limit = new AimdLimit({}, clock);
     const limiter = new ConcurrencyLimiter(limit, clock);
@@ -288,8 +293,16 @@ describe('AimdLimit on a simulated server with a capacity knee', () => {
     expect(result.completed / 180_000).toBeGreaterThan(0.9 * (K / 20));
   });
 
-  it('does not collapse when event-loop lag inflates every sample', () => {
-    const w = run(40).window(60_000);
+  it('neither collapses nor drifts when event-loop lag inflates every sample', () => {
+    // A saturated crawler: every sample is discounted, so nothing moves the limit either way.
+    const w = run(40).window(5_000);
+    expect(w.min).toBeGreaterThanOrEqual(aimdDefaults.initialLimit);
+    expect(w.max).toBeLessThanOrEqual(aimdDefaults.initialLimit);
+  });
+
+  it('still converges when the event loop lags for 5 s out of every 10', () => {
+    const w = run((atMs) => (Math.floor(atMs / 5000) % 2 === 1 ? 40 : 0)).window(60_000);
     expect(w.min).toBeGreaterThanOrEqual(0.7 * K);
+    expect(w.max).toBeLessThanOrEqual(Math.floor(1.3 * K) + 1);
   });
 });

@@ -117,12 +117,14 @@ export interface AimdStats {
  * anyone. So the caller passes the lag measured with each sample; it is subtracted from the
  * RTT, and a sample whose lag exceeds `maxLagFraction` of its RTT is left out of the latency
  * decision (never out of the drop decision). A window left with fewer than a quarter of
- * `minWindowSamples` usable samples has no latency verdict and may grow if used, since nothing
- * says the server is overloaded (the global ceiling still bounds the crawler).
+ * `minWindowSamples` usable samples has no latency verdict and holds the limit: nothing says
+ * the server is overloaded, and nothing says more concurrency would help a saturated crawler.
  *
- * Stale samples: a request that started before the last cut was measured under the old,
- * higher concurrency; if `startedAt` is given such samples are left out of the latency
- * decision, or one overload would cut twice.
+ * Stale samples: a request that started before the last change of the limit was measured
+ * under another concurrency; if `startedAt` is given such samples are left out of the latency
+ * decision. Otherwise one overload cuts twice, and, in slow start, a window closing soon after
+ * a doubling judges the new limit by requests sent under the old one and doubles again past
+ * the knee (seen on a real 50 ms site with K = 16: 16 → 32 → 64).
  */
 export class AimdLimit implements LimitAlgorithm {
   readonly #o: Omit<Required<AimdOptions>, 'target'>;
@@ -140,7 +142,8 @@ export class AimdLimit implements LimitAlgorithm {
   #maxInflight = 0;
   #cut = false;
   #latencies: number[] = [];
-  #lastCutAt = Number.NEGATIVE_INFINITY;
+  /** When the enforced limit last changed: samples started before it measured another limit. */
+  #lastChangeAt = Number.NEGATIVE_INFINITY;
 
   #probing = false;
   #nextProbeAt = Number.NEGATIVE_INFINITY;
@@ -236,7 +239,7 @@ export class AimdLimit implements LimitAlgorithm {
     if (!Number.isFinite(rttMs) || rttMs < 0 || Math.max(0, lagMs) > this.#o.maxLagFraction * rttMs) {
       return false;
     }
-    if (startedAt !== undefined && startedAt < this.#lastCutAt) return false;
+    if (startedAt !== undefined && startedAt < this.#lastChangeAt) return false;
     // A probe measures the unloaded host: samples that started under a higher limit do not.
     return !this.#probing || inflight <= this.#probeLimit;
   }
@@ -259,9 +262,10 @@ export class AimdLimit implements LimitAlgorithm {
         this.#lastTargetMs = target;
         if (latency > target * (1 + this.#o.tolerance)) this.#decrease(now, 'latency', target / latency);
         else if (latency <= target && used) this.#grow();
-      } else if (used) {
-        this.#grow();
       }
+      // No verdict (samples lagged, or started before the last cut): hold. Growing here is how
+      // a CPU-bound crawler used to drift far past the knee: once its own event loop saturates,
+      // every sample is discounted, and each window then added `increase` unopposed.
     }
     if (!this.#probing && now >= this.#nextProbeAt && this.#absoluteMs === undefined) {
       this.#probing = true;
@@ -310,7 +314,6 @@ export class AimdLimit implements LimitAlgorithm {
       : this.#o.backoffRatio;
     this.#slowStart = false;
     this.#cut = true;
-    this.#lastCutAt = now;
     // The limit is an integer, so floor(limit × ratio) < limit: every cut makes progress.
     this.#set(Math.floor(this.#limit * ratio), reason);
   }
@@ -319,11 +322,13 @@ export class AimdLimit implements LimitAlgorithm {
     const clamped = Math.min(this.#o.maxLimit, Math.max(this.#o.minLimit, limit));
     if (clamped === this.#limit) return;
     this.#limit = clamped;
+    this.#lastChangeAt = this.#clock.monotonic();
     // While probing the enforced limit stays pinned; the change shows when the probe ends.
     if (!this.#probing || clamped < this.#probeLimit) this.#emit(reason);
   }
 
   #emit(reason: AimdChangeReason): void {
+    this.#lastChangeAt = this.#clock.monotonic();
     for (const listener of this.#listeners) listener(this.limit, reason);
   }
 }
