@@ -220,7 +220,7 @@ const configBase = z.strictObject({
         .discriminatedUnion('kind', [
           z.strictObject({
             kind: z.literal('relative'),
-            ratio: z.number().gt(1).default(1.25),
+            ratio: z.number().gt(1).default(1.15),
             minRttWindowMs: positiveInt.default(60_000),
             probeLimit: positiveInt.default(3),
           }),
@@ -233,6 +233,8 @@ const configBase = z.strictObject({
       windowMs: positiveInt.default(1000),
       minWindowSamples: positiveInt.default(20),
       maxLagFraction: z.number().positive().default(0.5),
+      /** Dead band above the target: holds the limit instead of cutting it on noise. */
+      tolerance: z.number().min(0).default(0.05),
       /** Double each host's limit per window under target until its first cut. */
       slowStart: z.boolean().default(true),
       /** Window length while a host is in slow start. */

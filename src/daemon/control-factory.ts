@@ -34,6 +34,7 @@ export function createControlPlane(
         windowMs: c.windowMs,
         minWindowSamples: c.minWindowSamples,
         maxLagFraction: c.maxLagFraction,
+        tolerance: c.tolerance,
         slowStart: c.slowStart,
         slowStartWindowMs: c.slowStartWindowMs,
         target: c.target,

@@ -8,14 +8,14 @@ import type { LimitAlgorithm, LimitSample } from './limit.js';
  * - `absolute`: the window percentile must stay at or under `latencyMs`.
  * - `relative`: the window percentile must stay at or under `ratio` × baseline. The baseline
  *   is the window percentile measured with concurrency pinned to `probeLimit` for one window
- *   (at start, then every `minRttWindowMs`), lowered by any smaller window percentile seen
- *   since that probe.
+ *   (at start, five windows later, then every `minRttWindowMs`), lowered by any smaller window
+ *   percentile seen since that probe.
  */
 export type AimdTarget =
   | { readonly kind: 'absolute'; readonly latencyMs: number }
   | {
       readonly kind: 'relative';
-      /** @default 1.25 */
+      /** @default 1.15 */
       readonly ratio?: number;
       /** How often the baseline is re-measured. @default 60000 */
       readonly minRttWindowMs?: number;
@@ -40,11 +40,11 @@ export interface AimdOptions {
   readonly minWindowSamples?: number;
   /** Latency percentile compared with the target, in (0, 1]. @default 0.5 */
   readonly percentile?: number;
-  /** @default { kind: 'relative', ratio: 1.25, minRttWindowMs: 60000, probeLimit: 3 } */
+  /** @default { kind: 'relative', ratio: 1.15, minRttWindowMs: 60000, probeLimit: 3 } */
   readonly target?: AimdTarget;
   /**
    * Dead band above the target: a window percentile in (target, target × (1 + tolerance)]
-   * neither grows nor cuts the limit, so measurement noise does not make it saw. @default 0
+   * neither grows nor cuts the limit, so measurement noise does not make it saw. @default 0.05
    */
   readonly tolerance?: number;
   /** A sample whose lagMs exceeds this fraction of its rttMs is left out of the latency decision. @default 0.5 */
@@ -70,8 +70,8 @@ export const aimdDefaults = {
   windowMs: 1000,
   minWindowSamples: 20,
   percentile: 0.5,
-  target: { kind: 'relative', ratio: 1.25, minRttWindowMs: 60_000, probeLimit: 3 },
-  tolerance: 0,
+  target: { kind: 'relative', ratio: 1.15, minRttWindowMs: 60_000, probeLimit: 3 },
+  tolerance: 0.05,
   maxLagFraction: 0.5,
   slowStart: true,
   slowStartWindowMs: 250,
@@ -146,6 +146,7 @@ export class AimdLimit implements LimitAlgorithm {
   #lastChangeAt = Number.NEGATIVE_INFINITY;
 
   #probing = false;
+  #probes = 0;
   #nextProbeAt = Number.NEGATIVE_INFINITY;
   #baselineMs: number | undefined;
   #lastLatencyMs: number | undefined;
@@ -154,6 +155,8 @@ export class AimdLimit implements LimitAlgorithm {
   #prevLatencyMs: number | undefined;
   /** Slow start lasts until the first cut. */
   #slowStart: boolean;
+  /** Slow start only: the last window with a verdict was over target, but by less than a cut. */
+  #mildlyOver = false;
 
   constructor(options: AimdOptions = {}, clock: Clock) {
     const o = { ...aimdDefaults, ...options };
@@ -224,7 +227,7 @@ export class AimdLimit implements LimitAlgorithm {
     if (!this.#probing || sample.inflight <= this.#probeLimit) this.#count++;
     this.#maxInflight = Math.max(this.#maxInflight, sample.inflight);
     if (sample.dropped) {
-      if (!this.#cut) this.#decrease(now, 'drop');
+      if (!this.#cut) this.#decrease('drop');
     } else if (this.#usable(sample)) {
       this.#latencies.push(sample.rttMs - Math.max(0, sample.lagMs ?? 0));
     }
@@ -252,7 +255,13 @@ export class AimdLimit implements LimitAlgorithm {
     if (this.#probing) {
       if (latency !== undefined) this.#baselineMs = latency;
       this.#probing = false;
-      this.#nextProbeAt = now + this.#probeEveryMs;
+      // The first probe runs while the crawler is cold (JIT, lazily loaded parsers), which
+      // inflates its baseline and so the target: measured on a knee at 32, the limit then sawed
+      // at 40–46 instead of 36–41 until the next probe a minute later. So the first baseline
+      // is provisional and re-measured after five windows.
+      const every =
+        this.#probes++ === 0 ? Math.min(this.#probeEveryMs, 5 * this.#o.windowMs) : this.#probeEveryMs;
+      this.#nextProbeAt = now + every;
       if (this.#limit > this.#probeLimit) this.#emit('probe');
     } else if (!this.#cut) {
       if (latency !== undefined) {
@@ -260,8 +269,19 @@ export class AimdLimit implements LimitAlgorithm {
         const target = (this.#absoluteMs ?? this.#baselineMs!) * this.#ratio;
         this.#lastLatencyMs = latency;
         this.#lastTargetMs = target;
-        if (latency > target * (1 + this.#o.tolerance)) this.#decrease(now, 'latency', target / latency);
-        else if (latency <= target && used) this.#grow();
+        const over = latency > target * (1 + this.#o.tolerance);
+        if (over && this.#slowStart && target / latency > this.#o.backoffRatio && !this.#mildlyOver) {
+          // Slow start ends for good at its first cut, and additive increase then needs a
+          // window per step: ending it on one noisy window costs many seconds (measured: an
+          // exit at 16 on a knee at 32 took 20 s to climb back). A doubling past the knee
+          // overshoots by far more than backoffRatio, so a mild excess must show twice.
+          this.#mildlyOver = true;
+        } else if (over) {
+          this.#decrease('latency', target / latency);
+        } else if (latency <= target && used) {
+          this.#grow();
+        }
+        if (!over) this.#mildlyOver = false;
       }
       // No verdict (samples lagged, or started before the last cut): hold. Growing here is how
       // a CPU-bound crawler used to drift far past the knee: once its own event loop saturates,
@@ -303,15 +323,20 @@ export class AimdLimit implements LimitAlgorithm {
   }
 
   /**
-   * The cut that ends slow start goes straight to where the latency says the knee is: by
-   * Little's law, past the knee latency grows in proportion to concurrency, so limit ×
-   * target / latency (but at least half, the last limit that was under target). A drop in
-   * slow start halves. Later cuts are the plain multiplicative backoff.
+   * A latency cut goes towards where the latency says the knee is: by Little's law, past the
+   * knee latency grows in proportion to concurrency, so limit × target / latency, cutting by
+   * at least backoffRatio and at most half (in slow start, half is the last limit that was
+   * under target). Far over target, that takes one window where plain ×0.9 steps took four
+   * (measured: 64 → 57 → 51 → 45 → 40 on a knee at 32). A drop cuts by backoffRatio, or
+   * halves in slow start.
    */
-  #decrease(now: number, reason: AimdChangeReason, targetOverLatency?: number): void {
-    const ratio = this.#slowStart
-      ? Math.max(0.5, Math.min(this.#o.backoffRatio, targetOverLatency ?? 0.5))
-      : this.#o.backoffRatio;
+  #decrease(reason: AimdChangeReason, targetOverLatency?: number): void {
+    const ratio =
+      targetOverLatency !== undefined
+        ? Math.max(0.5, Math.min(this.#o.backoffRatio, targetOverLatency))
+        : this.#slowStart
+          ? 0.5
+          : this.#o.backoffRatio;
     this.#slowStart = false;
     this.#cut = true;
     // The limit is an integer, so floor(limit × ratio) < limit: every cut makes progress.
