@@ -111,6 +111,15 @@ export class HttpStatusError extends FetchError {
   }
 }
 
+/**
+ * A page nested deeper than any real page (core/html-depth.ts): parsing it would block the
+ * event loop for minutes, so it is skipped with this reason instead.
+ */
+export class HtmlTooDeepError extends CrawldError {
+  override readonly code: string = 'CRAWLD_ERR_HTML_TOO_DEEP';
+  readonly reason = 'html_too_deep';
+}
+
 export function errorCode(err: unknown): string {
   return err instanceof CrawldError ? err.code : 'CRAWLD_ERR_UNKNOWN';
 }

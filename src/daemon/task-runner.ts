@@ -5,11 +5,11 @@ import {
   ChangeDeliveryError,
   ContentTypeError,
   FetchError,
+  HtmlTooDeepError,
   HttpStatusError,
 } from '../core/errors.js';
 import type { CrawlEmitter } from '../core/events.js';
 import { diffFields, fieldsHash } from '../core/field-diff.js';
-import { htmlNestingDepth, isHtmlMediaType, MAX_HTML_DEPTH } from '../core/html-depth.js';
 import { inScope, tryNormaliseUrl } from '../core/url.js';
 import type { Outcome, Permit } from '../ports/control-plane.js';
 import type { Extraction } from '../ports/extractor.js';
@@ -137,14 +137,13 @@ export class TaskRunner {
   }
 
   private async onSuccess(task: Task, job: JobRuntime, res: FetchResponse): Promise<TaskResult> {
-    // A page nested thousands deep would block the event loop for minutes in any HTML parser.
-    if (isHtmlMediaType(res.contentType) && htmlNestingDepth(res.body) > MAX_HTML_DEPTH) {
-      return this.skip(task, 'html_too_deep');
-    }
     let extraction: Extraction;
     try {
       extraction = job.extractor.extract({ url: res.url, contentType: res.contentType, body: res.body });
     } catch (err) {
+      // The HTML extractors refuse a page nested thousands deep: any parser would block the
+      // event loop for minutes on it.
+      if (err instanceof HtmlTooDeepError) return this.skip(task, err.reason);
       // An extractor bug must not take the daemon down: record the page without fields.
       extraction = { fields: {}, links: [], errors: [`extractor: ${String(err)}`] };
     }

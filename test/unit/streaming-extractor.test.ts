@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheerioExtractor } from '../../src/adapters/parse/cheerio-extractor.js';
 import { StreamingExtractor } from '../../src/adapters/parse/streaming-extractor.js';
+import { HtmlTooDeepError } from '../../src/core/errors.js';
+import { MAX_HTML_DEPTH } from '../../src/core/html-depth.js';
 import { DEFAULT_EXTRACTION, type ExtractionRules, type FieldRule } from '../../src/core/rules.js';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
 
@@ -358,5 +360,29 @@ describe('StreamingExtractor selection', () => {
       links: [{ url: 'http://shop.test/n', priority: 1 }],
       errors: [],
     });
+  });
+});
+
+describe('the depth guard, on both paths', () => {
+  const nested = (n: number) => `<html><body>${'<div>'.repeat(n)}<h1 class="title">deep</h1></body></html>`;
+  const input = (body: string) => ({ url: PAGE, contentType: 'text/html', body: Buffer.from(body) });
+
+  it('refuses a page nested past MAX_HTML_DEPTH with HtmlTooDeepError, in linear time', () => {
+    const t0 = performance.now();
+    // 200 000 levels: minutes of parsing without the guard.
+    const body = nested(200_000);
+    expect(() => new StreamingExtractor(BENCH_RULES).extract(input(body))).toThrow(HtmlTooDeepError);
+    expect(() => dom(BENCH_RULES).extract(input(body))).toThrow(HtmlTooDeepError);
+    // Generous: a guard that did not work would take minutes, not seconds.
+    expect(performance.now() - t0).toBeLessThan(10_000);
+  });
+
+  it('extracts a page just under the limit the same way on both paths', () => {
+    // html and body are two levels, h1 one more.
+    const r = expectSame(BENCH_RULES, nested(MAX_HTML_DEPTH - 3));
+    expect(r.fields.title).toBe('deep');
+    const tooDeep = nested(MAX_HTML_DEPTH - 2);
+    expect(() => new StreamingExtractor(BENCH_RULES).extract(input(tooDeep))).toThrow(HtmlTooDeepError);
+    expect(() => dom(BENCH_RULES).extract(input(tooDeep))).toThrow(HtmlTooDeepError);
   });
 });

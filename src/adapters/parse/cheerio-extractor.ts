@@ -3,7 +3,8 @@
 // broken markup (no implied <tbody>, different recovery of misnested tags), which does not
 // matter for selector-based extraction of fields and links.
 import { type CheerioAPI, load } from 'cheerio/slim';
-import { InvalidArgumentError } from '../../core/errors.js';
+import { HtmlTooDeepError, InvalidArgumentError } from '../../core/errors.js';
+import { htmlNestingDepth, MAX_HTML_DEPTH } from '../../core/html-depth.js';
 import type { ExtractionRules } from '../../core/rules.js';
 import type { ExtractedLink, ExtractInput, Extraction, Extractor } from '../../ports/extractor.js';
 import {
@@ -67,6 +68,10 @@ export class CheerioExtractor implements Extractor {
   extract(input: ExtractInput): Extraction {
     if (this.#streaming) return this.#streaming.extract(input);
     if (!isHtmlType(input.contentType)) return { fields: {}, links: [], errors: [] };
+    // A DOM of a page nested thousands deep takes minutes to build: pre-scan it, in linear time.
+    if (htmlNestingDepth(input.body) > MAX_HTML_DEPTH) {
+      throw new HtmlTooDeepError(`HTML nested deeper than ${MAX_HTML_DEPTH}`);
+    }
     const $ = load(utf8.decode(input.body));
     const errors: string[] = [];
     const fields: Record<string, unknown> = {};

@@ -11,6 +11,8 @@
  * tree, implied closes included, so "the text of an element" is the same string.
  */
 import { Parser } from 'htmlparser2';
+import { HtmlTooDeepError } from '../../core/errors.js';
+import { MAX_HTML_DEPTH } from '../../core/html-depth.js';
 import type { ExtractionRules } from '../../core/rules.js';
 import type { ExtractInput, Extraction, Extractor } from '../../ports/extractor.js';
 import {
@@ -113,7 +115,11 @@ export class StreamingExtractor implements Extractor {
     const tags = this.#tags;
     const parser = new Parser({
       onopentag: (name: string, attribs: Attribs) => {
-        pass.depth++;
+        // This pass sees the parser's own open/close events, so it enforces the depth guard
+        // itself, for the price of a counter, instead of a separate pre-scan of every body:
+        // the parser's cost is O(depth) per tag, bounded at MAX_HTML_DEPTH until the throw.
+        if (++pass.depth > MAX_HTML_DEPTH)
+          throw new HtmlTooDeepError(`HTML nested deeper than ${MAX_HTML_DEPTH}`);
         if (name === 'base' && pass.baseHref === undefined && Object.hasOwn(attribs, 'href')) {
           pass.baseHref = attribs.href;
         }
