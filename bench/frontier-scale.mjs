@@ -1,13 +1,16 @@
 // Scale check for the SQLite frontier: 1,000,000 URLs enqueued in batches of 1000, then
-// leased in batches of 100 and acked one by one. Prints throughput and peak RSS.
-// Needs a build first (npm run build). Usage: node bench/frontier-scale.mjs [count]
+// leased in batches of 100 and acked (together per batch, or one by one with --serial-ack).
+// Prints throughput and peak RSS.
+// Needs a build first (npm run build). Usage: node bench/frontier-scale.mjs [count] [--serial-ack]
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteFrontier } from '../dist/src/adapters/frontier/sqlite.js';
 import { systemClock } from '../dist/src/core/clock.js';
 
-const total = Number(process.argv[2] ?? 1_000_000);
+const args = process.argv.slice(2);
+const serialAck = args.includes('--serial-ack');
+const total = Number(args.find((a) => !a.startsWith('--')) ?? 1_000_000);
 const ENQUEUE_BATCH = 1000;
 const LEASE_BATCH = 100;
 const HOSTS = 1000;
@@ -46,7 +49,13 @@ try {
   for (;;) {
     const tasks = await frontier.lease({ max: LEASE_BATCH, leaseMs: 60_000, owner: 'bench' });
     if (tasks.length === 0) break;
-    for (const task of tasks) if (await frontier.ack(task)) acked++;
+    // Acked together, as a daemon's concurrent workers ack: the frontier commits the acks of
+    // one event-loop turn in one transaction. (--serial-ack acks one by one, a commit each.)
+    if (serialAck) {
+      for (const task of tasks) if (await frontier.ack(task)) acked++;
+    } else {
+      for (const ok of await Promise.all(tasks.map((t) => frontier.ack(t)))) if (ok) acked++;
+    }
   }
   const leaseMs = performance.now() - t0;
   console.log(

@@ -158,7 +158,8 @@ try {
   const from = Math.max(5, ADAPTIVE_S - Math.max(10, ADAPTIVE_S / 3));
   const as = a.steady(from);
   const fromConv = a.steady(Math.min(ADAPTIVE_S - 5, Math.max(conv ?? 10, 1)));
-  const target = RATIO * LATENCY_MS;
+  // The relative target: ratio x baseline, but at least baseline + minMarginMs.
+  const target = Math.max(RATIO * LATENCY_MS, LATENCY_MS + defaults.target.minMarginMs);
 
   console.log(`\nfixed concurrency, ${FIXED_S} s each (steady = after 2 s)`);
   const fixed = [];
@@ -186,7 +187,7 @@ try {
     `  adaptive from convergence on: ${f(fromConv.rate, 0)} pages/s (${f(fromConv.rate / Math.max(...fixed.map((x) => x.rate)), 2)} of best fixed), p95 ${f(fromConv.p95)} ms`,
   );
   console.log(
-    `  target: ${RATIO} x ${LATENCY_MS} ms = ${target} ms (unloaded p50 measured at ${FIXED[0]}: ${f(unloaded)} ms)`,
+    `  target: max(${RATIO} x ${LATENCY_MS}, ${LATENCY_MS} + ${defaults.target.minMarginMs}) = ${f(target)} ms (unloaded p50 measured at ${FIXED[0]}: ${f(unloaded)} ms)`,
   );
   console.log(`  p95 / target: ${f(as.p95 / target, 2)} (goal <= 1.5)`);
   console.log(`  best fixed: maxPerHost ${best.n} at ${f(best.rate, 0)} pages/s`);

@@ -221,6 +221,7 @@ const configBase = z.strictObject({
           z.strictObject({
             kind: z.literal('relative'),
             ratio: z.number().gt(1).default(1.15),
+            minMarginMs: z.number().min(0).default(10),
             minRttWindowMs: positiveInt.default(60_000),
             probeLimit: positiveInt.default(3),
           }),

@@ -204,6 +204,21 @@ describe('AimdLimit', () => {
     expect(limit.limit).toBe(9);
   });
 
+  it('relative target: at least baseline + minMarginMs on a fast host', () => {
+    const clock = new FakeClock();
+    const limit = new AimdLimit(
+      { windowMs: 100, minWindowSamples: 4, slowStart: false, tolerance: 0, target: { kind: 'relative' } },
+      clock,
+    );
+    window(limit, clock, 20, 3); // baseline 20 ms: 1.15 × 20 = 23, but 20 + 10 = 30 wins
+    expect(limit.limit).toBe(10);
+    window(limit, clock, 29, 10);
+    expect(limit.limit).toBe(11);
+    expect(limit.stats().targetMs).toBe(30);
+    window(limit, clock, 31, 11);
+    expect(limit.limit).toBe(9);
+  });
+
   it('tolerance: a dead band above the target neither grows nor cuts', () => {
     const { clock, limit } = make({ tolerance: 0.05 });
     window(limit, clock, 104, 10);
@@ -308,7 +323,9 @@ describe('AimdLimit on a simulated server with a capacity knee', () => {
       clock,
       limiter,
       knee: K,
-      baseMs: 20,
+      // 100 ms: at 20 ms the target's minimum margin (10 ms, the crawler's own noise floor)
+      // governs instead of the ratio, and the limit settles at 1.5K by design.
+      baseMs: 100,
       durationMs: 180_000,
       jitter: 0.2,
       lagMs,
@@ -325,19 +342,19 @@ describe('AimdLimit on a simulated server with a capacity knee', () => {
     // The relative target (1.15 × the unloaded latency) puts the equilibrium near 1.15K = 37, and
     // AIMD saws around it, inside the band.
     expect(w.max).toBeLessThanOrEqual(1.3 * K);
-    // Close to the server's capacity: K / baseMs = 1.6 requests per ms.
-    expect(result.completed / 180_000).toBeGreaterThan(0.9 * (K / 20));
+    // Close to the server's capacity: K / baseMs = 0.32 requests per ms.
+    expect(result.completed / 180_000).toBeGreaterThan(0.9 * (K / 100));
   });
 
   it('neither collapses nor drifts when event-loop lag inflates every sample', () => {
     // A saturated crawler: every sample is discounted, so nothing moves the limit either way.
-    const w = run(40).window(5_000);
+    const w = run(400).window(5_000);
     expect(w.min).toBeGreaterThanOrEqual(aimdDefaults.initialLimit);
     expect(w.max).toBeLessThanOrEqual(aimdDefaults.initialLimit);
   });
 
   it('still converges when the event loop lags for 5 s out of every 10', () => {
-    const w = run((atMs) => (Math.floor(atMs / 5000) % 2 === 1 ? 40 : 0)).window(60_000);
+    const w = run((atMs) => (Math.floor(atMs / 5000) % 2 === 1 ? 400 : 0)).window(60_000);
     expect(w.min).toBeGreaterThanOrEqual(0.7 * K);
     expect(w.max).toBeLessThanOrEqual(1.3 * K);
   });

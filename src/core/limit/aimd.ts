@@ -17,6 +17,12 @@ export type AimdTarget =
       readonly kind: 'relative';
       /** @default 1.15 */
       readonly ratio?: number;
+      /**
+       * The target is at least baseline + this: the crawler's own per-response queueing (a
+       * few ms at high rates, invisible to the lag monitor) is a larger share of a fast
+       * host's latency than `ratio` allows. @default 10
+       */
+      readonly minMarginMs?: number;
       /** How often the baseline is re-measured. @default 60000 */
       readonly minRttWindowMs?: number;
       /** Concurrency while the baseline is measured. @default 3 */
@@ -40,7 +46,7 @@ export interface AimdOptions {
   readonly minWindowSamples?: number;
   /** Latency percentile compared with the target, in (0, 1]. @default 0.5 */
   readonly percentile?: number;
-  /** @default { kind: 'relative', ratio: 1.15, minRttWindowMs: 60000, probeLimit: 3 } */
+  /** @default { kind: 'relative', ratio: 1.15, minMarginMs: 10, minRttWindowMs: 60000, probeLimit: 3 } */
   readonly target?: AimdTarget;
   /**
    * Dead band above the target: a window percentile in (target, target × (1 + tolerance)]
@@ -70,7 +76,7 @@ export const aimdDefaults = {
   windowMs: 1000,
   minWindowSamples: 20,
   percentile: 0.5,
-  target: { kind: 'relative', ratio: 1.15, minRttWindowMs: 60_000, probeLimit: 3 },
+  target: { kind: 'relative', ratio: 1.15, minMarginMs: 10, minRttWindowMs: 60_000, probeLimit: 3 },
   tolerance: 0.05,
   maxLagFraction: 0.5,
   slowStart: true,
@@ -130,6 +136,7 @@ export class AimdLimit implements LimitAlgorithm {
   readonly #o: Omit<Required<AimdOptions>, 'target'>;
   readonly #absoluteMs: number | undefined;
   readonly #ratio: number;
+  readonly #minMarginMs: number;
   readonly #probeEveryMs: number;
   readonly #probeLimit: number;
   readonly #clock: Clock;
@@ -176,11 +183,13 @@ export class AimdLimit implements LimitAlgorithm {
     if (t.kind === 'absolute') {
       this.#absoluteMs = checkNumber('target.latencyMs', t.latencyMs, { min: 0, minExclusive: true });
       this.#ratio = 1;
+      this.#minMarginMs = 0;
       this.#probeEveryMs = Number.POSITIVE_INFINITY;
       this.#probeLimit = o.minLimit;
     } else if (t.kind === 'relative') {
       const d = aimdDefaults.target;
       this.#ratio = checkNumber('target.ratio', t.ratio ?? d.ratio, { min: 1 });
+      this.#minMarginMs = checkNumber('target.minMarginMs', t.minMarginMs ?? d.minMarginMs, { min: 0 });
       this.#probeEveryMs = checkNumber('target.minRttWindowMs', t.minRttWindowMs ?? d.minRttWindowMs, {
         min: 0,
         minExclusive: true,
@@ -266,7 +275,9 @@ export class AimdLimit implements LimitAlgorithm {
     } else if (!this.#cut) {
       if (latency !== undefined) {
         if (this.#absoluteMs === undefined) this.#updateBaseline(latency);
-        const target = (this.#absoluteMs ?? this.#baselineMs!) * this.#ratio;
+        const target =
+          this.#absoluteMs ??
+          Math.max(this.#baselineMs! * this.#ratio, this.#baselineMs! + this.#minMarginMs);
         this.#lastLatencyMs = latency;
         this.#lastTargetMs = target;
         const over = latency > target * (1 + this.#o.tolerance);
