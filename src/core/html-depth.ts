@@ -262,9 +262,3 @@ export function htmlNestingDepth(body: Uint8Array, limit = MAX_HTML_DEPTH): numb
   }
   return max;
 }
-
-/** Media types the HTML extractors parse. */
-export function isHtmlMediaType(contentType: string): boolean {
-  const t = contentType.split(';', 1)[0]!.trim().toLowerCase();
-  return t === 'text/html' || t === 'application/xhtml+xml';
-}

@@ -32,6 +32,25 @@ function make(options: AimdOptions = {}) {
   return { clock, limit };
 }
 
+/** A relative-target limit on 100 ms windows of 4 samples, no slow start, default tolerance. */
+function makeRelative(
+  target: Omit<Extract<AimdOptions['target'], { kind: 'relative' }>, 'kind'>,
+  options: AimdOptions = {},
+) {
+  const clock = new FakeClock();
+  const limit = new AimdLimit(
+    {
+      windowMs: 100,
+      minWindowSamples: 4,
+      slowStart: false,
+      target: { kind: 'relative', ...target },
+      ...options,
+    },
+    clock,
+  );
+  return { clock, limit };
+}
+
 describe('AimdLimit', () => {
   it('slow start: doubles per window under target until the first cut, which goes to the knee', () => {
     const { clock, limit } = make({ slowStart: true });
@@ -185,16 +204,7 @@ describe('AimdLimit', () => {
   });
 
   it('relative target: probes the unloaded baseline, then cuts above ratio × baseline', () => {
-    const clock = new FakeClock();
-    const limit = new AimdLimit(
-      {
-        windowMs: 100,
-        minWindowSamples: 4,
-        slowStart: false,
-        target: { kind: 'relative', ratio: 1.5, minRttWindowMs: 1000 },
-      },
-      clock,
-    );
+    const { clock, limit } = makeRelative({ ratio: 1.5, minRttWindowMs: 1000 });
     expect(limit.limit).toBe(3); // first window is a probe at probeLimit
     window(limit, clock, 20, 3);
     expect(limit.stats()).toMatchObject({ baselineMs: 20, probing: false, limit: 10 });
@@ -205,11 +215,7 @@ describe('AimdLimit', () => {
   });
 
   it('relative target: at least baseline + minMarginMs on a fast host', () => {
-    const clock = new FakeClock();
-    const limit = new AimdLimit(
-      { windowMs: 100, minWindowSamples: 4, slowStart: false, tolerance: 0, target: { kind: 'relative' } },
-      clock,
-    );
+    const { clock, limit } = makeRelative({}, { tolerance: 0 });
     window(limit, clock, 20, 3); // baseline 20 ms: 1.15 × 20 = 23, but 20 + 10 = 30 wins
     expect(limit.limit).toBe(10);
     window(limit, clock, 29, 10);
@@ -230,16 +236,7 @@ describe('AimdLimit', () => {
   });
 
   it('relative target: the baseline rises again when the server really became slower', () => {
-    const clock = new FakeClock();
-    const limit = new AimdLimit(
-      {
-        windowMs: 100,
-        minWindowSamples: 4,
-        slowStart: false,
-        target: { kind: 'relative', ratio: 1.5, minRttWindowMs: 1000 },
-      },
-      clock,
-    );
+    const { clock, limit } = makeRelative({ ratio: 1.5, minRttWindowMs: 1000 });
     window(limit, clock, 20, 3);
     // The server is now 3× slower for good: the limit is cut while the old baseline holds...
     window(limit, clock, 60, 10);
@@ -257,16 +254,7 @@ describe('AimdLimit', () => {
   });
 
   it('relative target: one low window does not lower the baseline, two in a row do', () => {
-    const clock = new FakeClock();
-    const limit = new AimdLimit(
-      {
-        windowMs: 100,
-        minWindowSamples: 4,
-        slowStart: false,
-        target: { kind: 'relative', ratio: 1.5, minRttWindowMs: 60_000 },
-      },
-      clock,
-    );
+    const { clock, limit } = makeRelative({ ratio: 1.5, minRttWindowMs: 60_000 });
     window(limit, clock, 20, 3);
     window(limit, clock, 12, 10); // noise (e.g. an over-large lag discount): baseline holds
     expect(limit.stats().baselineMs).toBe(20);
@@ -275,17 +263,7 @@ describe('AimdLimit', () => {
   });
 
   it('relative target: a window at or under the probe limit re-measures the baseline', () => {
-    const clock = new FakeClock();
-    const limit = new AimdLimit(
-      {
-        windowMs: 100,
-        minWindowSamples: 4,
-        slowStart: false,
-        initialLimit: 3,
-        target: { kind: 'relative', ratio: 1.5, minRttWindowMs: 60_000 },
-      },
-      clock,
-    );
+    const { clock, limit } = makeRelative({ ratio: 1.5, minRttWindowMs: 60_000 }, { initialLimit: 3 });
     window(limit, clock, 10, 3); // probe measured while the host was unusually fast
     // One request at a time takes 20 ms: over 1.5 × 10, but that is the host's unloaded
     // latency, not overload. The baseline follows it instead of pinning the limit at 1.

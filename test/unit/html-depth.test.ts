@@ -1,6 +1,7 @@
 import { Parser } from 'htmlparser2';
 import { describe, expect, it } from 'vitest';
-import { htmlNestingDepth, isHtmlMediaType, MAX_HTML_DEPTH } from '../../src/core/html-depth.js';
+import { isHtmlType } from '../../src/adapters/parse/field-values.js';
+import { htmlNestingDepth, MAX_HTML_DEPTH } from '../../src/core/html-depth.js';
 
 /** The open-element depth htmlparser2 itself reaches (void elements are leaves, not levels). */
 function parserDepth(html: string): number {
@@ -66,9 +67,9 @@ describe('htmlNestingDepth', () => {
   it('defaults to the 1000 limit and knows the HTML media types', () => {
     expect(MAX_HTML_DEPTH).toBe(1_000);
     expect(depth('<div>'.repeat(2_000), MAX_HTML_DEPTH)).toBe(MAX_HTML_DEPTH + 1);
-    expect(isHtmlMediaType('text/html; charset=utf-8')).toBe(true);
-    expect(isHtmlMediaType('application/xhtml+xml')).toBe(true);
-    expect(isHtmlMediaType('application/json')).toBe(false);
-    expect(isHtmlMediaType('')).toBe(false);
+    expect(isHtmlType('text/html; charset=utf-8')).toBe(true);
+    expect(isHtmlType('application/xhtml+xml')).toBe(true);
+    expect(isHtmlType('application/json')).toBe(false);
+    expect(isHtmlType('')).toBe(false);
   });
 });

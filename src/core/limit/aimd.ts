@@ -358,11 +358,11 @@ export class AimdLimit implements LimitAlgorithm {
     const clamped = Math.min(this.#o.maxLimit, Math.max(this.#o.minLimit, limit));
     if (clamped === this.#limit) return;
     this.#limit = clamped;
-    this.#lastChangeAt = this.#clock.monotonic();
     // While probing the enforced limit stays pinned; the change shows when the probe ends.
     if (!this.#probing || clamped < this.#probeLimit) this.#emit(reason);
   }
 
+  /** Every change of the enforced limit goes through here, so it also marks stale samples. */
   #emit(reason: AimdChangeReason): void {
     this.#lastChangeAt = this.#clock.monotonic();
     for (const listener of this.#listeners) listener(this.limit, reason);
