@@ -229,6 +229,8 @@ const configBase = z.strictObject({
         ])
         .prefault({ kind: 'relative' }),
       increase: z.number().positive().default(1),
+      /** Growth after slow start: to limit × target / latency, at most × this. */
+      maxGrowthRatio: z.number().min(1).max(2).default(1.25),
       backoffRatio: z.number().min(0.5).lt(1).default(0.9),
       percentile: z.number().gt(0).max(1).default(0.5),
       windowMs: positiveInt.default(1000),

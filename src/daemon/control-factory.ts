@@ -29,6 +29,7 @@ export function createControlPlane(
         minLimit: Math.min(c.minPerHost, c.maxPerHost),
         maxLimit: c.maxPerHost,
         increase: c.increase,
+        maxGrowthRatio: c.maxGrowthRatio,
         backoffRatio: c.backoffRatio,
         percentile: c.percentile,
         windowMs: c.windowMs,

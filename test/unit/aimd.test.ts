@@ -25,6 +25,8 @@ function make(options: AimdOptions = {}) {
       slowStart: false,
       target: absolute(100),
       tolerance: 0,
+      // Plain additive increase, so each step is 1; proportional growth has its own test.
+      maxGrowthRatio: 1,
       ...options,
     },
     clock,
@@ -94,7 +96,13 @@ describe('AimdLimit', () => {
   it('slow start decides on shorter windows, then on windowMs', () => {
     const clock = new FakeClock();
     const limit = new AimdLimit(
-      { windowMs: 1000, slowStartWindowMs: 250, minWindowSamples: 4, target: absolute(100) },
+      {
+        windowMs: 1000,
+        slowStartWindowMs: 250,
+        minWindowSamples: 4,
+        target: absolute(100),
+        maxGrowthRatio: 1,
+      },
       clock,
     );
     const samples = (rttMs: number, everyMs: number) => {
@@ -212,6 +220,40 @@ describe('AimdLimit', () => {
     expect(limit.limit).toBe(11);
     window(limit, clock, 32, 11); // over 30 × (1 + the default tolerance 0.05)
     expect(limit.limit).toBe(9);
+  });
+
+  it('relative target: a probe window closes on its samples alone, however short', () => {
+    const { clock, limit } = makeRelative({ minRttWindowMs: 60_000 }, { windowMs: 1000 });
+    for (let i = 0; i < 3; i++) {
+      clock.advance(1);
+      limit.onSample({ rttMs: 20, inflight: 3, dropped: false });
+    }
+    expect(limit.stats().probing).toBe(true);
+    clock.advance(1);
+    limit.onSample({ rttMs: 20, inflight: 3, dropped: false });
+    // 4 samples in 4 ms of a 1000 ms window: the probe is over, the AIMD limit is back.
+    expect(limit.stats()).toMatchObject({ probing: false, baselineMs: 20, limit: 10 });
+    // An ordinary window still lasts windowMs.
+    for (let i = 0; i < 8; i++) {
+      clock.advance(1);
+      limit.onSample({ rttMs: 20, inflight: 10, dropped: false });
+    }
+    expect(limit.limit).toBe(10);
+    clock.advance(1000);
+    limit.onSample({ rttMs: 20, inflight: 10, dropped: false });
+    expect(limit.limit).toBe(12); // 20 ms against a 30 ms target: grows by maxGrowthRatio
+  });
+
+  it('after slow start, grows towards limit × target / latency, by at most maxGrowthRatio', () => {
+    const { clock, limit } = make({ maxGrowthRatio: 1.25, initialLimit: 20 });
+    window(limit, clock, 50, 20); // half the target: capped at ×1.25
+    expect(limit.limit).toBe(25);
+    window(limit, clock, 90, 25); // 100 / 90 × 25 = 27.7
+    expect(limit.limit).toBe(27);
+    window(limit, clock, 99, 27); // near the target: the additive step
+    expect(limit.limit).toBe(28);
+    window(limit, clock, 50, 10); // a limit nobody used does not grow
+    expect(limit.limit).toBe(28);
   });
 
   it('relative target: at least baseline + minMarginMs on a fast host', () => {
