@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import {
   AbortedError,
@@ -10,7 +10,7 @@ import {
 } from '../core/errors.js';
 import type { CrawlEmitter } from '../core/events.js';
 import { diffFields, fieldsHash } from '../core/field-diff.js';
-import { inScope, tryNormaliseUrl } from '../core/url.js';
+import { normaliseInScope } from '../core/url.js';
 import type { Outcome, Permit } from '../ports/control-plane.js';
 import type { Extraction } from '../ports/extractor.js';
 import type { Fetcher, FetchResponse } from '../ports/fetcher.js';
@@ -158,7 +158,7 @@ export class TaskRunner {
       fetchedAt: new Date(this.deps.clock.now()).toISOString(),
       depth: task.depth,
       contentType: res.contentType,
-      contentHash: createHash('sha256').update(res.body).digest('hex'),
+      contentHash: hash('sha256', res.body, 'hex'),
       bytes: res.body.length,
       durationMs: Math.round(res.totalMs),
       fields: extraction.fields,
@@ -254,12 +254,12 @@ export class TaskRunner {
     if (task.depth < job.scope.maxDepth) {
       for (const link of links) {
         if (link.maxDepth !== undefined && task.depth >= link.maxDepth) continue;
-        const url = tryNormaliseUrl(link.url, undefined, job.normalise);
-        if (!url || !inScope(url, depth, job.scope).ok) {
+        const v = normaliseInScope(link.url, depth, job.scope, job.normalise);
+        if (!v.ok) {
           outOfScope++;
           continue;
         }
-        requests.push({ url, jobId: task.jobId, priority: link.priority, depth });
+        requests.push({ url: v.url, jobId: task.jobId, priority: link.priority, depth });
       }
     }
     const result =

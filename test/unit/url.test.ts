@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidUrlError } from '../../src/core/errors.js';
 import type { ScopeRules } from '../../src/core/rules.js';
-import { hostKey, inScope, matchesHostPattern, normaliseUrl, tryNormaliseUrl } from '../../src/core/url.js';
+import {
+  hostKey,
+  inScope,
+  matchesHostPattern,
+  normaliseInScope,
+  normaliseUrl,
+  tryNormaliseUrl,
+} from '../../src/core/url.js';
 
 describe('normaliseUrl', () => {
   it.each([
@@ -136,5 +143,62 @@ describe('inScope', () => {
   it('an empty host list matches nothing; * matches everything', () => {
     expect(inScope('http://e.com/', 0, { ...scope, hosts: [] })).toEqual({ ok: false, reason: 'host' });
     expect(inScope('http://e.com/', 0, { ...scope, hosts: ['*'] })).toEqual({ ok: true });
+  });
+});
+
+describe('normaliseInScope', () => {
+  const scope: ScopeRules = {
+    hosts: ['*.example.com', '127.0.0.1:8300', '[::1]', 'Trail.Example.org.'],
+    include: [],
+    exclude: [/\/private\//, /[?&]b=/],
+    maxDepth: 2,
+  };
+  const inputs = [
+    'https://EXAMPLE.com/a?b=2&a=1#frag',
+    'http://shop.example.com:8080/%7euser/?utm_source=x',
+    'http://127.0.0.1:8300/p/1',
+    'http://127.0.0.1:8301/p/1',
+    'http://[::1]:9000/x',
+    'http://trail.example.org./x',
+    'http://other.com/a',
+    'https://example.com/private/x',
+    'https://example.com/q?a=1&b=2',
+    'ftp://example.com/a',
+    'not a url',
+  ];
+
+  it('gives what normaliseUrl then inScope give, on one parse', () => {
+    for (const depth of [0, 3]) {
+      for (const input of inputs) {
+        const url = tryNormaliseUrl(input);
+        const expected =
+          url === undefined
+            ? { ok: false, reason: 'invalid' }
+            : inScope(url, depth, scope).ok
+              ? { ok: true, url }
+              : inScope(url, depth, scope);
+        expect(normaliseInScope(input, depth, scope), `${input} at depth ${depth}`).toEqual(expected);
+      }
+    }
+    expect(normaliseInScope('https://EXAMPLE.com/a?b=2&a=1#frag', 0, scope)).toEqual({
+      ok: false,
+      reason: 'exclude',
+    });
+    expect(normaliseInScope('http://[::1]:9000/x', 1, scope)).toEqual({
+      ok: true,
+      url: 'http://[::1]:9000/x',
+    });
+  });
+
+  it('passes the normalise options through', () => {
+    const all: ScopeRules = { hosts: ['*'], include: [], exclude: [], maxDepth: 5 };
+    expect(normaliseInScope('http://e.com/?z=1&a=2', 0, all, { sortQuery: false })).toEqual({
+      ok: true,
+      url: 'http://e.com/?z=1&a=2',
+    });
+    expect(normaliseInScope('http://e.com/?z=1&a=2', 0, all)).toEqual({
+      ok: true,
+      url: 'http://e.com/?a=2&z=1',
+    });
   });
 });
