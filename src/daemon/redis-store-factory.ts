@@ -33,7 +33,10 @@ export function createRedisStore(config: CrawldConfig, deps: FrontierDeps): Buil
   const redis = new RedisFrontier({ client, clock: deps.clock, maxPending: f.maxPending, keyPrefix });
   // Ack, retry and enqueue wait out a short outage rather than lose a finished task's ack
   // (which would make another daemon fetch the page again after the lease expires).
-  const frontier = new RetryingFrontier(redis, { maxWaitMs: Math.min(f.leaseMs, 60_000) });
+  const frontier = new RetryingFrontier(redis, {
+    clock: deps.clock,
+    maxWaitMs: Math.min(f.leaseMs, 60_000),
+  });
   return {
     frontier,
     open: async () => {

@@ -8,6 +8,7 @@
  *
  * Reads and lease() are not retried: the scheduler backs off on a failed lease by itself.
  */
+import type { Clock, Timer } from '../core/clock.js';
 import type { CrawldError } from '../core/errors.js';
 import type {
   AckOptions,
@@ -22,6 +23,7 @@ import type {
 } from '../ports/frontier.js';
 
 export interface RetryingFrontierOptions {
+  readonly clock: Clock;
   /** Give up (rethrow) after this long; past the lease the call cannot help anyway. */
   readonly maxWaitMs: number;
   /** @default 100 */
@@ -89,13 +91,14 @@ export class RetryingFrontier implements Frontier {
   }
 
   async #retry<T>(call: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + this.#o.maxWaitMs;
+    const { clock } = this.#o;
+    const deadline = clock.monotonic() + this.#o.maxWaitMs;
     let delay = this.#o.initialDelayMs ?? 100;
     for (;;) {
       try {
         return await call();
       } catch (err) {
-        if (!isRetryable(err) || this.#givenUp || Date.now() + delay > deadline) throw err;
+        if (!isRetryable(err) || this.#givenUp || clock.monotonic() + delay > deadline) throw err;
       }
       await this.#sleep(delay);
       delay = Math.min(delay * 2, this.#o.maxDelayMs ?? 1000);
@@ -105,11 +108,11 @@ export class RetryingFrontier implements Frontier {
   #sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const wake = () => {
-        clearTimeout(t);
+        timer.cancel();
         this.#wakers.delete(wake);
         resolve();
       };
-      const t = setTimeout(wake, ms);
+      const timer: Timer = this.#o.clock.setTimer(wake, ms);
       this.#wakers.add(wake);
     });
   }

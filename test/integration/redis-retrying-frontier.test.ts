@@ -20,7 +20,7 @@ afterAll(async () => {
 
 it('waits out an outage on ack, and gives up at once when told to', async () => {
   const inner = new RedisFrontier({ url: server.url, clock: systemClock, keyPrefix: 'retrying' });
-  const f = new RetryingFrontier(inner, { maxWaitMs: 20_000 });
+  const f = new RetryingFrontier(inner, { clock: systemClock, maxWaitMs: 20_000 });
   await f.open();
   await f.enqueue([0, 1].map((i) => ({ url: `http://a.example/${i}`, jobId: 'j' })));
   const [t0, t1] = await f.lease({ max: 2, leaseMs: 60_000, owner: 'w' });
