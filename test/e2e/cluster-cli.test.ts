@@ -4,35 +4,21 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type CliProcess, runCli, startCli, tempDir } from '../helpers/cli.js';
-import { countByUrl, sitePages } from '../helpers/cluster.js';
-import { type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { expect, it } from 'vitest';
+import { runCli, tempDir } from '../helpers/cli.js';
+import { countByUrl, sitePages, useClusterFixture } from '../helpers/cluster.js';
 
 const PAGES = 60;
 
-let redis: RedisServer;
-let site: CliProcess;
-let origin: string;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  site = startCli(['site', '--port', '0', '--pages', String(PAGES)]);
-  origin = (await site.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
-});
-afterAll(async () => {
-  site?.child.kill('SIGTERM');
-  await site?.exited;
-  await redis?.stop();
-});
+const fx = useClusterFixture({ pages: PAGES });
 
 it('crawl --frontier redis://... crawls through Redis; dlq --frontier lists and redrives', async () => {
-  const frontier = `${redis.url}/3`;
+  const frontier = `${fx.redis.url}/3`;
   const dir = tempDir();
   const crawl = await runCli([
     'crawl',
-    `${origin}/`,
-    `${origin}/missing`,
+    `${fx.origin}/`,
+    `${fx.origin}/missing`,
     '--frontier',
     frontier,
     '--once',
@@ -44,7 +30,7 @@ it('crawl --frontier redis://... crawls through Redis; dlq --frontier lists and 
   expect(crawl.code, crawl.stderr).toBe(0);
   expect(crawl.stdout).toMatch(new RegExp(`${PAGES} ok, 1 failed`));
   const counts = countByUrl([join(dir, 'results.jsonl')]);
-  expect(sitePages(origin, PAGES).filter((u) => !counts.has(u))).toEqual([]);
+  expect(sitePages(fx.origin, PAGES).filter((u) => !counts.has(u))).toEqual([]);
 
   // The frontier is in Redis database 3, not in the data dir.
   const list = await runCli(['dlq', 'list', '--frontier', frontier, '--json']);
@@ -53,8 +39,8 @@ it('crawl --frontier redis://... crawls through Redis; dlq --frontier lists and 
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as { url: string; reason: string });
-  expect(dead.map((d) => d.url)).toEqual([`${origin}/missing`]);
-  const other = await runCli(['dlq', 'list', '--frontier', `${redis.url}/4`]);
+  expect(dead.map((d) => d.url)).toEqual([`${fx.origin}/missing`]);
+  const other = await runCli(['dlq', 'list', '--frontier', `${fx.redis.url}/4`]);
   expect(other.stdout).toBe('no dead letters\n');
 
   const redrive = await runCli(['dlq', 'redrive', '--frontier', frontier]);
@@ -64,10 +50,10 @@ it('crawl --frontier redis://... crawls through Redis; dlq --frontier lists and 
 }, 60_000);
 
 it('refuses a --frontier that is not a redis URL, and two sources for dlq (exit 2)', async () => {
-  const bad = await runCli(['crawl', `${origin}/`, '--frontier', 'http://127.0.0.1:6379/0']);
+  const bad = await runCli(['crawl', `${fx.origin}/`, '--frontier', 'http://127.0.0.1:6379/0']);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('--frontier: expected redis://HOST:PORT/DB');
-  const both = await runCli(['dlq', 'list', '--frontier', `${redis.url}/0`, '--data-dir', tempDir()]);
+  const both = await runCli(['dlq', 'list', '--frontier', `${fx.redis.url}/0`, '--data-dir', tempDir()]);
   expect(both.code).toBe(2);
   expect(both.stderr).toContain('give one of --api, --data-dir and --frontier');
 });
@@ -76,7 +62,7 @@ it('exits 1 naming the unreachable Redis, without its password, and releases the
   const dir = tempDir();
   const args = [
     'crawl',
-    `${origin}/`,
+    `${fx.origin}/`,
     '--once',
     '--allow-private-networks',
     '--data-dir',

@@ -4,34 +4,17 @@
  * site at most ~R requests/s (each alone could send far more: without shared buckets the
  * three would send 3R). The rate is counted at the site (/__stats), not by the daemons.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type CliProcess, startCli } from '../helpers/cli.js';
-import { countByUrl, type Member, sitePages, startCluster, stopAll } from '../helpers/cluster.js';
-import { type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { expect, it } from 'vitest';
+import { countByUrl, sitePages, startCluster, stopAll, useClusterFixture } from '../helpers/cluster.js';
 
 const PAGES = 400;
 const RATE = 40;
 const BURST = 10;
 
-let redis: RedisServer;
-let site: CliProcess;
-let origin: string;
-let members: Member[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  site = startCli(['site', '--port', '0', '--pages', String(PAGES), '--latency-ms', '5']);
-  origin = (await site.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
-});
-afterAll(async () => {
-  await stopAll(members);
-  site?.child.kill('SIGTERM');
-  await site?.exited;
-  await redis?.stop();
-});
+const fx = useClusterFixture({ pages: PAGES, latencyMs: 5 });
 
 async function siteRequests(): Promise<number> {
-  const res = await fetch(`${origin}/__stats`);
+  const res = await fetch(`${fx.origin}/__stats`);
   return ((await res.json()) as { requests: number }).requests;
 }
 
@@ -44,14 +27,14 @@ async function crawlRate(label: string): Promise<{ rate: number; seconds: number
   const baseline = await siteRequests();
   const samples: { t: number; n: number }[] = [];
   let running = true;
-  const done = Promise.all(members.map((m) => m.proc.exited)).finally(() => {
+  const done = Promise.all(fx.members.map((m) => m.proc.exited)).finally(() => {
     running = false;
   });
   while (running) {
     samples.push({ t: Date.now(), n: await siteRequests() });
     await new Promise((r) => setTimeout(r, 250));
   }
-  expect(await done, members.map((m) => m.proc.stderr()).join('\n')).toEqual([0, 0, 0]);
+  expect(await done, fx.members.map((m) => m.proc.stderr()).join('\n')).toEqual([0, 0, 0]);
   const total = await siteRequests();
   const first = samples.find((s) => s.n > baseline)!;
   const last = samples.find((s) => s.n === total) ?? { t: Date.now(), n: total };
@@ -66,16 +49,16 @@ async function crawlRate(label: string): Promise<{ rate: number; seconds: number
 
 /** Every page crawled; returns the pages fetched more than once. */
 function twice(): string[] {
-  const counts = countByUrl(members.map((m) => m.results));
-  expect(sitePages(origin, PAGES).filter((u) => !counts.has(u))).toEqual([]);
+  const counts = countByUrl(fx.members.map((m) => m.results));
+  expect(sitePages(fx.origin, PAGES).filter((u) => !counts.has(u))).toEqual([]);
   return [...counts].filter(([, n]) => n > 1).map(([u]) => u);
 }
 
 it(`three daemons with a global limit of ${RATE}/s send at most 1.1 × ${RATE}/s together`, async () => {
-  members = startCluster({
-    redisUrl: redis.url,
+  fx.members = startCluster({
+    redisUrl: fx.redis.url,
     keyPrefix: 'rate',
-    origin,
+    origin: fx.origin,
     daemons: 3,
     extra: () => ({ rateLimits: { global: { ratePerSec: RATE, burst: BURST } } }),
   });
@@ -86,13 +69,13 @@ it(`three daemons with a global limit of ${RATE}/s send at most 1.1 × ${RATE}/s
 }, 120_000);
 
 it('a per-host limit holds across daemons too; with leases shorter than the wait for a token, no page is fetched twice', async () => {
-  await stopAll(members);
+  await stopAll(fx.members);
   // 64+ tasks leased per daemon at ~13 starts/s each: most would wait longer than the lease,
   // so tasks whose lease runs low must go back to the queue instead of being started.
-  members = startCluster({
-    redisUrl: redis.url,
+  fx.members = startCluster({
+    redisUrl: fx.redis.url,
     keyPrefix: 'rate-host',
-    origin,
+    origin: fx.origin,
     daemons: 3,
     leaseMs: 2_000,
     extra: () => ({

@@ -4,10 +4,9 @@
  * crawl completes with every page present, none twice (Redis with appendonly: a clean
  * restart loses nothing).
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type CliProcess, countLines, freePort, startCli, until } from '../helpers/cli.js';
-import { countByUrl, type Member, sitePages, startCluster, stopAll } from '../helpers/cluster.js';
-import { type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { expect, it } from 'vitest';
+import { countLines, freePort, until } from '../helpers/cli.js';
+import { countByUrl, sitePages, startCluster, useClusterFixture } from '../helpers/cluster.js';
 
 const PAGES = 800;
 const TOKEN = 'cluster-restart-token-0123456789';
@@ -20,22 +19,7 @@ function submit(port: number, body: unknown): Promise<Response> {
   });
 }
 
-let redis: RedisServer;
-let site: CliProcess;
-let origin: string;
-let members: Member[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis({ persistent: true });
-  site = startCli(['site', '--port', '0', '--pages', String(PAGES), '--latency-ms', '50']);
-  origin = (await site.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
-});
-afterAll(async () => {
-  await stopAll(members);
-  site?.child.kill('SIGTERM');
-  await site?.exited;
-  await redis?.stop();
-});
+const fx = useClusterFixture({ pages: PAGES, latencyMs: 50, redis: { persistent: true } });
 
 async function readyz(port: number): Promise<number> {
   return (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => ({ status: -1 }))).status;
@@ -43,10 +27,10 @@ async function readyz(port: number): Promise<number> {
 
 it('readiness follows Redis; the crawl survives a redis-server restart and loses nothing', async () => {
   const ports = [await freePort(), await freePort()];
-  members = startCluster({
-    redisUrl: redis.url,
+  fx.members = startCluster({
+    redisUrl: fx.redis.url,
     keyPrefix: 'restart',
-    origin,
+    origin: fx.origin,
     daemons: 2,
     leaseMs: 20_000,
     // A slow crawl (few in flight against 50 ms pages), so the outage falls mid-crawl.
@@ -56,37 +40,37 @@ it('readiness follows Redis; the crawl survives a redis-server restart and loses
     }),
   });
   for (const p of ports) await until(async () => (await readyz(p)) === 200, 20_000);
-  await until(() => members.every((m) => countLines(m.results) >= 20), 60_000);
+  await until(() => fx.members.every((m) => countLines(m.results) >= 20), 60_000);
 
-  await redis.pause();
-  const downAt = members.map((m) => countLines(m.results));
+  await fx.redis.pause();
+  const downAt = fx.members.map((m) => countLines(m.results));
   for (const p of ports) await until(async () => (await readyz(p)) === 503, 10_000);
   // Submissions are refused at once (not left hanging on retries) while Redis is away, and a
   // priority the Redis frontier cannot store is a 400 whatever the state.
-  const refused = await submit(ports[0]!, { urls: [`${origin}/p/1`] });
+  const refused = await submit(ports[0]!, { urls: [`${fx.origin}/p/1`] });
   expect(refused.status).toBe(503);
   expect(refused.headers.get('retry-after')).toBe('5');
-  const tooHigh = await submit(ports[0]!, { urls: [{ url: `${origin}/p/1`, priority: 5000 }] });
+  const tooHigh = await submit(ports[0]!, { urls: [{ url: `${fx.origin}/p/1`, priority: 5000 }] });
   expect(tooHigh.status).toBe(400);
   expect(((await tooHigh.json()) as { issues: string[] }).issues).toEqual([
     'urls[0].priority: must be in [-2048, 2047]',
   ]);
   // Down for a while: longer than a lease() round trip fails in (about a second).
   await new Promise((r) => setTimeout(r, 2_500));
-  for (const m of members) expect(m.proc.child.exitCode, m.proc.stderr()).toBeNull();
-  await redis.resume();
+  for (const m of fx.members) expect(m.proc.child.exitCode, m.proc.stderr()).toBeNull();
+  await fx.redis.resume();
   for (const p of ports) await until(async () => (await readyz(p)) === 200, 20_000);
 
-  const codes = await Promise.all(members.map((m) => m.proc.exited));
-  expect(codes, members.map((m) => m.proc.stdout()).join('\n')).toEqual([0, 0]);
-  const after = members.map((m) => countLines(m.results));
+  const codes = await Promise.all(fx.members.map((m) => m.proc.exited));
+  expect(codes, fx.members.map((m) => m.proc.stdout()).join('\n')).toEqual([0, 0]);
+  const after = fx.members.map((m) => countLines(m.results));
   console.log(
     `cluster restart: pages per daemon when Redis stopped ${downAt.join(', ')}, at the end ${after.join(', ')}`,
   );
   for (const [i, n] of after.entries()) expect(n).toBeGreaterThan(downAt[i]!);
-  const counts = countByUrl(members.map((m) => m.results));
-  expect(sitePages(origin, PAGES).filter((u) => !counts.has(u))).toEqual([]);
+  const counts = countByUrl(fx.members.map((m) => m.results));
+  expect(sitePages(fx.origin, PAGES).filter((u) => !counts.has(u))).toEqual([]);
   expect([...counts].filter(([, n]) => n > 1).map(([u]) => u)).toEqual([]);
   // The outage was logged once per daemon, as a warning (not a crash).
-  for (const m of members) expect(m.proc.stdout()).toMatch(/frontier store unreachable/);
+  for (const m of fx.members) expect(m.proc.stdout()).toMatch(/frontier store unreachable/);
 }, 180_000);

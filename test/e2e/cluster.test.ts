@@ -3,34 +3,18 @@
  * demo site as a separate process): the work is shared, nothing is done twice, a SIGKILLed
  * daemon's leased tasks come back to the others after the visibility timeout.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, countLines, startCli, until } from '../helpers/cli.js';
-import { countByUrl, type Member, sitePages, startCluster, stopAll } from '../helpers/cluster.js';
-import { type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { describe, expect, it } from 'vitest';
+import { countLines, until } from '../helpers/cli.js';
+import { countByUrl, type Member, sitePages, startCluster, useClusterFixture } from '../helpers/cluster.js';
 
 const PAGES = 1500;
 
-let redis: RedisServer;
-let site: CliProcess;
-let origin: string;
-let members: Member[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  site = startCli(['site', '--port', '0', '--pages', String(PAGES), '--latency-ms', '20']);
-  origin = (await site.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
-});
-afterAll(async () => {
-  await stopAll(members);
-  site?.child.kill('SIGTERM');
-  await site?.exited;
-  await redis?.stop();
-});
+const fx = useClusterFixture({ pages: PAGES, latencyMs: 20 });
 
 /** Every page of the site is in the union; returns the URLs recorded more than once. */
 function checkUnion(files: readonly string[]): string[] {
   const counts = countByUrl(files);
-  const missing = sitePages(origin, PAGES).filter((u) => !counts.has(u));
+  const missing = sitePages(fx.origin, PAGES).filter((u) => !counts.has(u));
   expect(missing, `pages missing from the union of ${files.length} results files`).toEqual([]);
   return duplicates(files);
 }
@@ -41,27 +25,27 @@ function duplicates(files: readonly string[]): string[] {
 
 describe('three daemons on one Redis frontier', () => {
   it('share one crawl: every page exactly once in the union, every daemon did part of it', async () => {
-    members = startCluster({ redisUrl: redis.url, keyPrefix: 'share', origin, daemons: 3 });
-    const codes = await Promise.all(members.map((m) => m.proc.exited));
-    expect(codes, members.map((m) => m.proc.stderr() + m.proc.stdout()).join('\n')).toEqual([0, 0, 0]);
-    const perDaemon = members.map((m) => countLines(m.results));
+    fx.members = startCluster({ redisUrl: fx.redis.url, keyPrefix: 'share', origin: fx.origin, daemons: 3 });
+    const codes = await Promise.all(fx.members.map((m) => m.proc.exited));
+    expect(codes, fx.members.map((m) => m.proc.stderr() + m.proc.stdout()).join('\n')).toEqual([0, 0, 0]);
+    const perDaemon = fx.members.map((m) => countLines(m.results));
     console.log(`cluster share: pages per daemon ${perDaemon.join(', ')}`);
     for (const n of perDaemon) expect(n).toBeGreaterThan(0);
-    expect(checkUnion(members.map((m) => m.results))).toEqual([]);
+    expect(checkUnion(fx.members.map((m) => m.results))).toEqual([]);
   }, 120_000);
 
   it('a daemon SIGKILLed mid-crawl: its leases expire and the other two finish everything', async () => {
     const leaseMs = 3_000;
-    members = startCluster({
-      redisUrl: redis.url,
+    fx.members = startCluster({
+      redisUrl: fx.redis.url,
       keyPrefix: 'kill',
-      origin,
+      origin: fx.origin,
       daemons: 3,
       leaseMs,
       // A bound on what the killed daemon can have written without acking: its in-flight tasks.
       extra: () => ({ concurrency: { maxPerHost: 8, initialPerHost: 8 } }),
     });
-    const [victim, ...survivors] = members as [Member, Member, Member];
+    const [victim, ...survivors] = fx.members as [Member, Member, Member];
     await until(() => countLines(victim.results) >= 100, 60_000);
     victim.proc.child.kill('SIGKILL');
     const killedAt = Date.now();
@@ -75,7 +59,7 @@ describe('three daemons on one Redis frontier', () => {
     // Survivors never repeat each other's work; the only possible repeats are pages the
     // victim wrote and died before acking (at most its in-flight tasks).
     expect(duplicates(survivors.map((m) => m.results)), 'duplicates among the survivors').toEqual([]);
-    const dup = checkUnion(members.map((m) => m.results));
+    const dup = checkUnion(fx.members.map((m) => m.results));
     console.log(
       `cluster kill: victim wrote ${countLines(victim.results)} pages before SIGKILL; ` +
         `survivors ${survivors.map((m) => countLines(m.results)).join(', ')}; ` +

@@ -4,7 +4,9 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { type CliProcess, startCli, tempDir } from './cli.js';
+import { type RedisServer, type StartRedisOptions, startRedis } from './redis-server.js';
 
 export interface ClusterOptions {
   readonly redisUrl: string;
@@ -91,4 +93,52 @@ export async function stopAll(members: readonly Member[]): Promise<void> {
     if (m.proc.child.exitCode === null && m.proc.child.signalCode === null) m.proc.child.kill('SIGKILL');
   }
   await Promise.all(members.map((m) => m.proc.exited));
+}
+
+/** What every cluster test file runs against: one redis-server and the demo site. */
+export interface ClusterFixture {
+  readonly redis: RedisServer;
+  readonly origin: string;
+  /** Daemons a test started; whatever is left of them is killed after all tests. */
+  members: Member[];
+}
+
+/**
+ * Registers beforeAll/afterAll hooks that start a real redis-server and `crawld site`
+ * (`pages` pages, `latencyMs` of latency), and stop them, and any members, after all tests.
+ * Read the fields inside tests or hooks: they are set once beforeAll has run.
+ */
+export function useClusterFixture(site: {
+  readonly pages: number;
+  readonly latencyMs?: number;
+  readonly redis?: StartRedisOptions;
+}): ClusterFixture {
+  let redis: RedisServer | undefined;
+  let siteProc: CliProcess | undefined;
+  let origin: string | undefined;
+  const fixture: ClusterFixture = {
+    get redis() {
+      if (!redis) throw new Error('cluster fixture: redis-server not started (used outside a test?)');
+      return redis;
+    },
+    get origin() {
+      if (!origin) throw new Error('cluster fixture: demo site not started (used outside a test?)');
+      return origin;
+    },
+    members: [],
+  };
+  beforeAll(async () => {
+    redis = await startRedis(site.redis);
+    const args = ['site', '--port', '0', '--pages', String(site.pages)];
+    if (site.latencyMs !== undefined) args.push('--latency-ms', String(site.latencyMs));
+    siteProc = startCli(args);
+    origin = (await siteProc.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+  });
+  afterAll(async () => {
+    await stopAll(fixture.members);
+    siteProc?.child.kill('SIGTERM');
+    await siteProc?.exited;
+    await redis?.stop();
+  });
+  return fixture;
 }
