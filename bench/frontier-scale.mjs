@@ -22,9 +22,16 @@ await frontier.open();
 
 const rate = (n, ms) => Math.round((n / ms) * 1000).toLocaleString('en-US');
 const mib = (bytes) => (bytes / 1024 / 1024).toFixed(0);
+// CPU seconds of this process (all threads) since `from`: less sensitive than wall time to
+// other processes on the core, and wall - cpu is roughly the time spent waiting on I/O.
+const cpu = (from) => {
+  const u = process.cpuUsage(from);
+  return `cpu ${((u.user + u.system) / 1e6).toFixed(1)} s`;
+};
 
 try {
   let t0 = performance.now();
+  let c0 = process.cpuUsage();
   for (let start = 0; start < total; start += ENQUEUE_BATCH) {
     const batch = [];
     for (let i = start; i < Math.min(start + ENQUEUE_BATCH, total); i++) {
@@ -40,11 +47,12 @@ try {
   const enqueueMs = performance.now() - t0;
   const stats = await frontier.stats();
   console.log(
-    `enqueue:   ${total.toLocaleString('en-US')} in ${(enqueueMs / 1000).toFixed(1)} s = ${rate(total, enqueueMs)}/s`,
+    `enqueue:   ${total.toLocaleString('en-US')} in ${(enqueueMs / 1000).toFixed(1)} s = ${rate(total, enqueueMs)}/s (${cpu(c0)})`,
   );
   console.log(`pending:   ${stats.pending.toLocaleString('en-US')}`);
 
   t0 = performance.now();
+  c0 = process.cpuUsage();
   let acked = 0;
   for (;;) {
     const tasks = await frontier.lease({ max: LEASE_BATCH, leaseMs: 60_000, owner: 'bench' });
@@ -59,7 +67,7 @@ try {
   }
   const leaseMs = performance.now() - t0;
   console.log(
-    `lease+ack: ${acked.toLocaleString('en-US')} in ${(leaseMs / 1000).toFixed(1)} s = ${rate(acked, leaseMs)}/s`,
+    `lease+ack: ${acked.toLocaleString('en-US')} in ${(leaseMs / 1000).toFixed(1)} s = ${rate(acked, leaseMs)}/s (${cpu(c0)})`,
   );
   console.log(`done:      ${(await frontier.stats()).done.toLocaleString('en-US')}`);
   console.log(`db file:   ${mib(statSync(path).size)} MiB`);

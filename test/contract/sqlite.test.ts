@@ -69,6 +69,24 @@ describe('sqlite frontier specifics', () => {
     expect(paths(await lease(f))).toEqual(['a', 'b']);
   });
 
+  it('rolls back a failing enqueue whole, alone or sharing a commit with other calls', async () => {
+    const f = await make();
+    const raw = new Database(path);
+    raw.exec(
+      "CREATE TRIGGER boom BEFORE INSERT ON tasks WHEN NEW.url LIKE '%boom%' BEGIN SELECT RAISE(ABORT, 'boom'); END",
+    );
+    raw.close();
+    // 60 requests: the first 50 go in by one statement, then the second one fails.
+    const doomed = [...Array.from({ length: 59 }, (_, i) => req(`a${i}`)), req('boom')];
+    await expect(f.enqueue(doomed)).rejects.toThrow(/boom/);
+    expect(await f.stats()).toMatchObject({ pending: 0, done: 0 });
+    // In one turn of the event loop: one commit, the failing call rolled back alone.
+    const [bad, good] = await Promise.allSettled([f.enqueue(doomed), f.enqueue([req('a0'), req('z')])]);
+    expect(bad.status).toBe('rejected');
+    expect(good).toEqual({ status: 'fulfilled', value: { added: 2, duplicates: 0, dropped: 0 } });
+    expect(paths(await lease(f))).toEqual(['a0', 'z']);
+  });
+
   it('bounds the excludeHosts scan to leaseScanLimit ready tasks', async () => {
     const f = await make({ leaseScanLimit: 3 });
     const busy = (p: string) => req(p, { url: url(p, 'busy.example.com') });

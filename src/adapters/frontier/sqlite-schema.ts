@@ -14,7 +14,8 @@
 import type Database from 'better-sqlite3';
 import { CrawldError } from '../../core/errors.js';
 
-export const SCHEMA_VERSION = 1;
+/** 2: the dedupe index is UNIQUE, hash collisions are resolved by probing (see tasks_url). */
+export const SCHEMA_VERSION = 2;
 
 /** Fixed page-cache size; the database file itself may be far larger. */
 const CACHE_KIB = 32 * 1024;
@@ -51,9 +52,14 @@ CREATE TABLE IF NOT EXISTS tasks (
 -- Dedupe for the life of the frontier (rows are never deleted). Keyed by a 53-bit hash of
 -- the URL, not the URL: new URLs land at random places in this index, so each one dirties
 -- a page, and an index of short keys has 4x fewer pages to dirty, cache and checkpoint.
--- That doubled enqueue throughput at 1M rows. Not UNIQUE: the adapter compares the full
--- URL of the (rare) rows sharing a hash, so a collision never hides a URL.
-CREATE INDEX IF NOT EXISTS tasks_key ON tasks (job, url_hash);
+-- That doubled enqueue throughput at 1M rows. UNIQUE, so that an enqueue inserts many rows
+-- per statement (ON CONFLICT DO NOTHING) instead of looking each URL up first. url_hash is
+-- a slot, not always the URL's hash: a URL whose slot holds another URL (a collision) takes
+-- the next free slot (hash + 1, + 2, ...; open addressing, linear probing), so a lookup
+-- walks from the URL's hash until it finds the URL or a free slot. Rows are never deleted
+-- and keep their slot, so such a run of taken slots never breaks: a collision never hides
+-- a URL.
+CREATE UNIQUE INDEX IF NOT EXISTS tasks_url ON tasks (job, url_hash);
 -- The lease order. host is included so that skipping excluded hosts reads only the index.
 CREATE INDEX IF NOT EXISTS tasks_ready ON tasks (priority, seq, host) WHERE state = 'ready';
 CREATE INDEX IF NOT EXISTS tasks_delayed ON tasks (not_before) WHERE state = 'delayed';
@@ -100,7 +106,42 @@ export function configure(db: Database.Database): void {
   db.pragma('temp_store = MEMORY');
 }
 
-/** Creates or checks the schema. Throws on a file written by a newer schema version. */
+/** Largest url_hash + 1: urlHash() returns 53 bits. */
+const SLOTS = 2 ** 53;
+
+/** The slot after `slot`, wrapping around. */
+export const nextSlot = (slot: number): number => (slot + 1) % SLOTS;
+
+/**
+ * Version 1 -> 2: the dedupe index (job, url_hash) becomes UNIQUE. Version 1 stored the
+ * colliding URLs of a hash under that same hash; all but the first (lowest id) move to the
+ * next free slot, which keeps each reachable from its hash. Nothing else changes: tasks,
+ * dead letters, counters and seq are left as they are.
+ */
+function migrateV1(db: Database.Database): void {
+  const taken = db
+    .prepare<[number, number], number>('SELECT 1 FROM tasks WHERE job = ? AND url_hash = ?')
+    .pluck();
+  const move = db.prepare<[number, number]>('UPDATE tasks SET url_hash = ? WHERE id = ?');
+  const ids = db
+    .prepare<[number, number], number>('SELECT id FROM tasks WHERE job = ? AND url_hash = ? ORDER BY id')
+    .pluck();
+  const groups = db
+    .prepare<[], { job: number; hash: number }>(
+      'SELECT job, url_hash AS hash FROM tasks GROUP BY job, url_hash HAVING count(*) > 1',
+    )
+    .all();
+  for (const { job, hash } of groups) {
+    for (const id of ids.all(job, hash).slice(1)) {
+      let slot = nextSlot(hash);
+      while (taken.get(job, slot) !== undefined) slot = nextSlot(slot);
+      move.run(slot, id);
+    }
+  }
+  db.exec('DROP INDEX IF EXISTS tasks_key');
+}
+
+/** Creates, upgrades or checks the schema. Throws on a file written by a newer schema version. */
 export function migrate(db: Database.Database): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) {
@@ -109,6 +150,9 @@ export function migrate(db: Database.Database): void {
     );
   }
   db.transaction(() => {
+    // The file may have changed since the read above (another instance migrated it).
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current === 1) migrateV1(db);
     db.exec(DDL);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();

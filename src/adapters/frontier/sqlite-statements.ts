@@ -49,7 +49,11 @@ const CLEAR_LEASE = 'lease_token = NULL, lease_owner = NULL, lease_expires_at = 
 /** Guard shared by ack, retry and deadLetter: only the holder of the current lease may finish it. */
 const HELD = "id = ? AND state = 'leased' AND lease_token = ?";
 
+const INSERT = 'INSERT INTO tasks (job, url, url_hash, host, priority, depth, state, not_before, seq) VALUES';
+const INSERT_NEW = 'ON CONFLICT (job, url_hash) DO NOTHING RETURNING seq';
+
 export function prepareStatements(db: Database.Database) {
+  const insertMany = new Map<number, Database.Statement<unknown[], number>>();
   return {
     seqGet: db.prepare<[], number>("SELECT value FROM meta WHERE key = 'seq'").pluck(),
     seqSet: db.prepare<[number]>("UPDATE meta SET value = ? WHERE key = 'seq'"),
@@ -71,12 +75,22 @@ export function prepareStatements(db: Database.Database) {
       .pluck(),
 
     insert: db.prepare<[number, string, number, string, number, number, string, number, number]>(
-      'INSERT INTO tasks (job, url, url_hash, host, priority, depth, state, not_before, seq) ' +
-        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      `${INSERT} (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    // The index narrows to the rows sharing the hash (almost always 0 or 1); url settles collisions.
-    findKey: db.prepare<[number, number, string], KeyRow>(
-      'SELECT id, url, state, priority FROM tasks WHERE job = ? AND url_hash = ? AND url = ?',
+    /** `rows` new tasks in one statement; returns the seq of each row stored (not in a taken slot). */
+    insertMany: (rows: number) => {
+      let stmt = insertMany.get(rows);
+      if (stmt === undefined) {
+        const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+        stmt = db.prepare<unknown[], number>(`${INSERT} ${values} ${INSERT_NEW}`).pluck();
+        insertMany.set(rows, stmt);
+      }
+      return stmt;
+    },
+    // The row in a dedupe slot (url_hash is unique per job): the URL itself, or another
+    // whose hash collided, in which case the lookup goes on to the next slot.
+    findKey: db.prepare<[number, number], KeyRow>(
+      'SELECT id, url, state, priority FROM tasks WHERE job = ? AND url_hash = ?',
     ),
     // Forced re-enqueue of a done or dead task: a new crawl cycle.
     requeue: db.prepare<[number, number, string, number, number, number]>(

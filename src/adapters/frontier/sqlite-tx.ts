@@ -2,15 +2,20 @@
  * The SQLite frontier's transactions, built once per connection. Writes run as
  * BEGIN IMMEDIATE (`.immediate(...)`): taking the write lock up front means two instances
  * on one file queue on busy_timeout instead of failing with SQLITE_BUSY on lock upgrade.
+ * enqueue, recrawl, retry and bury are plain functions that WriteBatcher runs, each call as
+ * a transaction of its own or a savepoint of a shared one (see sqlite-batcher.ts).
  */
 import type Database from 'better-sqlite3';
 import type { EnqueueResult } from '../../ports/frontier.js';
 import type { PreparedRequest } from './common.js';
-import type { Statements, TaskRow } from './sqlite-statements.js';
+import { nextSlot } from './sqlite-schema.js';
+import type { KeyRow, Statements, TaskRow } from './sqlite-statements.js';
 
 /** Per-call bounds on catch-up work (expired leases, due delayed tasks); the rest follows on later calls. */
 const RECLAIM_BATCH = 10_000;
 const PROMOTE_BATCH = 10_000;
+/** Rows per INSERT statement of an enqueue (9 parameters each). */
+const INSERT_ROWS = 50;
 
 type Bucket = 'pending' | 'dead' | 'all';
 
@@ -53,7 +58,7 @@ const stateAt = (at: number, now: number) => (at <= now ? 'ready' : 'delayed');
 /**
  * 53-bit hash of a URL for the dedupe index: two 32-bit multiplicative hashes (FNV-1a and
  * a murmur-style multiplier), 32 + 21 bits, so it stays an exact JS number. Persisted in
- * every row: changing it requires a schema migration.
+ * every row (as the first slot a URL probes): changing it requires a schema migration.
  */
 export function urlHash(url: string): number {
   let a = 0x811c9dc5;
@@ -78,41 +83,78 @@ export function makeTransactions(db: Database.Database, st: Statements, maxPendi
     return true;
   };
 
+  /** The row of `url`, or the free slot where it goes: probes from its hash (see tasks_url). */
+  const find = (job: number, url: string): { row?: KeyRow; slot: number } => {
+    for (let slot = urlHash(url); ; slot = nextSlot(slot)) {
+      const row = st.findKey.get(job, slot);
+      if (row === undefined || row.url === url) return { row, slot };
+    }
+  };
+
   return {
-    enqueue: db.transaction((batch: readonly PreparedRequest[], jobs: Map<string, number>, now: number) => {
+    enqueue: (batch: readonly PreparedRequest[], jobs: Map<string, number>, now: number): EnqueueResult => {
       const deltas = new CountDeltas();
       let seq = st.seqGet.get()!;
       let pending = st.pendingTotal.get()!;
       const result = { added: 0, duplicates: 0, dropped: 0 };
-      for (const r of batch) {
-        const job = jobs.get(r.jobId)!;
+      const added = (r: PreparedRequest) => {
+        deltas.add('pending', r.priority, 1);
+        pending++;
+        result.added++;
+      };
+      /** Stores r with `rowSeq` unless its URL is known; forced requests restart a finished task. */
+      const one = (r: PreparedRequest, job: number, rowSeq: number): boolean => {
         const state = stateAt(r.notBefore, now);
-        const hash = urlHash(r.url);
-        const row = st.findKey.get(job, hash, r.url);
+        const { row, slot } = find(job, r.url);
         if (row) {
           // Seen: a duplicate, unless forced and finished, which starts a new generation.
           if (!r.force || (row.state !== 'done' && row.state !== 'dead')) {
             result.duplicates++;
-            continue;
+            return false;
           }
-          st.requeue.run(r.priority, r.depth, state, r.notBefore, seq, row.id);
+          st.requeue.run(r.priority, r.depth, state, r.notBefore, rowSeq, row.id);
           if (row.state === 'dead') deltas.add('dead', row.priority, -1);
         } else if (!r.force && pending >= maxPending) {
           result.dropped++; // nothing written, so the URL is not remembered as seen
-          continue;
+          return false;
         } else {
-          st.insert.run(job, r.url, hash, r.host, r.priority, r.depth, state, r.notBefore, seq);
+          st.insert.run(job, r.url, slot, r.host, r.priority, r.depth, state, r.notBefore, rowSeq);
           deltas.add('all', 0, 1);
         }
-        seq++;
-        deltas.add('pending', r.priority, 1);
-        pending++;
-        result.added++;
+        added(r);
+        return true;
+      };
+      for (let start = 0; start < batch.length; start += INSERT_ROWS) {
+        const chunk = batch.slice(start, start + INSERT_ROWS);
+        // Row by row when a row may be dropped (maxPending) or forced (may update a row).
+        if (pending + chunk.length > maxPending || chunk.some((r) => r.force)) {
+          for (const r of chunk) if (one(r, jobs.get(r.jobId)!, seq)) seq++;
+          continue;
+        }
+        // Otherwise all at once: a row whose slot is taken is skipped by the INSERT and is a
+        // duplicate (also of an earlier row of the chunk) or a collision, settled by one().
+        const args: unknown[] = [];
+        chunk.forEach((r, i) => {
+          const job = jobs.get(r.jobId)!;
+          const state = stateAt(r.notBefore, now);
+          args.push(job, r.url, urlHash(r.url), r.host, r.priority, r.depth, state, r.notBefore, seq + i);
+        });
+        const stored = new Set(st.insertMany(chunk.length).all(args));
+        chunk.forEach((r, i) => {
+          if (stored.has(seq + i)) {
+            deltas.add('all', 0, 1);
+            added(r);
+          } else {
+            one(r, jobs.get(r.jobId)!, seq + i);
+          }
+        });
+        // The seqs of duplicates go unused: seq only has to grow.
+        seq += chunk.length;
       }
       deltas.flush(st);
       st.seqSet.run(seq);
-      return result satisfies EnqueueResult;
-    }),
+      return result;
+    },
 
     lease: db.transaction((a: LeaseArgs): TaskRow[] => {
       const deltas = new CountDeltas();
@@ -129,21 +171,18 @@ export function makeTransactions(db: Database.Database, st: Statements, maxPendi
       return rows.sort((x, y) => x.priority - y.priority || x.seq - y.seq);
     }),
 
-    recrawl: db.transaction((id: number, token: string, at: number, now: number) =>
+    recrawl: (id: number, token: string, at: number, now: number) =>
       requeueLeased((seq) => st.recrawl.get(stateAt(at, now), at, seq, id, token)),
-    ),
 
-    retry: db.transaction(
-      (id: number, token: string, at: number, now: number, charge: boolean, reason: string) =>
-        requeueLeased((seq) => st.retry.get(stateAt(at, now), at, seq, charge ? 1 : 0, reason, id, token)),
-    ),
+    retry: (id: number, token: string, at: number, now: number, charge: boolean, reason: string) =>
+      requeueLeased((seq) => st.retry.get(stateAt(at, now), at, seq, charge ? 1 : 0, reason, id, token)),
 
-    bury: db.transaction((id: number, token: string, reason: string, now: number): boolean => {
+    bury: (id: number, token: string, reason: string, now: number): boolean => {
       const priority = st.bury.get(reason, now, reason, id, token);
       if (priority === undefined) return false;
       st.bump.run('dead', priority, 1);
       return true;
-    }),
+    },
 
     redrive: db.transaction((ids: readonly number[] | undefined, job: number | null, now: number): number => {
       const deltas = new CountDeltas();

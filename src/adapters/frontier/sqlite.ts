@@ -158,7 +158,7 @@ export class SqliteFrontier implements Frontier {
     const { st, tx, batch } = this.#conn();
     const id = Number(task.id);
     const recrawlAt = options?.recrawlAt;
-    if (recrawlAt === undefined) return batch.run(() => st.done.run(id, task.leaseToken).changes > 0);
+    if (recrawlAt === undefined) return batch.run(() => st.done.run(id, task.leaseToken).changes > 0, true);
     const now = this.#clock.now();
     return batch.run(() => tx.recrawl(id, task.leaseToken, recrawlAt, now));
   }
