@@ -108,10 +108,13 @@ export class SqliteFrontier implements Frontier {
   async enqueue(requests: readonly EnqueueRequest[]): Promise<EnqueueResult> {
     const { tx, batch } = this.#conn();
     const now = this.#clock.now();
-    const known = (r: { force?: boolean; jobId: string; url: string }) =>
-      r.force !== true && this.#seen.get(r.jobId)?.has(r.url) === true;
-    const prepared = prepareRequests(requests, now, known);
-    const fresh = prepared.filter((r) => !known(r));
+    // One lookup per URL (a Set of 200k strings is a cache miss or two): the requests known
+    // are kept by identity, which prepareRequests asks about again.
+    const known = new Set(
+      requests.filter((r) => r.force !== true && this.#seen.get(r.jobId)?.has(r.url) === true),
+    );
+    const prepared = prepareRequests(requests, now, (r) => known.has(r));
+    const fresh = known.size ? prepared.filter((_, i) => !known.has(requests[i]!)) : prepared;
     const cached = prepared.length - fresh.length;
     if (fresh.length === 0) return { added: 0, duplicates: cached, dropped: 0 };
     const jobs = this.#createJobs(fresh.map((r) => r.jobId));
@@ -128,10 +131,8 @@ export class SqliteFrontier implements Frontier {
           urls = new Set();
           this.#seen.set(r.jobId, urls);
         }
-        if (!urls.has(r.url)) {
-          urls.add(r.url);
-          this.#seenSize++;
-        }
+        const size = urls.size;
+        this.#seenSize += urls.add(r.url).size - size;
       }
     }
     return { ...result, duplicates: result.duplicates + cached };
