@@ -1,7 +1,8 @@
-// Scale check for the SQLite frontier: 1,000,000 URLs enqueued in batches of 1000, then
+// Scale check for the SQLite frontier: 1,000,000 URLs enqueued in batches of 1000 (--batch),
 // leased in batches of 100 and acked (together per batch, or one by one with --serial-ack).
 // Prints throughput and peak RSS.
-// Needs a build first (npm run build). Usage: node bench/frontier-scale.mjs [count] [--serial-ack]
+// Needs a build first (npm run build).
+// Usage: node bench/frontier-scale.mjs [count] [--serial-ack] [--batch N (URLs per enqueue call, default 1000)]
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,8 +11,11 @@ import { systemClock } from '../dist/src/core/clock.js';
 
 const args = process.argv.slice(2);
 const serialAck = args.includes('--serial-ack');
-const total = Number(args.find((a) => !a.startsWith('--')) ?? 1_000_000);
-const ENQUEUE_BATCH = 1000;
+const batchAt = args.indexOf('--batch');
+const ENQUEUE_BATCH = batchAt >= 0 ? Number(args[batchAt + 1]) : 1000;
+const total = Number(args.find((a, i) => !a.startsWith('--') && i !== batchAt + 1) ?? 1_000_000);
+if (!Number.isSafeInteger(ENQUEUE_BATCH) || ENQUEUE_BATCH < 1)
+  throw new Error('--batch needs a positive integer');
 const LEASE_BATCH = 100;
 const HOSTS = 1000;
 
