@@ -193,7 +193,7 @@ export function inScope(url: string, depth: number, scope: ScopeRules): ScopeVer
 
 /**
  * normaliseUrl then inScope on one parse, for link discovery, which runs them on every link of
- * every page (~12 links a page on the demo site: the second parse was 3% of a crawl's CPU).
+ * every page (~12 links a page on the demo site; each parse of every link is ~2% of a crawl's CPU).
  */
 export function normaliseInScope(
   input: string,
