@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { NormaliseOptions, ScopeRules } from '../core/rules.js';
 import { parseSitemap, robotsSitemaps } from '../core/sitemap.js';
-import { inScope, tryNormaliseUrl } from '../core/url.js';
+import { normaliseInScope, tryNormaliseUrl } from '../core/url.js';
 import { redactUrl } from '../observe/logger.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import type { EnqueueRequest, EnqueueResult } from '../ports/frontier.js';
@@ -135,11 +135,12 @@ export class SitemapSeeder {
     const pages: { url: string; lastmod?: number }[] = [];
     for (const e of entries) {
       if (result.urls >= settings.maxUrls) break;
-      const url = tryNormaliseUrl(e.loc, undefined, job.normalise);
-      if (url === undefined || !inScope(url, 0, job.scope).ok) {
+      const v = normaliseInScope(e.loc, 0, job.scope, job.normalise);
+      if (!v.ok) {
         result.outOfScope++;
         continue;
       }
+      const url = v.url;
       result.urls++;
       pages.push(e.lastmod === undefined ? { url } : { url, lastmod: e.lastmod });
     }
