@@ -84,13 +84,13 @@ export class TaskRunner {
     }
     const retryAfterMs = this.deps.retry.retryAfterMs(res.headers['retry-after']);
     if (res.status >= 200 && res.status < 300) {
-      permit.release({ kind: 'success', ttfbMs: res.ttfbMs, lagMs: this.deps.lagMs() });
+      permit.release({ kind: 'success', ttfbMs: res.ttfbMs, lagMs: this.#ownDelayMs(res) });
     } else if (res.status === 429 || res.status === 503) {
       permit.release({ kind: 'dropped', status: res.status, retryAfterMs });
     } else if (res.status >= 500 || res.status === 408) {
       permit.release({ kind: 'failure', status: res.status });
     } else {
-      permit.release({ kind: 'success', ttfbMs: res.ttfbMs, lagMs: this.deps.lagMs() });
+      permit.release({ kind: 'success', ttfbMs: res.ttfbMs, lagMs: this.#ownDelayMs(res) });
     }
     this.deps.events.emit('fetched', {
       jobId: task.jobId,
@@ -106,6 +106,15 @@ export class TaskRunner {
     const httpErr = new HttpStatusError(res.status);
     if (httpErr.retryable) return this.retryOrDead(task, httpErr.reason, retryAfterMs);
     return this.dead(task, httpErr.reason);
+  }
+
+  /**
+   * The crawler's own share of a response's time to first byte. The loop-lag figure (a mean
+   * over the last second) and the response's own wait in its event-loop turn estimate the same
+   * delay, so the larger is taken, not the sum: the sum made a 51 ms server read as 44 ms.
+   */
+  #ownDelayMs(res: FetchResponse): number {
+    return Math.max(this.deps.lagMs(), res.ownDelayMs ?? 0);
   }
 
   private async onFetchError(task: Task, permit: Permit, err: unknown): Promise<TaskResult> {

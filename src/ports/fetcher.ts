@@ -30,6 +30,11 @@ export interface FetchResponse {
   readonly redirects: readonly string[];
   /** Time to response headers of the final hop, measured from when the request was written. */
   readonly ttfbMs: number;
+  /**
+   * Of ttfbMs, how long the headers were already readable while this process ran other
+   * callbacks (a lower bound of its own delay, not the server's); 0 or absent if unknown.
+   */
+  readonly ownDelayMs?: number;
   /** Whole duration including redirects and body. */
   readonly totalMs: number;
 }

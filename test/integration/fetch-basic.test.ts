@@ -59,6 +59,9 @@ describe('UndiciFetcher: content', () => {
     const res = await makeFetcher().fetch({ url: server.origin });
     expect(res.ttfbMs).toBeGreaterThanOrEqual(140);
     expect(res.ttfbMs).toBeLessThan(1_000);
+    // One response on an idle loop: nothing of the 150 ms is the crawler's own delay.
+    expect(res.ownDelayMs).toBeGreaterThanOrEqual(0);
+    expect(res.ownDelayMs).toBeLessThan(50);
   });
 
   it('ttfb starts when the request is written, after DNS and connect', async () => {

@@ -84,6 +84,15 @@ describe('AimdLimit', () => {
     const clear = make({ slowStart: true });
     window(clear.limit, clear.clock, 200, 10);
     expect(clear.limit.limit).toBe(5);
+    // Up to a third over target is still mild: the burst a doubling sends reads like that.
+    const burst = make({ slowStart: true });
+    window(burst.limit, burst.clock, 130, 10);
+    expect(burst.limit.limit).toBe(10);
+    window(burst.limit, burst.clock, 90, 10);
+    expect(burst.limit.limit).toBe(20);
+    const past = make({ slowStart: true });
+    window(past.limit, past.clock, 140, 10); // 1.4 × target: past the knee, cut at once
+    expect(past.limit.limit).toBe(7);
   });
 
   it('the slow-start exit never cuts below half (the last limit under target)', () => {

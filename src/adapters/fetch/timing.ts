@@ -6,12 +6,18 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { LoopTurn } from './loop-turn.js';
+
+/** One event loop per process, so one turn tracker for every request of it. */
+const loopTurn = new LoopTurn();
 
 export interface HopTiming {
   /** performance.now() just before the request was written. */
   requestStart?: number;
   /** performance.now() when final (non-1xx) response headers arrived. */
   responseStart?: number;
+  /** Of the time to those headers, the estimated wait for this process's own other work. */
+  responseQueued?: number;
 }
 
 type Controller = Dispatcher.DispatchController;
@@ -43,8 +49,11 @@ class TimingHandler implements Dispatcher.DispatchHandler {
     headers: IncomingHttpHeaders,
     statusMessage?: string,
   ): void {
-    if (status >= 200 && this.timing.responseStart === undefined)
-      this.timing.responseStart = performance.now();
+    if (status >= 200 && this.timing.responseStart === undefined) {
+      const now = performance.now();
+      this.timing.responseStart = now;
+      this.timing.responseQueued = loopTurn.queuedMs(now);
+    }
     this.inner.onResponseStart?.(controller, status, headers, statusMessage);
   }
 

@@ -130,8 +130,9 @@ export class UndiciFetcher implements Fetcher {
         continue;
       }
       const ttfbMs = (timing.responseStart ?? performance.now()) - (timing.requestStart ?? dispatchedAt);
+      const ownDelayMs = timing.responseQueued ?? 0;
       try {
-        return await this.#finish(hop, res, { redirects: chain.visited, ttfbMs, startedAt });
+        return await this.#finish(hop, res, { redirects: chain.visited, ttfbMs, ownDelayMs, startedAt });
       } catch (err) {
         res.body.destroy();
         throw err;
@@ -142,7 +143,7 @@ export class UndiciFetcher implements Fetcher {
   async #finish(
     hop: Hop,
     res: ResponseData,
-    meta: { redirects: readonly string[]; ttfbMs: number; startedAt: number },
+    meta: { redirects: readonly string[]; ttfbMs: number; ownDelayMs: number; startedAt: number },
   ): Promise<FetchResponse> {
     const headers = flattenHeaders(res.headers);
     const contentType = mediaType(headers['content-type']);
@@ -153,6 +154,7 @@ export class UndiciFetcher implements Fetcher {
       contentType,
       redirects: meta.redirects,
       ttfbMs: meta.ttfbMs,
+      ownDelayMs: meta.ownDelayMs,
     };
     const skip = (): FetchResponse => {
       res.body.destroy();
