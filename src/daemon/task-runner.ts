@@ -109,12 +109,14 @@ export class TaskRunner {
   }
 
   /**
-   * The crawler's own share of a response's time to first byte. The loop-lag figure (a mean
-   * over the last second) and the response's own wait in its event-loop turn estimate the same
-   * delay, so the larger is taken, not the sum: the sum made a 51 ms server read as 44 ms.
+   * The crawler's own share of a response's time to first byte. The fetcher's per-response
+   * estimate (its wait in this process's event loop) replaces the lag monitor's figure, a mean
+   * over the last second that is stale by the time it is read: right after a busy second it
+   * made an unloaded probe read 47 ms on a 51 ms server. Infinity (a saturated loop) stays.
    */
   #ownDelayMs(res: FetchResponse): number {
-    return Math.max(this.deps.lagMs(), res.ownDelayMs ?? 0);
+    const lag = this.deps.lagMs();
+    return Number.isFinite(lag) && res.ownDelayMs !== undefined ? res.ownDelayMs : lag;
   }
 
   private async onFetchError(task: Task, permit: Permit, err: unknown): Promise<TaskResult> {

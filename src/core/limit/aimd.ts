@@ -8,8 +8,8 @@ import type { LimitAlgorithm, LimitSample } from './limit.js';
  * - `absolute`: the window percentile must stay at or under `latencyMs`.
  * - `relative`: the window percentile must stay at or under `ratio` × baseline. The baseline
  *   is the window percentile measured with concurrency pinned to `probeLimit` for one window
- *   of `minWindowSamples` samples, however short (at start, five windows later, then every
- *   `minRttWindowMs`), lowered by any smaller window percentile seen since that probe.
+ *   of `minWindowSamples` samples, however short (at start, then every `minRttWindowMs`),
+ *   lowered by any smaller window percentile seen since that probe.
  */
 export type AimdTarget =
   | { readonly kind: 'absolute'; readonly latencyMs: number }
@@ -170,7 +170,6 @@ export class AimdLimit implements LimitAlgorithm {
   #lastChangeAt = Number.NEGATIVE_INFINITY;
 
   #probing = false;
-  #probes = 0;
   #nextProbeAt = Number.NEGATIVE_INFINITY;
   #baselineMs: number | undefined;
   #lastLatencyMs: number | undefined;
@@ -285,13 +284,12 @@ export class AimdLimit implements LimitAlgorithm {
     if (this.#probing) {
       if (latency !== undefined) this.#baselineMs = latency;
       this.#probing = false;
-      // The first probe runs while the crawler is cold (JIT, lazily loaded parsers), which
-      // inflates its baseline and so the target: measured on a knee at 32, the limit then sawed
-      // at 40–46 instead of 36–41 until the next probe a minute later. So the first baseline
-      // is provisional and re-measured after five windows.
-      const every =
-        this.#probes++ === 0 ? Math.min(this.#probeEveryMs, 5 * this.#o.windowMs) : this.#probeEveryMs;
-      this.#nextProbeAt = now + every;
+      // The first probe used to be repeated five windows later: run while the crawler was cold
+      // (JIT, lazily loaded parsers), it read high. That was the crawler's own delay, which the
+      // fetcher's per-response estimate now takes out (first probe 51–53 ms, a warm one 50–51,
+      // on a 51 ms server), and the repeat cost ~0.4 s of a 5 s crawl at three requests in
+      // flight. Measured without it on a knee at 32: limit 38–40, as with it.
+      this.#nextProbeAt = now + this.#probeEveryMs;
       if (this.#limit > this.#probeLimit) this.#emit('probe');
     } else if (!this.#cut) {
       if (latency !== undefined) {
