@@ -90,16 +90,6 @@ export const aimdDefaults = {
   slowStartWindowMs: 250,
 } as const satisfies Required<AimdOptions>;
 
-/**
- * In slow start, a window over target by less than this ratio (latency up to 1.33 × target) is
- * held and must show twice to end slow start. The window right after a doubling judges the
- * burst of requests the doubling sent at once, and the burst is read back in one event-loop
- * turn: on a 50 ms site with no knee below 64, one window in four at 32 read 71–73 ms against
- * a 63 ms target, ended slow start at 27, and +15% a second then took 4 s to climb back. A
- * doubling well past a real knee reads about twice the baseline, far beyond this.
- */
-const SLOW_START_MILD = 0.75;
-
 export type AimdChangeReason = 'increase' | 'latency' | 'drop' | 'probe';
 
 export interface AimdStats {
@@ -300,10 +290,13 @@ export class AimdLimit implements LimitAlgorithm {
         this.#lastLatencyMs = latency;
         this.#lastTargetMs = target;
         const over = latency > target * (1 + this.#o.tolerance);
-        if (over && this.#slowStart && target / latency > SLOW_START_MILD && !this.#mildlyOver) {
-          // Slow start ends for good at its first cut, and additive increase then needs a
-          // window per step: ending it on one noisy window costs many seconds (measured: an
-          // exit at 16 on a knee at 32 took 20 s to climb back). A mild excess must show twice.
+        if (over && this.#slowStart && latency < 2 * (this.#baselineMs ?? target) && !this.#mildlyOver) {
+          // Slow start ends for good at its first cut, and the limit then needs a window per
+          // step: ending it on one noisy window costs seconds (measured: an exit at 16 on a knee
+          // at 32 took 20 s to climb back; on a 50 ms site, one window in four or five read
+          // 71–118 ms at 32–64 in flight, a stall of the crawler's own process, and cut to
+          // 27–47). A doubling that lands at twice the knee doubles the latency: that, and more,
+          // ends slow start at once; anything less must show twice.
           this.#mildlyOver = true;
         } else if (over) {
           this.#decrease('latency', target / latency);
