@@ -13,7 +13,7 @@ export interface LimiterPermit {
    * The server answered. rttMs defaults to the time since the permit was acquired; lagMs is the
    * event-loop lag measured at completion (see AimdLimit).
    */
-  success(sample?: { readonly rttMs?: number; readonly lagMs?: number }): void;
+  success(sample?: { readonly rttMs?: number; readonly lagMs?: number; readonly queuedMs?: number }): void;
   /** Overload signal (timeout, 429, 503, connection error): the limit backs off. */
   dropped(): void;
   /** Says nothing about the server (aborted at shutdown, blocked by our guard): no sample. */
@@ -67,6 +67,7 @@ export class ConcurrencyLimiter {
           this.#algorithm.onSample({
             rttMs: sample.rttMs ?? this.#clock.monotonic() - startedAt,
             lagMs: sample.lagMs ?? 0,
+            ...(sample.queuedMs !== undefined ? { queuedMs: sample.queuedMs } : {}),
             inflight,
             dropped: false,
             startedAt,

@@ -94,7 +94,11 @@ export class AdaptiveControlPlane implements ControlPlane {
       case 'success':
         d.backoff.onSuccess(host);
         breaker.onSuccess();
-        permit.success({ rttMs: outcome.ttfbMs, lagMs: outcome.lagMs });
+        permit.success({
+          rttMs: outcome.ttfbMs,
+          lagMs: outcome.lagMs,
+          ...(outcome.queuedMs !== undefined ? { queuedMs: outcome.queuedMs } : {}),
+        });
         return;
       case 'dropped':
         // 429 and 503 say "slow down": pause the whole host (until Retry-After, or an

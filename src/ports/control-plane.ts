@@ -16,7 +16,13 @@ export type Admission =
 
 export type Outcome =
   /** The server answered in time with a status that says nothing bad about its load. */
-  | { readonly kind: 'success'; readonly ttfbMs: number; readonly lagMs: number }
+  | {
+      readonly kind: 'success';
+      readonly ttfbMs: number;
+      readonly lagMs: number;
+      /** The response's own wait in our event loop, when the fetcher measured it. */
+      readonly queuedMs?: number;
+    }
   /** Overload signal: timeout, connection error, 429, 503. Cuts the limit; counts for the breaker. */
   | { readonly kind: 'dropped'; readonly status?: number; readonly retryAfterMs?: number }
   /** A failure of the host that is not an overload signal (500, other 5xx): counts for the breaker. */

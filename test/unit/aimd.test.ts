@@ -212,6 +212,22 @@ describe('AimdLimit', () => {
     expect(limit.limit).toBe(9);
   });
 
+  it('subtracts a per-response queuedMs instead of lagMs; lagMs alone decides usability', () => {
+    const { clock, limit } = make();
+    // The loop waited 40 ms for this response: 130 − 40 = 90 ms, under the 100 ms target,
+    // although the stale per-second lag mean (5 ms) would have left 125.
+    window(limit, clock, 130, 10, { lagMs: 5, queuedMs: 40 });
+    expect(limit.limit).toBe(11);
+    // A queue estimate larger than half the round trip does not make the sample unusable: on
+    // a fast server the crawler's own work is most of each round trip, and a verdict is still
+    // due. 2 − 1.5 = 0.5 ms is under target.
+    window(limit, clock, 2, 11, { lagMs: 0, queuedMs: 1.5 });
+    expect(limit.limit).toBe(12);
+    // The lag monitor still rules a sample out (saturated loop).
+    window(limit, clock, 500, 12, { lagMs: Number.POSITIVE_INFINITY, queuedMs: 0 });
+    expect(limit.limit).toBe(12);
+  });
+
   it('ignores samples that started before the last cut', () => {
     const { clock, limit } = make();
     window(limit, clock, 105, 10);

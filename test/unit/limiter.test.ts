@@ -31,11 +31,11 @@ describe('ConcurrencyLimiter', () => {
     expect(limiter.tryAcquire()).toBeUndefined();
     expect(limiter.inflight).toBe(2);
     clock.advance(40);
-    a?.success({ lagMs: 3 });
+    a?.success({ lagMs: 3, queuedMs: 7 });
     b?.dropped();
     expect(limiter.inflight).toBe(0);
     expect(algo.samples).toEqual([
-      { rttMs: 40, lagMs: 3, inflight: 1, dropped: false, startedAt: 0 },
+      { rttMs: 40, lagMs: 3, queuedMs: 7, inflight: 1, dropped: false, startedAt: 0 },
       { rttMs: 40, inflight: 2, dropped: true, startedAt: 0 },
     ]);
   });

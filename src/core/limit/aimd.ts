@@ -245,7 +245,7 @@ export class AimdLimit implements LimitAlgorithm {
     if (sample.dropped) {
       if (!this.#cut) this.#decrease('drop');
     } else if (this.#usable(sample)) {
-      this.#latencies.push(sample.rttMs - Math.max(0, sample.lagMs ?? 0));
+      this.#latencies.push(Math.max(0, sample.rttMs - Math.max(0, sample.queuedMs ?? sample.lagMs ?? 0)));
     }
     // A probe window closes on its samples alone: it runs the host at a fraction of its
     // throughput, so every millisecond of it is lost work (measured at 50 ms with limit 40:

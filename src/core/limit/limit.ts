@@ -14,6 +14,12 @@ export interface LimitSample {
    * @default 0
    */
   readonly lagMs?: number;
+  /**
+   * This response's own wait inside our event loop, estimated per response (see LoopTurn).
+   * When given, it, not lagMs, is subtracted from rttMs; lagMs still decides whether the
+   * sample says anything about the server at all.
+   */
+  readonly queuedMs?: number;
   /** clock.monotonic() when the request started; lets the algorithm skip stale samples. */
   readonly startedAt?: number;
 }
