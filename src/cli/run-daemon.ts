@@ -5,7 +5,7 @@ import { resolveAdminToken } from '../daemon/admin-auth.js';
 import type { CrawldConfig } from '../daemon/config.js';
 import { createDaemon, type Daemon, instanceIdOf } from '../daemon/daemon.js';
 import { describeSinks } from '../daemon/sink-factory.js';
-import type { HttpServerHandle } from '../observe/http.js';
+import { type HttpServerHandle, listen } from '../observe/http-server.js';
 import { createLogger, type Logger } from '../observe/logger.js';
 import { startProgress } from '../observe/progress.js';
 
@@ -41,17 +41,8 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
   let adminToken = resolveAdminToken(config.http);
   const daemon = await createDaemon(config, { once: opts.once, logger, clock });
   let http: HttpServerHandle | undefined;
-  if (config.http.port !== null) {
-    // express loads only when there is an HTTP server to serve.
-    const [{ createDaemonApp }, { listen }] = await Promise.all([
-      import('../daemon/admin-routes.js'),
-      import('../observe/http.js'),
-    ]);
-    const app = createDaemonApp(daemon, { clock, adminToken: () => adminToken });
-    http = await listen(app, config.http.host, config.http.port);
-    logger.info('http server listening', { url: http.url });
-  }
-  opts.onStarted?.({ httpUrl: http?.url });
+  // The port is bound before the crawl starts, so a port in use fails before any work.
+  if (config.http.port !== null) http = await listen(undefined, config.http.host, config.http.port);
   // Only on a terminal: in a pipe, a file or journald the \r redraws would be noise.
   const stopProgress =
     opts.progress !== false && process.stderr.isTTY ? startProgress(daemon, process.stderr) : undefined;
@@ -74,13 +65,22 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
     });
   process.on('SIGHUP', onHangup);
 
-  let code = EXIT_OK;
-  try {
-    await daemon.run();
-  } catch (err) {
-    logger.error('crawl loop failed', { error: String(err) });
-    code = EXIT_FAILURE;
+  // The crawl starts before express and the admin API load (only with an HTTP server, and
+  // ~0.1 s of module loading): their load overlaps the first requests' network wait.
+  const running = daemon.run().then(
+    () => EXIT_OK,
+    (err: unknown) => {
+      logger.error('crawl loop failed', { error: String(err) });
+      return EXIT_FAILURE;
+    },
+  );
+  if (http) {
+    const { createDaemonApp } = await import('../daemon/admin-routes.js');
+    http.serve(createDaemonApp(daemon, { clock, adminToken: () => adminToken }));
+    logger.info('http server listening', { url: http.url });
   }
+  opts.onStarted?.({ httpUrl: http?.url });
+  const code = await running;
   stopProgress?.();
   await daemon.stop();
   await http?.close();

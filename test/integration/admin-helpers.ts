@@ -5,7 +5,7 @@ import type { AdminTokenSource } from '../../src/daemon/admin-auth.js';
 import { createDaemonApp } from '../../src/daemon/admin-routes.js';
 import { type ConfigInput, validateConfig } from '../../src/daemon/config.js';
 import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
-import { type HttpServerHandle, listen } from '../../src/observe/http.js';
+import { type HttpServerHandle, listen } from '../../src/observe/http-server.js';
 
 export const TOKEN = 'test-admin-token-0123456789';
 export const MAX_BODY = 2048;
