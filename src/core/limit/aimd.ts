@@ -127,9 +127,10 @@ export interface AimdStats {
  * Lag discount: on a fast local site the crawler's own CPU is the bottleneck. Its event-loop
  * lag delays every completion callback, inflating every measured latency, and a naive AIMD
  * reads that as server overload and falls to 1, which starves the crawl without helping
- * anyone. So the caller passes the lag measured with each sample; it is subtracted from the
- * RTT, and a sample whose lag exceeds `maxLagFraction` of its RTT is left out of the latency
- * decision (never out of the drop decision). A window left with fewer than a quarter of
+ * anyone. So the caller passes the lag measured with each sample, and a sample whose lag
+ * exceeds `maxLagFraction` of its RTT is left out of the latency decision (never out of the
+ * drop decision). What is subtracted from the RTT is the sample's `queuedMs` (the response's own
+ * wait in the event loop, estimated per response), or the lag when there is none. A window left with fewer than a quarter of
  * `minWindowSamples` usable samples has no latency verdict and holds the limit: nothing says
  * the server is overloaded, and nothing says more concurrency would help a saturated crawler.
  *
