@@ -31,10 +31,10 @@ export interface FetchResponse {
   /** Time to response headers of the final hop, measured from when the request was written. */
   readonly ttfbMs: number;
   /**
-   * Of ttfbMs, how long the headers were already readable while this process ran other
-   * callbacks (a lower bound of its own delay, not the server's); 0 or absent if unknown.
+   * Of ttfbMs, the estimated time the headers waited while this process ran other callbacks:
+   * its own delay, not the server's (see LoopTurn). Absent if the fetcher does not measure it.
    */
-  readonly ownDelayMs?: number;
+  readonly queuedMs?: number;
   /** Whole duration including redirects and body. */
   readonly totalMs: number;
 }

@@ -130,9 +130,13 @@ export class UndiciFetcher implements Fetcher {
         continue;
       }
       const ttfbMs = (timing.responseStart ?? performance.now()) - (timing.requestStart ?? dispatchedAt);
-      const ownDelayMs = timing.responseQueued ?? 0;
       try {
-        return await this.#finish(hop, res, { redirects: chain.visited, ttfbMs, ownDelayMs, startedAt });
+        return await this.#finish(hop, res, {
+          redirects: chain.visited,
+          ttfbMs,
+          queuedMs: timing.responseQueued ?? 0,
+          startedAt,
+        });
       } catch (err) {
         res.body.destroy();
         throw err;
@@ -143,7 +147,7 @@ export class UndiciFetcher implements Fetcher {
   async #finish(
     hop: Hop,
     res: ResponseData,
-    meta: { redirects: readonly string[]; ttfbMs: number; ownDelayMs: number; startedAt: number },
+    meta: { redirects: readonly string[]; ttfbMs: number; queuedMs: number; startedAt: number },
   ): Promise<FetchResponse> {
     const headers = flattenHeaders(res.headers);
     const contentType = mediaType(headers['content-type']);
@@ -154,7 +158,7 @@ export class UndiciFetcher implements Fetcher {
       contentType,
       redirects: meta.redirects,
       ttfbMs: meta.ttfbMs,
-      ownDelayMs: meta.ownDelayMs,
+      queuedMs: meta.queuedMs,
     };
     const skip = (): FetchResponse => {
       res.body.destroy();
