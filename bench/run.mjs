@@ -40,6 +40,8 @@ const { values: opt } = parseArgs({
     'no-baseline': { type: 'boolean', default: false },
     /** crawld with adaptive: false at this per-host concurrency instead of the defaults. */
     'crawld-fixed': { type: 'string' },
+    /** crawld adaptive, with maxPerHost (and connectionsPerHost) raised to this. */
+    'crawld-max': { type: 'string' },
     /** Another build of crawld (a dist/ directory), e.g. to compare before/after. */
     dist: { type: 'string', default: join(root, 'dist') },
     /** A second build, run as variant crawld-b interleaved with the first (same config as crawld). */
@@ -52,7 +54,7 @@ if (opt.help) {
   console.log(
     'node bench/run.mjs [--runs N] [--pages N] [--lat-pages N] [--latency-ms L] [--concurrency C,...]\n' +
       '  [--lat-concurrency C,...]' +
-      '  [--scenarios nolat,lat] [--metrics] [--no-baseline] [--crawld-fixed C] [--dist DIR] [--dist-b DIR] [--json OUT]',
+      '  [--scenarios nolat,lat] [--metrics] [--no-baseline] [--crawld-fixed C | --crawld-max C] [--dist DIR] [--dist-b DIR] [--json OUT]',
   );
   process.exit(0);
 }
@@ -179,15 +181,19 @@ async function runBaseline(site, pages, concurrency) {
 
 function crawldConfig(site, variant) {
   const on = variant !== 'crawld-off';
-  const concurrency = opt['crawld-fixed']
-    ? `concurrency: { adaptive: false, maxPerHost: ${Number(opt['crawld-fixed'])} }\n`
-    : '';
+  // The connection pool must be as wide as the concurrency, or undici queues the excess.
+  const fixed = opt['crawld-fixed'] ? Number(opt['crawld-fixed']) : undefined;
+  const max = opt['crawld-max'] ? Number(opt['crawld-max']) : undefined;
+  const width = fixed ?? max;
+  const concurrency =
+    width === undefined ? '' : `concurrency: { adaptive: ${fixed === undefined}, maxPerHost: ${width} }\n`;
+  const pool = width === undefined ? '' : `, connectionsPerHost: ${width}`;
   return (
     `log: { level: ${on ? 'info' : 'error'} }\n` +
     `http: { port: ${on ? 0 : 'null'} }\n` +
     // Left out when on (the default), so that builds older than the switch run too.
     (on ? '' : 'metrics: { enabled: false }\n') +
-    "fetch: { allowAddresses: ['127.0.0.1'] }\n" +
+    `fetch: { allowAddresses: ['127.0.0.1']${pool} }\n` +
     concurrency +
     'jobs:\n' +
     '  - id: bench\n' +

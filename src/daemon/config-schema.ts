@@ -196,7 +196,8 @@ const configBase = z.strictObject({
       maxBodyBytes: positiveInt.default(10 * 1024 * 1024),
       maxDecodedBytes: positiveInt.default(20 * 1024 * 1024),
       maxRedirects: z.number().int().nonnegative().default(10),
-      connectionsPerHost: positiveInt.default(64),
+      /** Keep-alive pool per origin. Unset: concurrency.maxPerHost, so requests never queue in it. */
+      connectionsPerHost: positiveInt.optional(),
       acceptContentTypes: z
         .array(z.string().min(1))
         .default(['text/html', 'application/xhtml+xml', 'application/json', 'text/plain']),
@@ -208,9 +209,9 @@ const configBase = z.strictObject({
   concurrency: z
     .strictObject({
       /** Ceiling of requests in flight across all hosts. */
-      global: positiveInt.default(256),
+      global: positiveInt.default(512),
       /** Ceiling of each host's adaptive limit. */
-      maxPerHost: positiveInt.default(64),
+      maxPerHost: positiveInt.default(256),
       minPerHost: positiveInt.default(1),
       initialPerHost: positiveInt.default(8),
       /** false: every host runs at maxPerHost, no AIMD. */
@@ -241,7 +242,7 @@ const configBase = z.strictObject({
       /** Double each host's limit per window under target until its first cut. */
       slowStart: z.boolean().default(true),
       /** Window length while a host is in slow start. */
-      slowStartWindowMs: positiveInt.default(250),
+      slowStartWindowMs: positiveInt.default(100),
     })
     .prefault({}),
   rateLimits: z

@@ -100,7 +100,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
   const sinks: Sink[] = await createSinks(config, dataDir, events);
   const sinksFor = sinksForJob(config, sinks);
   const partial = new PartialRecords();
-  const fetcher = new UndiciFetcher(fetcherOptions(config.fetch));
+  const fetcher = new UndiciFetcher(fetcherOptions(config));
   const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j)]));
   const trackChanges = [...jobs.values()].some((j) => j.detectChanges);
   const pageState: PageStateStore | undefined = !trackChanges

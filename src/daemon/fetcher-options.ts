@@ -2,7 +2,8 @@ import type { UndiciFetcherOptions } from '../adapters/fetch/options.js';
 import type { CrawldConfig } from './config.js';
 
 /** The fetch section of the config as UndiciFetcher options (page and sitemap fetchers share it). */
-export function fetcherOptions(fetch: CrawldConfig['fetch']): UndiciFetcherOptions {
+export function fetcherOptions(config: Pick<CrawldConfig, 'fetch' | 'concurrency'>): UndiciFetcherOptions {
+  const { fetch } = config;
   return {
     userAgent: fetch.userAgent,
     connectTimeoutMs: fetch.connectTimeoutMs,
@@ -12,7 +13,9 @@ export function fetcherOptions(fetch: CrawldConfig['fetch']): UndiciFetcherOptio
     maxBodyBytes: fetch.maxBodyBytes,
     maxDecodedBytes: fetch.maxDecodedBytes,
     maxRedirects: fetch.maxRedirects,
-    connectionsPerHost: fetch.connectionsPerHost,
+    // A pool narrower than the host's limit queues requests inside undici, where the time
+    // counts as the host's latency and the adaptive limit cuts for it.
+    connectionsPerHost: fetch.connectionsPerHost ?? config.concurrency.maxPerHost,
     acceptContentTypes: fetch.acceptContentTypes,
     addressPolicy: {
       allowPrivateNetworks: fetch.allowPrivateNetworks,

@@ -37,7 +37,7 @@ export interface SitemapDeps {
 export function createSitemaps(config: CrawldConfig, deps: SitemapDeps): SitemapRuntime | undefined {
   const wanted = config.jobs.filter((j) => j.sitemaps !== undefined);
   if (wanted.length === 0) return undefined;
-  const opts = fetcherOptions(config.fetch);
+  const opts = fetcherOptions(config);
   const fetcher = new UndiciFetcher({
     ...opts,
     acceptContentTypes: [...new Set([...opts.acceptContentTypes, ...SITEMAP_TYPES])],

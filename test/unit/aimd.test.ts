@@ -240,13 +240,71 @@ describe('AimdLimit', () => {
 
   it('relative target: probes the unloaded baseline, then cuts above ratio × baseline', () => {
     const { clock, limit } = makeRelative({ ratio: 1.5, minRttWindowMs: 1000 });
-    expect(limit.limit).toBe(3); // first window is a probe at probeLimit
-    window(limit, clock, 20, 3);
+    // The first probe runs at the initial limit; samples from above it would not count.
+    expect(limit.stats()).toMatchObject({ probing: true, limit: 10 });
+    window(limit, clock, 999, 11);
+    expect(limit.stats().probing).toBe(true);
+    window(limit, clock, 20, 10);
     expect(limit.stats()).toMatchObject({ baselineMs: 20, probing: false, limit: 10 });
     window(limit, clock, 29, 10);
     expect(limit.limit).toBe(11);
     window(limit, clock, 32, 11); // over 30 × (1 + the default tolerance 0.05)
     expect(limit.limit).toBe(9);
+  });
+
+  it('relative target: in slow start the first probe is also the first window under target', () => {
+    const { clock, limit } = makeRelative({ ratio: 1.5, minRttWindowMs: 60_000 }, { slowStart: true });
+    window(limit, clock, 20, 10);
+    expect(limit.stats()).toMatchObject({ baselineMs: 20, probing: false, limit: 20 });
+    // Later probes pin probeLimit, and the limit comes back after them.
+    clock.advance(60_000);
+    window(limit, clock, 20, 20);
+    expect(limit.stats()).toMatchObject({ probing: true, limit: 3 });
+    window(limit, clock, 20, 3);
+    expect(limit.stats()).toMatchObject({ probing: false, limit: 40 });
+  });
+
+  it('relative target: slow-start windows do not lower the baseline', () => {
+    const { clock, limit } = makeRelative({ ratio: 1.5, minRttWindowMs: 60_000 }, { slowStart: true });
+    window(limit, clock, 20, 10);
+    // Bursty completions after each doubling: their queue estimate reads low.
+    window(limit, clock, 12, 20);
+    window(limit, clock, 12, 40);
+    expect(limit.stats()).toMatchObject({ baselineMs: 20, limit: 80 });
+  });
+
+  it('slow start: a window needs minWindowSamples samples started after the last change', () => {
+    const clock = new FakeClock();
+    const limit = new AimdLimit(
+      { windowMs: 1000, slowStartWindowMs: 100, minWindowSamples: 4, target: absolute(100) },
+      clock,
+    );
+    const sample = (startedAt: number) => {
+      clock.advance(50);
+      limit.onSample({ rttMs: 50, inflight: limit.limit, dropped: false, startedAt });
+    };
+    for (let i = 0; i < 4; i++) sample(0);
+    expect(limit.limit).toBe(20); // 4 samples, 200 ms: doubled at t = 200
+    for (let i = 0; i < 3; i++) sample(150); // started under the old limit: not counted
+    sample(210);
+    expect(limit.limit).toBe(20);
+    for (let i = 0; i < 3; i++) sample(210);
+    expect(limit.limit).toBe(40); // four fresh samples
+  });
+
+  it('slow start: a window of samples all lagged closes after windowMs, with no verdict', () => {
+    const { clock, limit } = makeRelative({ minRttWindowMs: 500 }, { slowStart: true, windowMs: 1000 });
+    window(limit, clock, 20, 10);
+    expect(limit.stats()).toMatchObject({ probing: false, limit: 20 });
+    const lagged = () => {
+      clock.advance(100);
+      limit.onSample({ rttMs: 20, inflight: 20, dropped: false, lagMs: Number.POSITIVE_INFINITY });
+    };
+    for (let i = 0; i < 9; i++) lagged();
+    expect(limit.stats().probing).toBe(false); // 900 ms: still the same window
+    lagged();
+    // Closed at 1000 ms: no verdict, so the limit held, and the due probe began.
+    expect(limit.stats()).toMatchObject({ probing: true, limit: 3 });
   });
 
   it('relative target: a probe window closes on its samples alone, however short', () => {

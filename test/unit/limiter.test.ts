@@ -100,8 +100,12 @@ describe('HostLimiters', () => {
   });
 
   it('uses AimdLimit per host by default', () => {
-    const hosts = new HostLimiters({ aimd: { initialLimit: 4 } }, new FakeClock());
-    expect(hosts.limitOf('a')).toBe(3); // the relative target starts with a probe at 3
+    const hosts = new HostLimiters({ aimd: { initialLimit: 4, minWindowSamples: 2 } }, new FakeClock());
+    expect(hosts.limitOf('a')).toBe(4); // the relative target's first probe, at the initial limit
+    // Two samples close the probe, which in slow start doubles the limit: an AIMD limit.
+    const permits = [hosts.tryAcquire('a'), hosts.tryAcquire('a')];
+    for (const p of permits) p?.success({ rttMs: 20 });
+    expect(hosts.limitOf('a')).toBe(8);
     expect(() => new HostLimiters({ aimd: { backoffRatio: 0.1 } }, new FakeClock())).toThrow(/backoffRatio/);
     expect(() => new HostLimiters({ globalMaxInflight: 0 }, new FakeClock())).toThrow(/globalMaxInflight/);
   });

@@ -7,9 +7,9 @@ import type { LimitAlgorithm, LimitSample } from './limit.js';
  * Latency target of the AIMD limit.
  * - `absolute`: the window percentile must stay at or under `latencyMs`.
  * - `relative`: the window percentile must stay at or under `ratio` × baseline. The baseline
- *   is the window percentile measured with concurrency pinned to `probeLimit` for one window
- *   of `minWindowSamples` samples, however short (at start, then every `minRttWindowMs`),
- *   lowered by any smaller window percentile seen since that probe.
+ *   is the window percentile measured with concurrency pinned for one window of
+ *   `minWindowSamples` samples, however short: at start to the initial limit, then every
+ *   `minRttWindowMs` to `probeLimit`. After slow start, lowered by smaller window percentiles.
  */
 export type AimdTarget =
   | { readonly kind: 'absolute'; readonly latencyMs: number }
@@ -67,8 +67,10 @@ export interface AimdOptions {
    */
   readonly slowStart?: boolean;
   /**
-   * Window length during slow start (the first probe included): a new host's limit is found
-   * in a second or two instead of several `windowMs`. Still needs minWindowSamples. @default 250
+   * Window length during slow start: a new host's limit is found in well under a second instead
+   * of several `windowMs`. A slow-start window also needs minWindowSamples samples that started
+   * after the last change of the limit, so on a slow host it lasts as long as those take (at
+   * least one round trip). @default 100
    */
   readonly slowStartWindowMs?: number;
 }
@@ -87,7 +89,7 @@ export const aimdDefaults = {
   tolerance: 0.05,
   maxLagFraction: 0.5,
   slowStart: true,
-  slowStartWindowMs: 250,
+  slowStartWindowMs: 100,
 } as const satisfies Required<AimdOptions>;
 
 export type AimdChangeReason = 'increase' | 'latency' | 'drop' | 'probe';
@@ -117,8 +119,9 @@ export interface AimdStats {
  * oscillates above the knee, no window is unloaded any more, the minimum expires, and the
  * target ratchets up with the load (measured in simulation: 4.5× the knee with ratio 2). So, as
  * Envoy's adaptive concurrency does, the baseline is re-measured every `minRttWindowMs` by
- * pinning concurrency to `probeLimit` for one window; samples that started above the probe
- * limit are left out. Between probes the baseline only falls, to any smaller window latency.
+ * pinning concurrency to `probeLimit` for one window (the first probe, on a host not loaded
+ * yet, runs at the initial limit); samples that started above the pinned concurrency are left
+ * out. Between probes the baseline only falls, to any smaller window latency.
  * Because it is re-measured, it also rises when the server really became slower.
  *
  * Drops (timeout, 429, 503, connection error) cut at once, but at most once per window: a
@@ -149,8 +152,10 @@ export class AimdLimit implements LimitAlgorithm {
   readonly #probeLimit: number;
   readonly #clock: Clock;
   readonly #listeners = new Set<(limit: number, reason: AimdChangeReason) => void>();
-  /** The AIMD limit; while probing, `limit` reports the probe limit instead. */
+  /** The AIMD limit; while probing, `limit` reports the probe's pinned concurrency instead. */
   #limit: number;
+  /** Concurrency while probing: `initialLimit` for the first probe, `probeLimit` after. */
+  #probeAt: number;
 
   #windowStart: number | undefined;
   #count = 0;
@@ -214,12 +219,17 @@ export class AimdLimit implements LimitAlgorithm {
     this.#clock = clock;
     this.#limit = o.initialLimit;
     this.#slowStart = o.slowStart;
-    // The first window of a relative limit is a probe: it measures the unloaded baseline.
+    // The first window of a relative limit is a probe: it measures the unloaded baseline. It
+    // runs at the initial limit, the load a host is trusted with before anything is measured:
+    // at probeLimit it took 20 samples at 3 in flight, seven round trips at a fraction of the
+    // throughput, and the window after it ran at the initial limit anyway. The later probes,
+    // which re-measure a host already crawled at its limit, pin probeLimit.
+    this.#probeAt = Math.max(o.initialLimit, this.#probeLimit);
     if (this.#absoluteMs === undefined) this.#probing = true;
   }
 
   get limit(): number {
-    return this.#probing ? Math.min(this.#limit, this.#probeLimit) : this.#limit;
+    return this.#probing ? Math.min(this.#limit, this.#probeAt) : this.#limit;
   }
 
   stats(): AimdStats {
@@ -241,7 +251,7 @@ export class AimdLimit implements LimitAlgorithm {
     const now = this.#clock.monotonic();
     if (this.#windowStart === undefined) this.#windowStart = now;
     // The requests still draining from above the probe limit must not close a probe window.
-    if (!this.#probing || sample.inflight <= this.#probeLimit) this.#count++;
+    if (!this.#probing || sample.inflight <= this.#probeAt) this.#count++;
     this.#maxInflight = Math.max(this.#maxInflight, sample.inflight);
     if (sample.dropped) {
       if (!this.#cut) this.#decrease('drop');
@@ -251,10 +261,17 @@ export class AimdLimit implements LimitAlgorithm {
     // A probe window closes on its samples alone: it runs the host at a fraction of its
     // throughput, so every millisecond of it is lost work (measured at 50 ms with limit 40:
     // a 1 s probe cost 470 pages, a 20-sample one about 170).
-    const windowMs = this.#probing ? 0 : this.#slowStart ? this.#o.slowStartWindowMs : this.#o.windowMs;
-    if (this.#count >= this.#o.minWindowSamples && now - this.#windowStart >= windowMs) {
-      this.#closeWindow(now);
-    }
+    const elapsed = now - this.#windowStart;
+    const closes = this.#probing
+      ? this.#count >= this.#o.minWindowSamples
+      : this.#slowStart
+        ? // Counted in usable samples: right after a doubling most completions started under the
+          // old limit and say nothing of the new one. Still closed after windowMs on any samples,
+          // so a crawler whose samples are all lagged does not stay in slow start.
+          (this.#latencies.length >= this.#o.minWindowSamples && elapsed >= this.#o.slowStartWindowMs) ||
+          (this.#count >= this.#o.minWindowSamples && elapsed >= this.#o.windowMs)
+        : this.#count >= this.#o.minWindowSamples && elapsed >= this.#o.windowMs;
+    if (closes) this.#closeWindow(now);
   }
 
   #usable(sample: LimitSample): boolean {
@@ -264,7 +281,7 @@ export class AimdLimit implements LimitAlgorithm {
     }
     if (startedAt !== undefined && startedAt < this.#lastChangeAt) return false;
     // A probe measures the unloaded host: samples that started under a higher limit do not.
-    return !this.#probing || inflight <= this.#probeLimit;
+    return !this.#probing || inflight <= this.#probeAt;
   }
 
   #closeWindow(now: number): void {
@@ -274,17 +291,27 @@ export class AimdLimit implements LimitAlgorithm {
     const latency = enough ? percentile(this.#latencies, this.#o.percentile) : undefined;
     if (this.#probing) {
       if (latency !== undefined) this.#baselineMs = latency;
+      const pinnedAt = this.#probeAt;
       this.#probing = false;
+      this.#probeAt = this.#probeLimit;
       // The first probe used to be repeated five windows later: run while the crawler was cold
       // (JIT, lazily loaded parsers), it read high. That was the crawler's own delay, which the
       // fetcher's per-response estimate now takes out (first probe 51–53 ms, a warm one 50–51,
       // on a 51 ms server), and the repeat cost ~0.4 s of a 5 s crawl at three requests in
       // flight. Measured without it on a knee at 32: limit 38–40, as with it.
       this.#nextProbeAt = now + this.#probeEveryMs;
-      if (this.#limit > this.#probeLimit) this.#emit('probe');
+      if (this.#slowStart && pinnedAt >= this.#limit && latency !== undefined && used) {
+        // The first probe ran at the limit itself: it was a slow-start window under target too.
+        this.#grow(2);
+      } else if (this.#limit > pinnedAt) {
+        this.#emit('probe');
+      }
     } else if (!this.#cut) {
       if (latency !== undefined) {
-        if (this.#absoluteMs === undefined) this.#updateBaseline(latency);
+        // In slow start the baseline is the probe's, just measured: windows right after a
+        // doubling complete in bursts, and their queue estimate, spread over the busy stretch
+        // before the burst, reads low (measured: 32–45 ms at 64–256 in flight on a 51 ms server).
+        if (this.#absoluteMs === undefined && !this.#slowStart) this.#updateBaseline(latency);
         const target =
           this.#absoluteMs ??
           Math.max(this.#baselineMs! * this.#ratio, this.#baselineMs! + this.#minMarginMs);
@@ -381,7 +408,7 @@ export class AimdLimit implements LimitAlgorithm {
     if (clamped === this.#limit) return;
     this.#limit = clamped;
     // While probing the enforced limit stays pinned; the change shows when the probe ends.
-    if (!this.#probing || clamped < this.#probeLimit) this.#emit(reason);
+    if (!this.#probing || clamped < this.#probeAt) this.#emit(reason);
   }
 
   /** Every change of the enforced limit goes through here, so it also marks stale samples. */
