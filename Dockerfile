@@ -18,6 +18,8 @@ RUN npm ci --ignore-scripts --no-audit --no-fund \
  && npm rebuild better-sqlite3
 COPY tsconfig.json ./
 COPY src ./src
+# tsc, then esbuild bundles dist/src/cli.js into dist/crawld.mjs, the entry point.
+COPY scripts/bundle.mjs ./scripts/bundle.mjs
 RUN npm run build \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
@@ -27,7 +29,7 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build --chown=root:root /app/package.json ./package.json
 COPY --from=build --chown=root:root /app/node_modules ./node_modules
-COPY --from=build --chown=root:root /app/dist/src ./dist/src
+COPY --from=build --chown=root:root /app/dist ./dist
 # The data dir belongs to the unprivileged user; a named volume mounted here inherits it.
 RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
@@ -41,5 +43,5 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
 # SIGTERM drains gracefully (give docker stop -t / stop_grace_period more than
 # shutdown.drainTimeoutMs); a second signal exits at once with code 3.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "/app/dist/src/cli.js"]
+ENTRYPOINT ["node", "/app/dist/crawld.mjs"]
 CMD ["run", "--config", "/etc/crawld/crawld.yaml"]

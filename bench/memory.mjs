@@ -24,7 +24,7 @@ const { values: opt } = parseArgs({
   },
 });
 const PAGES = Number(opt.pages);
-const cli = resolve(import.meta.dirname, '../dist/src/cli.js');
+const cli = resolve(import.meta.dirname, '../dist/crawld.mjs');
 
 /** Live heap samples from bench/live-heap-sampler.mjs, preloaded into crawld. */
 const live = [];

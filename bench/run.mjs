@@ -67,8 +67,13 @@ const concList = (s) => {
   }
   return list;
 };
-const cli = join(resolve(opt.dist), 'src/cli.js');
-const cliB = opt['dist-b'] ? join(resolve(opt['dist-b']), 'src/cli.js') : undefined;
+// The bundle that ships (dist/crawld.mjs); builds older than it have only dist/src/cli.js.
+const entry = (dir) => {
+  const bundle = join(resolve(dir), 'crawld.mjs');
+  return existsSync(bundle) ? bundle : join(resolve(dir), 'src/cli.js');
+};
+const cli = entry(opt.dist);
+const cliB = opt['dist-b'] ? entry(opt['dist-b']) : undefined;
 for (const c of [cli, cliB]) {
   if (c !== undefined && !existsSync(c)) {
     console.error(`${c} missing: run \`npm run build\` first`);

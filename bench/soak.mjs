@@ -28,7 +28,7 @@ const { values } = parseArgs({
 const minutes = Number(values.minutes);
 const warmupMinutes = Number(values['warmup-minutes'] ?? Math.min(5, minutes / 4));
 const sampleMs = Number(values['sample-seconds']) * 1000;
-const CLI = resolve(import.meta.dirname, '../dist/src/cli.js');
+const CLI = resolve(import.meta.dirname, '../dist/crawld.mjs');
 const CONNECTIONS_PER_HOST = 64;
 
 function start(args) {

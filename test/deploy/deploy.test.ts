@@ -47,7 +47,7 @@ describe('systemd unit deploy/crawld.service', () => {
     // /usr/bin/node (Debian/NodeSource packages); on a machine whose node lives elsewhere
     // (nvm, /usr/local) that alone would fail, so a temporary copy points ExecStart at the node
     // running this test. Nothing else is changed. The script argument is not checked by verify.
-    expect(unit).toMatch(/^ExecStart=\/usr\/bin\/node \/opt\/crawld\/dist\/src\/cli\.js run --config /m);
+    expect(unit).toMatch(/^ExecStart=\/usr\/bin\/node \/opt\/crawld\/dist\/crawld\.mjs run --config /m);
     const dir = tempDir('crawld-unit-');
     const copy = join(dir, 'crawld.service');
     writeFileSync(copy, unit.replace(/^ExecStart=\/usr\/bin\/node /m, `ExecStart=${process.execPath} `));
@@ -138,7 +138,7 @@ describe('Dockerfile', () => {
     expect(all('HEALTHCHECK').at(-1)).toMatch(/\/healthz/);
     expect(all('STOPSIGNAL').at(-1)).toBe('SIGTERM');
     expect(all('EXPOSE').join(' ')).toMatch(/\b9464\b/);
-    expect(all('ENTRYPOINT').at(-1)).toBe('["node", "/app/dist/src/cli.js"]');
+    expect(all('ENTRYPOINT').at(-1)).toBe('["node", "/app/dist/crawld.mjs"]');
   });
 
   it('has a .dockerignore keeping node_modules, dist and .git out of the context', () => {

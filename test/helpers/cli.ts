@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-export const CLI = resolve(import.meta.dirname, '../../dist/src/cli.js');
+/** The entry point that ships: the bundle `npm run build` makes (scripts/bundle.mjs). */
+export const CLI = resolve(import.meta.dirname, '../../dist/crawld.mjs');
 
 export interface CliProcess {
   readonly child: ChildProcess;
