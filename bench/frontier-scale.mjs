@@ -14,7 +14,9 @@ const serialAck = args.includes('--serial-ack');
 const batchAt = args.indexOf('--batch');
 const ENQUEUE_BATCH = batchAt >= 0 ? Number(args[batchAt + 1]) : 1000;
 // The count is the first argument that is neither a flag nor the value of --batch.
-const total = Number(args.find((a, i) => !a.startsWith('--') && (batchAt < 0 || i !== batchAt + 1)) ?? 1_000_000);
+const total = Number(
+  args.find((a, i) => !a.startsWith('--') && (batchAt < 0 || i !== batchAt + 1)) ?? 1_000_000,
+);
 if (!Number.isSafeInteger(ENQUEUE_BATCH) || ENQUEUE_BATCH < 1)
   throw new Error('--batch needs a positive integer');
 const LEASE_BATCH = 100;
