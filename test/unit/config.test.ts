@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/errors.js';
 import { expandSecrets, formatPath, parseConfigText, validateConfig } from '../../src/daemon/config.js';
+import { fetcherOptions } from '../../src/daemon/fetcher-options.js';
 
 function issuesOf(fn: () => unknown): string[] {
   try {
@@ -20,6 +21,17 @@ describe('config', () => {
     expect(c.frontier.kind).toBe('sqlite');
     expect(c.fetch.allowPrivateNetworks).toBe(false);
     expect(c.sinks).toEqual([{ kind: 'jsonl' }]);
+  });
+
+  it('sizes the connection pool per host to the concurrency ceiling unless set', () => {
+    const c = parseConfigText('');
+    expect(c.concurrency).toMatchObject({ maxPerHost: 256, global: 512, initialPerHost: 8 });
+    expect(fetcherOptions(c).connectionsPerHost).toBe(256);
+    const capped = parseConfigText('concurrency: { maxPerHost: 16 }');
+    expect(fetcherOptions(capped).connectionsPerHost).toBe(16);
+    // An explicit pool wins, wider or narrower.
+    const own = parseConfigText('concurrency: { maxPerHost: 16 }\nfetch: { connectionsPerHost: 4 }');
+    expect(fetcherOptions(own).connectionsPerHost).toBe(4);
   });
 
   it('applies nested defaults inside jobs', () => {
