@@ -95,8 +95,10 @@ describe('status page', () => {
     expect(headers['content-security-policy']).not.toMatch(/unsafe-inline/);
     expect(headers['x-content-type-options']).toBe('nosniff');
 
-    // Strings, not functions: they run in the page, and tsconfig has no DOM lib for this file.
-    await page.waitForFunction("/^[\\d,]+$/.test(document.getElementById('done').textContent)");
+    // Locators with a text filter, not waitForFunction: a predicate that has to be polled is
+    // re-evaluated with eval, which the page's own CSP (no 'unsafe-eval') rightly refuses, so
+    // the wait failed whenever the first poll had not landed yet.
+    await page.locator('#done', { hasText: /^[\d,]+$/ }).waitFor();
     await page.waitForSelector('#state.running');
     const first = await shownDone(page);
     await page.waitForTimeout(2000);
@@ -111,7 +113,7 @@ describe('status page', () => {
     expect(await row.locator('td.num').textContent()).toMatch(/^\d+ \/ \d+$/);
 
     // By now several polls have passed: a rate, a sparkline and a live connection.
-    await page.waitForFunction("Number(document.getElementById('rate').textContent) > 0");
+    await page.locator('#rate', { hasText: /[1-9]/ }).waitFor(); // a rate above zero
     expect(await page.getAttribute('#spark-line', 'points')).toMatch(/\d+(\.\d+)?,\d+(\.\d+)? /);
     expect(await page.textContent('#conn')).toBe('live');
     expect(await page.textContent('#instance')).not.toBe('…');
