@@ -67,7 +67,7 @@ export class ConcurrencyLimiter {
           this.#algorithm.onSample({
             rttMs: sample.rttMs ?? this.#clock.monotonic() - startedAt,
             lagMs: sample.lagMs ?? 0,
-            ...(sample.queuedMs !== undefined ? { queuedMs: sample.queuedMs } : {}),
+            queuedMs: sample.queuedMs,
             inflight,
             dropped: false,
             startedAt,

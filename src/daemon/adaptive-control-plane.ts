@@ -97,7 +97,7 @@ export class AdaptiveControlPlane implements ControlPlane {
         permit.success({
           rttMs: outcome.ttfbMs,
           lagMs: outcome.lagMs,
-          ...(outcome.queuedMs !== undefined ? { queuedMs: outcome.queuedMs } : {}),
+          queuedMs: outcome.queuedMs,
         });
         return;
       case 'dropped':

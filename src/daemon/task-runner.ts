@@ -122,7 +122,7 @@ export class TaskRunner {
       kind: 'success',
       ttfbMs: res.ttfbMs,
       lagMs: this.deps.lagMs(),
-      ...(res.queuedMs !== undefined ? { queuedMs: res.queuedMs } : {}),
+      queuedMs: res.queuedMs,
     };
   }
 
