@@ -3,30 +3,45 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteFrontier } from '../../src/adapters/frontier/sqlite.js';
-import { urlHash } from '../../src/adapters/frontier/sqlite-tx.js';
+import { SqliteFrontier, type SqliteFrontierOptions } from '../../src/adapters/frontier/sqlite.js';
+import { urlHash } from '../../src/adapters/frontier/sqlite-dedupe.js';
+import { nextSlot } from '../../src/adapters/frontier/sqlite-schema.js';
 import { FakeClock } from '../../src/core/clock.js';
+import {
+  COLLIDING,
+  dedupeRows,
+  expectBookkeeping,
+  metaValue,
+  moveSlotTo,
+  slotOf,
+} from '../helpers/sqlite-dedupe.js';
 import { frontierContract } from './frontier-contract.js';
 import { lease, paths, req, url } from './frontier-contract-helpers.js';
 
-frontierContract('sqlite', async (clock, opts) => {
-  const dir = mkdtempSync(join(tmpdir(), 'crawld-frontier-'));
-  const frontier = new SqliteFrontier({ path: join(dir, 'frontier.db'), clock, ...opts });
-  return {
-    frontier,
-    cleanup: async () => {
-      await frontier.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+const contract =
+  (extra: Partial<SqliteFrontierOptions>) => async (clock: FakeClock, opts: { maxPending?: number }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'crawld-frontier-'));
+    const frontier = new SqliteFrontier({ path: join(dir, 'frontier.db'), clock, ...extra, ...opts });
+    return {
+      frontier,
+      cleanup: async () => {
+        await frontier.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   };
-});
+
+frontierContract('sqlite', contract({}));
+// Again with every URL but the newest in the big dedupe table, so that each case also
+// covers slots found after their row moved (the default moves rows only past 20,000).
+frontierContract('sqlite (dedupe rows moving)', contract({ dedupeMergeRows: 1 }));
 
 describe('sqlite frontier specifics', () => {
   let dir: string;
   let path: string;
   const clock = new FakeClock();
   const open: SqliteFrontier[] = [];
-  const make = async (extra: { leaseScanLimit?: number } = {}) => {
+  const make = async (extra: Partial<SqliteFrontierOptions> = {}) => {
     const f = new SqliteFrontier({ path, clock, ...extra });
     open.push(f);
     await f.open();
@@ -58,15 +73,37 @@ describe('sqlite frontier specifics', () => {
   });
 
   it('does not let two URLs whose hashes collide hide each other', async () => {
+    const [a, b] = COLLIDING;
+    expect(urlHash(a)).toBe(urlHash(b));
     const f = await make();
-    await f.enqueue([req('a')]);
-    // Forge a collision: make a's stored hash equal to b's.
-    const raw = new Database(path);
-    raw.prepare('UPDATE tasks SET url_hash = ? WHERE url = ?').run(urlHash(url('b')), url('a'));
-    raw.close();
-    expect(await f.enqueue([req('b')])).toEqual({ added: 1, duplicates: 0, dropped: 0 });
-    expect(await f.enqueue([req('b')])).toEqual({ added: 0, duplicates: 1, dropped: 0 });
-    expect(paths(await lease(f))).toEqual(['a', 'b']);
+    expect(await f.enqueue([{ url: a, jobId: 'job1' }])).toMatchObject({ added: 1 });
+    expect(await f.enqueue([{ url: b, jobId: 'job1' }])).toEqual({ added: 1, duplicates: 0, dropped: 0 });
+    expect(slotOf(path, b)).toEqual({ table: 'dedupe_new', slot: nextSlot(urlHash(a)) });
+    // A second instance: no seen-URL cache in the way, both are found by probing.
+    const g = await make();
+    expect(await g.enqueue([b, a].map((u) => ({ url: u, jobId: 'job1' })))).toEqual({
+      added: 0,
+      duplicates: 2,
+      dropped: 0,
+    });
+    expect((await lease(f)).map((t) => t.url)).toEqual([a, b]);
+  });
+
+  it('keeps the first of two requests for one URL in a batch, within a chunk and across chunks', async () => {
+    const f = await make();
+    const filler = Array.from({ length: 55 }, (_, i) => req(`f${i}`, { priority: 5 }));
+    const batch = [
+      req('a', { priority: 2, depth: 1 }),
+      req('a', { depth: 2 }),
+      ...filler,
+      req('a', { depth: 3 }),
+    ];
+    expect(await f.enqueue(batch)).toEqual({ added: 56, duplicates: 2, dropped: 0 });
+    expect(await lease(f, 1)).toMatchObject([{ url: url('a'), priority: 2, depth: 1 }]);
+  });
+
+  it('refuses a negative dedupeMergeRows', () => {
+    expect(() => new SqliteFrontier({ path, clock, dedupeMergeRows: -1 })).toThrow(/dedupeMergeRows/);
   });
 
   it('rolls back a failing enqueue whole, alone or sharing a commit with other calls', async () => {
@@ -85,6 +122,7 @@ describe('sqlite frontier specifics', () => {
     expect(bad.status).toBe('rejected');
     expect(good).toEqual({ status: 'fulfilled', value: { added: 2, duplicates: 0, dropped: 0 } });
     expect(paths(await lease(f))).toEqual(['a0', 'z']);
+    expectBookkeeping(path);
   });
 
   it('bounds the excludeHosts scan to leaseScanLimit ready tasks', async () => {
@@ -104,5 +142,176 @@ describe('sqlite frontier specifics', () => {
     raw.pragma('user_version = 99');
     raw.close();
     await expect(make()).rejects.toThrow(/schema version 99/);
+  });
+});
+
+describe('sqlite frontier dedupe tables', () => {
+  let dir: string;
+  let path: string;
+  const clock = new FakeClock();
+  const open: SqliteFrontier[] = [];
+  const make = async (extra: Partial<SqliteFrontierOptions> = {}) => {
+    const f = new SqliteFrontier({ path, clock, ...extra });
+    open.push(f);
+    await f.open();
+    return f;
+  };
+  const job1 = (u: string) => ({ url: u, jobId: 'job1' });
+  const none = { added: 0, duplicates: 0, dropped: 0 };
+  /**
+   * Enqueues `urls` from instances that have none of them in their seen-URL cache, in one
+   * call by the batched path, then one by one by the row-by-row one (maxPending close).
+   */
+  const expectAllKnown = async (urls: readonly string[]) => {
+    const batched = await make();
+    expect(await batched.enqueue(urls.map(job1))).toEqual({ ...none, duplicates: urls.length });
+    const pending = (await batched.stats()).pending;
+    const rowByRow = await make({ maxPending: pending });
+    for (const u of urls) expect(await rowByRow.enqueue([job1(u)])).toEqual({ ...none, duplicates: 1 });
+  };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'crawld-dedupe-'));
+    path = join(dir, 'frontier.db');
+  });
+  afterEach(async () => {
+    for (const f of open.splice(0)) await f.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('finds a duplicate in dedupe_new before its row moves and in dedupe after', async () => {
+    const f = await make({ dedupeMergeRows: 3 });
+    const urls = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((p) => url(p));
+    expect(await f.enqueue(urls.map(job1))).toEqual({ ...none, added: 8 });
+    const rows = dedupeRows(path);
+    expect(rows.map((r) => r.table)).toEqual([...Array(5).fill('dedupe'), ...Array(3).fill('dedupe_new')]);
+    expect(expectBookkeeping(path)).toBe(3);
+    const moved = rows.find((r) => r.table === 'dedupe')!.url;
+    const recent = rows.find((r) => r.table === 'dedupe_new')!.url;
+    await expectAllKnown([moved]);
+    await expectAllKnown([recent]);
+    await expectAllKnown(urls);
+    expect(expectBookkeeping(path)).toBe(3);
+  });
+
+  it('puts a colliding URL past a slot held in dedupe, and finds it there', async () => {
+    const [first, second] = COLLIDING;
+    await (await make({ dedupeMergeRows: 0 })).enqueue([job1(first)]);
+    expect(slotOf(path, first)).toEqual({ table: 'dedupe', slot: urlHash(first) });
+    // Its slot is taken in dedupe: the batched claim skips it, and the probe goes on in dedupe_new.
+    expect(await (await make()).enqueue([job1(second)])).toEqual({ ...none, added: 1 });
+    expect(slotOf(path, second)).toEqual({ table: 'dedupe_new', slot: nextSlot(urlHash(first)) });
+    await expectAllKnown([second, first]);
+    // Once both have moved, both are still found.
+    await (await make({ dedupeMergeRows: 0 })).enqueue([job1(url('z'))]);
+    expect(dedupeRows(path).every((r) => r.table === 'dedupe')).toBe(true);
+    await expectAllKnown([second, first, url('z')]);
+    expectBookkeeping(path);
+  });
+
+  it('finds a colliding URL in dedupe past a slot held in dedupe_new', async () => {
+    const [first, second] = COLLIDING;
+    const f = await make();
+    expect(await f.enqueue([first, second].map(job1))).toEqual({ ...none, added: 2 });
+    moveSlotTo(path, second, 'dedupe');
+    expect(dedupeRows(path).map((r) => [r.table, r.slot, r.url])).toEqual([
+      ['dedupe', nextSlot(urlHash(first)), second],
+      ['dedupe_new', urlHash(first), first],
+    ]);
+    await expectAllKnown([second, first]);
+    // A third URL with a free slot of its own is unaffected.
+    expect(await (await make()).enqueue([job1(url('third'))])).toEqual({ ...none, added: 1 });
+    expectBookkeeping(path);
+  });
+
+  it('restarts a done or dead task by force after its dedupe row moved', async () => {
+    const f = await make({ dedupeMergeRows: 0 });
+    await f.enqueue([req('a'), req('b')]);
+    expect(dedupeRows(path).map((r) => r.table)).toEqual(['dedupe', 'dedupe']);
+    const [a, b] = await lease(f, 2);
+    expect(await f.ack(a!)).toBe(true);
+    expect(await f.deadLetter(b!, 'http_500')).toBe(true);
+    const g = await make({ dedupeMergeRows: 0 });
+    expect(await g.enqueue([req('a', { force: true }), req('b', { force: true, priority: 1 })])).toEqual({
+      ...none,
+      added: 2,
+    });
+    expect(await g.stats()).toMatchObject({ pending: 2, done: 0, dead: 0 });
+    // The same tasks, next generation: no new row, no new slot.
+    expect((await lease(g)).map((t) => [t.id, t.generation, t.priority])).toEqual([
+      [a!.id, 1, 0],
+      [b!.id, 1, 1],
+    ]);
+    expect(dedupeRows(path)).toHaveLength(2);
+    await expectAllKnown([url('a'), url('b')]);
+  });
+
+  it('moves the excess of dedupe_new to dedupe in key order, from a cursor that wraps', async () => {
+    const f = await make({ dedupeMergeRows: 3 });
+    const key = (r: { slot: number }) => r.slot; // one job: the slot orders the keys
+    let cursor = -1;
+    for (let i = 0; i < 40; i++) {
+      const before = new Set(
+        dedupeRows(path)
+          .filter((r) => r.table === 'dedupe')
+          .map((r) => r.url),
+      );
+      await f.enqueue([req(`u${i}`)]);
+      const rows = dedupeRows(path);
+      const moved = rows.filter((r) => r.table === 'dedupe' && !before.has(r.url));
+      if (i < 3) {
+        expect(moved).toEqual([]);
+        continue;
+      }
+      // The one row moved is the first after the cursor among those in dedupe_new before it moved.
+      const candidates = rows
+        .filter((r) => !before.has(r.url))
+        .map(key)
+        .sort((x, y) => x - y);
+      const next = candidates.find((k) => k > cursor) ?? candidates[0]!;
+      expect(moved.map(key)).toEqual([next]);
+      cursor = next;
+      expect([metaValue(path, 'merge_job'), metaValue(path, 'merge_hash')]).toEqual([1, moved[0]!.slot]);
+      expect(expectBookkeeping(path)).toBe(3);
+    }
+    await expectAllKnown(Array.from({ length: 40 }, (_, i) => url(`u${i}`)));
+  });
+
+  it('fails an enqueue whole rather than lose a slot or a task to a broken file', async () => {
+    const f = await make({ dedupeMergeRows: 1 });
+    await f.enqueue([req('a')]);
+    const raw = new Database(path);
+    // A slot in both tables: the move to dedupe would drop one of the two rows.
+    raw.prepare('INSERT INTO dedupe SELECT * FROM dedupe_new').run();
+    await expect(f.enqueue([req('b')])).rejects.toThrow(/both dedupe tables/);
+    raw.prepare('DELETE FROM dedupe').run();
+    // seq behind the ids: a new task's id is taken.
+    raw.prepare("UPDATE meta SET value = (SELECT id FROM tasks) WHERE key = 'seq'").run();
+    raw.close();
+    await expect(f.enqueue([req('c')])).rejects.toThrow(/task id is taken/);
+    expect(await f.stats()).toMatchObject({ pending: 1 });
+    expectBookkeeping(path);
+  });
+
+  it('keeps the row count right with instances of different thresholds sharing the file', async () => {
+    const a = await make({ dedupeMergeRows: 2 });
+    const b = await make({ dedupeMergeRows: 7 });
+    const urls: string[] = [];
+    let fresh = 0; // rows in dedupe_new
+    for (let i = 0; i < 12; i++) {
+      const batch = Array.from({ length: i % 4 === 0 ? 60 : i + 1 }, (_, j) => url(`p${i}-${j}`));
+      // With the first half of all URLs so far again: duplicates of rows in either table.
+      const again = [...urls, ...batch].slice(0, (urls.length + batch.length) >> 1);
+      urls.push(...batch);
+      const [f, threshold] = i % 2 ? [a, 2] : [b, 7];
+      expect(await f.enqueue([...again, ...batch].map(job1))).toEqual({
+        ...none,
+        added: batch.length,
+        duplicates: again.length,
+      });
+      fresh = Math.min(fresh + batch.length, threshold);
+      expect(expectBookkeeping(path)).toBe(fresh);
+    }
+    await expectAllKnown(urls);
   });
 });

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteFrontier } from '../../src/adapters/frontier/sqlite.js';
 import { FakeClock } from '../../src/core/clock.js';
+import { expectBookkeeping } from '../helpers/sqlite-dedupe.js';
 
 const builtAdapter = fileURLToPath(new URL('../../dist/src/adapters/frontier/sqlite.js', import.meta.url));
 const T0 = 1_700_000_000_000;
@@ -20,7 +21,7 @@ const T0 = 1_700_000_000_000;
 const CHILD = `
 import { SqliteFrontier } from ${JSON.stringify(builtAdapter)};
 const clock = { now: () => ${T0}, monotonic: () => 0, setTimer: () => ({ cancel() {} }) };
-const frontier = new SqliteFrontier({ path: process.argv[2], clock });
+const frontier = new SqliteFrontier({ path: process.argv[2], clock, dedupeMergeRows: Number(process.argv[3]) });
 await frontier.open();
 for (let batch = 0; batch < 5; batch++) {
   const requests = [];
@@ -33,8 +34,14 @@ setInterval(() => {}, 1000); // stay alive until killed
 `;
 
 /** Runs the child until it reports, then SIGKILLs it. */
-async function runAndKill(script: string, dbPath: string): Promise<{ enqueued: number; leased: string[] }> {
-  const child = spawn(process.execPath, [script, dbPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function runAndKill(
+  script: string,
+  dbPath: string,
+  mergeRows: number,
+): Promise<{ enqueued: number; leased: string[] }> {
+  const child = spawn(process.execPath, [script, dbPath, String(mergeRows)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => {
     stderr += chunk;
@@ -89,23 +96,33 @@ describe('sqlite frontier durability', () => {
     });
   });
 
-  it('keeps every committed task when the process is killed with SIGKILL', async () => {
-    if (!existsSync(builtAdapter)) throw new Error(`${builtAdapter} is missing: run \`npm run build\` first`);
-    const script = join(dir, 'child.mjs');
-    writeFileSync(script, CHILD);
-    const report = await runAndKill(script, dbPath);
+  // 20,000: no dedupe row moves (the default); 30: every enqueue of 100 URLs moves 100.
+  it.each([20_000, 30])(
+    'keeps every committed task when the process is killed with SIGKILL (dedupeMergeRows %i)',
+    async (mergeRows) => {
+      if (!existsSync(builtAdapter))
+        throw new Error(`${builtAdapter} is missing: run \`npm run build\` first`);
+      const script = join(dir, 'child.mjs');
+      writeFileSync(script, CHILD);
+      const report = await runAndKill(script, dbPath, mergeRows);
 
-    const clock = new FakeClock(T0);
-    const f = await reopen(clock);
-    expect(await f.stats()).toMatchObject({ pending: 490, leased: 10, done: 0, dead: 0 });
-    const leased = await f.listLeased();
-    expect(leased.map((t) => t.id)).toEqual(report.leased);
-    expect(leased.every((t) => t.leaseExpiresAt === T0 + 60_000)).toBe(true);
+      const clock = new FakeClock(T0);
+      const f = await reopen(clock);
+      expect(await f.stats()).toMatchObject({ pending: 490, leased: 10, done: 0, dead: 0 });
+      const leased = await f.listLeased();
+      expect(leased.map((t) => t.id)).toEqual(report.leased);
+      expect(leased.every((t) => t.leaseExpiresAt === T0 + 60_000)).toBe(true);
 
-    // The killed worker's leases expire and their tasks come back first (they were first in line).
-    clock.advance(60_000);
-    const again = await f.lease({ max: 10, leaseMs: 60_000, owner: 'test' });
-    expect(again.map((t) => t.id)).toEqual(report.leased);
-    expect(again.every((t) => t.attempts === 0)).toBe(true);
-  });
+      // The killed worker's leases expire and their tasks come back first (they were first in line).
+      clock.advance(60_000);
+      const again = await f.lease({ max: 10, leaseMs: 60_000, owner: 'test' });
+      expect(again.map((t) => t.id)).toEqual(report.leased);
+      expect(again.every((t) => t.attempts === 0)).toBe(true);
+
+      // Every URL is still known, wherever its dedupe row was when the process died.
+      expect(expectBookkeeping(dbPath)).toBe(Math.min(mergeRows, 500));
+      const urls = Array.from({ length: 500 }, (_, i) => ({ url: `http://example.com/${i}`, jobId: 'job1' }));
+      expect(await f.enqueue(urls)).toEqual({ added: 0, duplicates: 500, dropped: 0 });
+    },
+  );
 });

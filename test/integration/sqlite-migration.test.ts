@@ -1,7 +1,8 @@
 /**
- * A data dir written by schema version 1 opens with the current build: tasks in every
- * state, dead letters, counters and seq survive, and version 1's hash collisions (rows
- * sharing a url_hash) get slots of their own without losing either URL.
+ * Data dirs written by schema versions 1 and 2 open with the current build: tasks in every
+ * state, dead letters, counters and seq survive. Version 1's hash collisions (rows sharing a
+ * url_hash) get slots of their own without losing either URL (1 -> 2), and the dedupe
+ * entries move from the index tasks_url to the table dedupe (2 -> 3), collisions included.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,9 +10,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteFrontier } from '../../src/adapters/frontier/sqlite.js';
+import { urlHash } from '../../src/adapters/frontier/sqlite-dedupe.js';
 import { nextSlot, SCHEMA_VERSION } from '../../src/adapters/frontier/sqlite-schema.js';
-import { urlHash } from '../../src/adapters/frontier/sqlite-tx.js';
 import { FakeClock } from '../../src/core/clock.js';
+import { COLLIDING, dedupeRows } from '../helpers/sqlite-dedupe.js';
 
 /** Schema version 1, as released (sqlite-schema.ts before the dedupe index became UNIQUE). */
 const V1_DDL = `
@@ -56,6 +58,15 @@ CREATE TABLE IF NOT EXISTS meta (
 ) WITHOUT ROWID;
 INSERT OR IGNORE INTO meta (key, value) VALUES ('seq', 1);
 `;
+
+/**
+ * Schema version 2, as released: version 1 with the dedupe index UNIQUE under a new name
+ * (the two DDLs differ in that line only, comments aside).
+ */
+const V2_DDL = V1_DDL.replace(
+  'CREATE INDEX IF NOT EXISTS tasks_key ON tasks (job, url_hash);',
+  'CREATE UNIQUE INDEX IF NOT EXISTS tasks_url ON tasks (job, url_hash);',
+);
 
 const T0 = 1_700_000_000_000;
 const url = (path: string) => `http://example.com/${path}`;
@@ -115,18 +126,39 @@ const TASKS: V1Task[] = [
   },
 ];
 
-function writeV1(path: string): void {
+/** The two URLs of a real hash collision (same urlHash), as paths. */
+const [COLLIDES_A, COLLIDES_B] = COLLIDING.map((u) => new URL(u).pathname.slice(1)) as [string, string];
+
+/**
+ * The rows a version-2 frontier would hold: as version 1's, but version 2 resolved a
+ * collision when the second URL came, by putting it in the next free slot.
+ */
+const TASKS_V2: V1Task[] = [
+  ...TASKS.slice(0, 7),
+  { id: 8, job: 1, path: COLLIDES_A, priority: 0, state: 'ready', seq: 14 },
+  {
+    id: 9,
+    job: 1,
+    path: COLLIDES_B,
+    hash: nextSlot(urlHash(url(COLLIDES_A))),
+    priority: 0,
+    state: 'ready',
+    seq: 15,
+  },
+];
+
+function writeFile(path: string, version: 1 | 2, tasks: readonly V1Task[], seq: number): void {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
-  db.exec(V1_DDL);
-  db.pragma('user_version = 1');
+  db.exec(version === 1 ? V1_DDL : V2_DDL);
+  db.pragma(`user_version = ${version}`);
   db.prepare("INSERT INTO jobs (id, name) VALUES (1, 'job1'), (2, 'job2')").run();
   const insert = db.prepare(
     'INSERT INTO tasks (id, job, url, url_hash, host, priority, depth, state, not_before, seq, attempts, generation, ' +
       'lease_token, lease_owner, lease_expires_at, last_error, dead_at, dead_reason) ' +
       "VALUES (?, ?, ?, ?, 'example.com', ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
-  for (const t of TASKS) {
+  for (const t of tasks) {
     insert.run(
       t.id,
       t.job,
@@ -146,32 +178,73 @@ function writeV1(path: string): void {
       t.dead?.reason ?? null,
     );
   }
-  // The counters version 1 keeps: pending (ready + delayed) and dead by priority, all rows.
+  // The counters versions 1 and 2 keep: pending (ready + delayed) and dead by priority, all rows.
   const bump = db.prepare('INSERT INTO counts (bucket, priority, n) VALUES (?, ?, ?)');
   bump.run('pending', 0, 5);
   bump.run('pending', 1, 1);
   bump.run('dead', 2, 1);
-  bump.run('all', 0, TASKS.length);
-  db.prepare("UPDATE meta SET value = 100 WHERE key = 'seq'").run();
+  bump.run('all', 0, tasks.length);
+  db.prepare("UPDATE meta SET value = ? WHERE key = 'seq'").run(seq);
   db.close();
+}
+
+/** The schema version, the indexes on tasks, the dedupe tables and seq, read from the file. */
+function readLayout(path: string) {
+  const db = new Database(path, { readonly: true });
+  const keys = (table: string) =>
+    db
+      .prepare<[], { job: number; slot: number; id: number }>(
+        `SELECT job, url_hash AS slot, id FROM ${table} ORDER BY job, url_hash`,
+      )
+      .all();
+  try {
+    return {
+      version: db.pragma('user_version', { simple: true }),
+      indexes: db
+        .prepare<[], string>("SELECT name FROM pragma_index_list('tasks') ORDER BY name")
+        .pluck()
+        .all(),
+      dedupe: keys('dedupe'),
+      dedupeNew: keys('dedupe_new'),
+      tasks: keys('tasks'),
+      tasksCount: db.prepare('SELECT count(*) FROM tasks').pluck().get(),
+      meta: Object.fromEntries(
+        db
+          .prepare<[], { key: string; value: number }>('SELECT key, value FROM meta')
+          .all()
+          .map((r) => [r.key, r.value]),
+      ),
+    };
+  } finally {
+    db.close();
+  }
 }
 
 describe('sqlite frontier schema migration', () => {
   let dir: string;
   let path: string;
   let frontier: SqliteFrontier | undefined;
+  const opened: SqliteFrontier[] = [];
+  /** An instance of its own: no seen-URL cache shared with the others. */
+  const open = async (options: { maxPending?: number } = {}) => {
+    const f = new SqliteFrontier({ path, clock: new FakeClock(T0), ...options });
+    opened.push(f);
+    await f.open();
+    return f;
+  };
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'crawld-migrate-'));
     path = join(dir, 'frontier.db');
-    writeV1(path);
   });
   afterEach(async () => {
     await frontier?.close();
+    for (const f of opened.splice(0)) await f.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('opens a version-1 file with every task, dead letter, counter and seq intact', async () => {
+    writeFile(path, 1, TASKS, 100);
     const clock = new FakeClock(T0);
     frontier = new SqliteFrontier({ path, clock });
     await frontier.open();
@@ -231,31 +304,94 @@ describe('sqlite frontier schema migration', () => {
     expect(await frontier.stats()).toMatchObject({ pending: 2, delayed: 1, leased: 7, dead: 0, done: 1 });
   });
 
-  it('gives each URL of a version-1 collision a slot of its own and makes the index unique', async () => {
-    frontier = new SqliteFrontier({ path, clock: new FakeClock(T0) });
-    await frontier.open();
-    await frontier.close();
-    frontier = undefined;
+  it('gives each URL of a version-1 collision a slot of its own, then moves the slots to dedupe', async () => {
+    writeFile(path, 1, TASKS, 100);
+    await (await open()).close();
 
-    const db = new Database(path, { readonly: true });
-    try {
-      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      const indexes = db
-        .prepare<[], { name: string; unique: number }>(
-          'SELECT name, "unique" FROM pragma_index_list(\'tasks\')',
-        )
-        .all();
-      expect(indexes.map((i) => i.name)).not.toContain('tasks_key');
-      expect(indexes).toContainEqual(expect.objectContaining({ name: 'tasks_url', unique: 1 }));
-      const slot = (id: number) => db.prepare('SELECT url_hash FROM tasks WHERE id = ?').pluck().get(id);
-      const h = urlHash(url('ready-p0'));
-      // The lowest id keeps the shared hash; the other takes the next free slot, past the taken one.
-      expect([slot(1), slot(8), slot(9)]).toEqual([h, nextSlot(nextSlot(h)), nextSlot(h)]);
-      expect(db.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(TASKS.length);
-      expect(db.prepare("SELECT value FROM meta WHERE key = 'seq'").pluck().get()).toBe(100);
-    } finally {
-      db.close();
-    }
+    const layout = readLayout(path);
+    expect(layout.version).toBe(SCHEMA_VERSION);
+    expect(layout.indexes).toEqual(['tasks_dead', 'tasks_delayed', 'tasks_leased', 'tasks_ready']);
+    const slot = (id: number) => layout.dedupe.find((r) => r.id === id)?.slot;
+    const h = urlHash(url('ready-p0'));
+    // The lowest id keeps the shared hash; the other takes the next free slot, past the taken one.
+    expect([slot(1), slot(8), slot(9)]).toEqual([h, nextSlot(nextSlot(h)), nextSlot(h)]);
+    expect(layout.dedupe).toEqual(layout.tasks);
+    expect(layout.tasksCount).toBe(TASKS.length);
+    expect(layout.meta).toMatchObject({ seq: 100, dedupe_new: 0 });
+  });
+
+  it('opens a version-2 file with its collisions: every URL still known, new ones added, counts right', async () => {
+    writeFile(path, 2, TASKS_V2, 100);
+    const f = await open();
+    expect(await f.stats()).toEqual({
+      pending: 6,
+      delayed: 1,
+      leased: 1,
+      done: 1,
+      dead: 1,
+      pendingByPriority: { '0': 5, '1': 1 },
+    });
+    expect(await f.listLeased()).toMatchObject([{ id: '4', url: url('leased'), leaseToken: 'tok.4' }]);
+
+    // Every URL, the colliding pair included, from instances with no seen-URL cache: one
+    // batch (the batched path), then one URL per call near maxPending (row by row).
+    const all = TASKS_V2.map((t) => ({ url: url(t.path), jobId: `job${t.job}` }));
+    expect(await (await open()).enqueue(all)).toEqual({ added: 0, duplicates: all.length, dropped: 0 });
+    const rowByRow = await open({ maxPending: 6 });
+    for (const r of all) expect(await rowByRow.enqueue([r])).toEqual({ added: 0, duplicates: 1, dropped: 0 });
+
+    // New URLs go in after every existing task, with ids past every existing one.
+    expect(
+      await f.enqueue([
+        { url: url('new'), jobId: 'job1' },
+        { url: url('new'), jobId: 'job2' },
+      ]),
+    ).toEqual({
+      added: 2,
+      duplicates: 0,
+      dropped: 0,
+    });
+    const leased = await f.lease({ max: 100, leaseMs: 60_000, owner: 'w' });
+    expect(leased.map((t) => `${t.jobId}:${new URL(t.url).pathname.slice(1)}`)).toEqual([
+      'job1:ready-p0',
+      'job2:ready-p0',
+      `job1:${COLLIDES_A}`,
+      `job1:${COLLIDES_B}`,
+      'job1:new',
+      'job2:new',
+      'job1:ready-p1',
+    ]);
+    // Ids are seqs: from 100, less the 9 a batched enqueue of duplicates uses up.
+    expect(leased.filter((t) => t.url === url('new')).map((t) => Number(t.id))).toEqual([109, 110]);
+    // A forced re-enqueue of the dead task revives it (counters move from dead to pending).
+    expect(await f.enqueue([{ url: url('dead'), jobId: 'job1', force: true }])).toMatchObject({ added: 1 });
+    expect(await f.stats()).toMatchObject({ pending: 2, delayed: 1, leased: 8, dead: 0, done: 1 });
+  });
+
+  it('moves the slots of a version-2 file from tasks_url to dedupe as they are', async () => {
+    writeFile(path, 2, TASKS_V2, 100);
+    await (await open()).close();
+
+    const layout = readLayout(path);
+    expect(layout.version).toBe(SCHEMA_VERSION);
+    expect(layout.indexes).toEqual(['tasks_dead', 'tasks_delayed', 'tasks_leased', 'tasks_ready']);
+    expect(layout.dedupe).toEqual(layout.tasks);
+    expect(layout.dedupe).toHaveLength(TASKS_V2.length);
+    expect(layout.dedupe.filter((r) => r.id >= 8).map((r) => r.slot)).toEqual([
+      urlHash(url(COLLIDES_A)),
+      nextSlot(urlHash(url(COLLIDES_A))),
+    ]);
+    expect(layout.dedupeNew).toEqual([]);
+    expect(layout.meta).toEqual({ seq: 100, dedupe_new: 0, merge_job: -1, merge_hash: -1 });
+  });
+
+  it('moves seq past every task id, since new ids are taken from it', async () => {
+    // Not a state version 2 writes (every task used up a seq), but ids must never repeat.
+    writeFile(path, 2, TASKS_V2, 5);
+    const f = await open();
+    expect(readLayout(path).meta).toMatchObject({ seq: 10 });
+    expect(await f.enqueue([{ url: url('new'), jobId: 'job1' }])).toMatchObject({ added: 1 });
+    expect(dedupeRows(path).find((r) => r.url === url('new'))).toMatchObject({ table: 'dedupe_new', id: 10 });
   });
 
   it('wraps the slot after the largest hash to 0', () => {

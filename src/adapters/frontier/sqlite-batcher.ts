@@ -16,8 +16,8 @@ interface Op {
  * transaction; with others, each runs in a savepoint, so one failing call rolls back alone
  * and rejects alone while the others commit. (Not a savepoint always: a savepoint copies
  * every page it changes to a sub-journal first, and an enqueue of 1000 new URLs changes
- * about 1000 pages of the dedupe index.) A call's promise settles only after the commit, so
- * a caller that awaits sees its write durable.
+ * hundreds of pages of the dedupe tables and indexes.) A call's promise settles only after
+ * the commit, so a caller that awaits sees its write durable.
  */
 export class WriteBatcher {
   #ops: Op[] = [];

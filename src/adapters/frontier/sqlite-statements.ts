@@ -31,13 +31,6 @@ export interface DeadRow {
   dead_at: number;
 }
 
-export interface KeyRow {
-  id: number;
-  url: string;
-  state: 'ready' | 'delayed' | 'leased' | 'done' | 'dead';
-  priority: number;
-}
-
 const TASK_COLUMNS =
   'id, seq, url, host, job, priority, depth, attempts, generation, last_error, lease_token, lease_expires_at';
 // One random prefix per lease call plus the row id: unique per task and per lease, and
@@ -49,11 +42,13 @@ const CLEAR_LEASE = 'lease_token = NULL, lease_owner = NULL, lease_expires_at = 
 /** Guard shared by ack, retry and deadLetter: only the holder of the current lease may finish it. */
 const HELD = "id = ? AND state = 'leased' AND lease_token = ?";
 
-const INSERT = 'INSERT INTO tasks (job, url, url_hash, host, priority, depth, state, not_before, seq) VALUES';
-const INSERT_NEW = 'ON CONFLICT (job, url_hash) DO NOTHING RETURNING seq';
+// A new task's id is given, not assigned: it is the task's seq at insertion (see tasks in
+// sqlite-schema.ts), known before the row is written, which is what the dedupe tables store.
+const COLUMNS = 'tasks (id, job, url, url_hash, host, priority, depth, state, not_before, seq) VALUES';
+const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 export function prepareStatements(db: Database.Database) {
-  const insertMany = new Map<number, Database.Statement<unknown[], number>>();
+  const insertMany = new Map<number, Database.Statement<unknown[]>>();
   return {
     seqGet: db.prepare<[], number>("SELECT value FROM meta WHERE key = 'seq'").pluck(),
     seqSet: db.prepare<[number]>("UPDATE meta SET value = ? WHERE key = 'seq'"),
@@ -74,24 +69,23 @@ export function prepareStatements(db: Database.Database) {
       .prepare<[number], number>("SELECT count(*) FROM tasks WHERE state = 'delayed' AND not_before > ?")
       .pluck(),
 
-    insert: db.prepare<[number, string, number, string, number, number, string, number, number]>(
-      `${INSERT} (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    insert: db.prepare<[number, number, string, number, string, number, number, string, number, number]>(
+      `INSERT INTO ${COLUMNS} ${ROW}`,
     ),
-    /** `rows` new tasks in one statement; returns the seq of each row stored (not in a taken slot). */
+    /**
+     * `rows` new tasks in one statement (their dedupe slots are already taken: sqlite-dedupe.ts).
+     * OR IGNORE spares the statement journal (see claim in sqlite-dedupe.ts); the caller
+     * checks that every row went in.
+     */
     insertMany: (rows: number) => {
       let stmt = insertMany.get(rows);
       if (stmt === undefined) {
-        const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-        stmt = db.prepare<unknown[], number>(`${INSERT} ${values} ${INSERT_NEW}`).pluck();
+        const values = Array.from({ length: rows }, () => ROW).join(', ');
+        stmt = db.prepare<unknown[]>(`INSERT OR IGNORE INTO ${COLUMNS} ${values}`);
         insertMany.set(rows, stmt);
       }
       return stmt;
     },
-    // The row in a dedupe slot (url_hash is unique per job): the URL itself, or another
-    // whose hash collided, in which case the lookup goes on to the next slot.
-    findKey: db.prepare<[number, number], KeyRow>(
-      'SELECT id, url, state, priority FROM tasks WHERE job = ? AND url_hash = ?',
-    ),
     // Forced re-enqueue of a done or dead task: a new crawl cycle.
     requeue: db.prepare<[number, number, string, number, number, number]>(
       'UPDATE tasks SET priority = ?, depth = ?, state = ?, not_before = ?, seq = ?, attempts = 0, ' +

@@ -6,15 +6,16 @@
  * a transaction of its own or a savepoint of a shared one (see sqlite-batcher.ts).
  */
 import type Database from 'better-sqlite3';
+import { CrawldError } from '../../core/errors.js';
 import type { EnqueueResult } from '../../ports/frontier.js';
 import type { PreparedRequest } from './common.js';
-import { nextSlot } from './sqlite-schema.js';
-import type { KeyRow, Statements, TaskRow } from './sqlite-statements.js';
+import { type Claim, type Dedupe, urlHash } from './sqlite-dedupe.js';
+import type { Statements, TaskRow } from './sqlite-statements.js';
 
 /** Per-call bounds on catch-up work (expired leases, due delayed tasks); the rest follows on later calls. */
 const RECLAIM_BATCH = 10_000;
 const PROMOTE_BATCH = 10_000;
-/** Rows per INSERT statement of an enqueue (9 parameters each). */
+/** Rows per INSERT statement of an enqueue (10 parameters each). */
 const INSERT_ROWS = 50;
 
 type Bucket = 'pending' | 'dead' | 'all';
@@ -55,24 +56,7 @@ export interface RawStats {
 
 const stateAt = (at: number, now: number) => (at <= now ? 'ready' : 'delayed');
 
-/**
- * 53-bit hash of a URL for the dedupe index: two 32-bit multiplicative hashes (FNV-1a and
- * a murmur-style multiplier), 32 + 21 bits, so it stays an exact JS number. Persisted in
- * every row (as the first slot a URL probes): changing it requires a schema migration.
- */
-export function urlHash(url: string): number {
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c;
-  for (let i = 0; i < url.length; i++) {
-    const c = url.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-    b ^= b >>> 15;
-  }
-  return (a >>> 0) * 0x200000 + ((b >>> 0) & 0x1fffff);
-}
-
-export function makeTransactions(db: Database.Database, st: Statements, maxPending: number) {
+export function makeTransactions(db: Database.Database, st: Statements, dedupe: Dedupe, maxPending: number) {
   /** Runs a write that moves one leased task back to pending at `at`; false when the lease is stale. */
   const requeueLeased = (write: (seq: number) => number | undefined): boolean => {
     const seq = st.seqGet.get()!;
@@ -83,19 +67,12 @@ export function makeTransactions(db: Database.Database, st: Statements, maxPendi
     return true;
   };
 
-  /** The row of `url`, or the free slot where it goes: probes from its hash (see tasks_url). */
-  const find = (job: number, url: string): { row?: KeyRow; slot: number } => {
-    for (let slot = urlHash(url); ; slot = nextSlot(slot)) {
-      const row = st.findKey.get(job, slot);
-      if (row === undefined || row.url === url) return { row, slot };
-    }
-  };
-
   return {
     enqueue: (batch: readonly PreparedRequest[], jobs: Map<string, number>, now: number): EnqueueResult => {
       const deltas = new CountDeltas();
       let seq = st.seqGet.get()!;
       let pending = st.pendingTotal.get()!;
+      let claimed = 0; // new rows in dedupe_new
       const result = { added: 0, duplicates: 0, dropped: 0 };
       const added = (r: PreparedRequest) => {
         deltas.add('pending', r.priority, 1);
@@ -105,7 +82,7 @@ export function makeTransactions(db: Database.Database, st: Statements, maxPendi
       /** Stores r with `rowSeq` unless its URL is known; forced requests restart a finished task. */
       const one = (r: PreparedRequest, job: number, rowSeq: number): boolean => {
         const state = stateAt(r.notBefore, now);
-        const { row, slot } = find(job, r.url);
+        const { row, slot } = dedupe.find(job, r.url);
         if (row) {
           // Seen: a duplicate, unless forced and finished, which starts a new generation.
           if (!r.force || (row.state !== 'done' && row.state !== 'dead')) {
@@ -118,7 +95,9 @@ export function makeTransactions(db: Database.Database, st: Statements, maxPendi
           result.dropped++; // nothing written, so the URL is not remembered as seen
           return false;
         } else {
-          st.insert.run(job, r.url, slot, r.host, r.priority, r.depth, state, r.notBefore, rowSeq);
+          dedupe.add(job, slot, rowSeq);
+          claimed++;
+          st.insert.run(rowSeq, job, r.url, slot, r.host, r.priority, r.depth, state, r.notBefore, rowSeq);
           deltas.add('all', 0, 1);
         }
         added(r);
@@ -131,21 +110,44 @@ export function makeTransactions(db: Database.Database, st: Statements, maxPendi
           for (const r of chunk) if (one(r, jobs.get(r.jobId)!, seq)) seq++;
           continue;
         }
-        // Otherwise all at once: a row whose slot is taken is skipped by the INSERT and is a
-        // duplicate (also of an earlier row of the chunk) or a collision, settled by one().
+        // Otherwise all at once: each row claims its hash slot, and a row whose slot is taken
+        // is a duplicate (also of an earlier row of the chunk) or a collision, settled by one().
+        const claims: Claim[] = chunk.map((r, i) => ({
+          job: jobs.get(r.jobId)!,
+          slot: urlHash(r.url),
+          id: seq + i,
+        }));
+        const stored = dedupe.claim(claims);
+        // The claimed rows go in first: one() finds a duplicate of them through their task row.
         const args: unknown[] = [];
         chunk.forEach((r, i) => {
-          const job = jobs.get(r.jobId)!;
-          const state = stateAt(r.notBefore, now);
-          args.push(job, r.url, urlHash(r.url), r.host, r.priority, r.depth, state, r.notBefore, seq + i);
+          const { job, slot, id } = claims[i]!;
+          if (!stored.has(id)) return;
+          args.push(
+            id,
+            job,
+            r.url,
+            slot,
+            r.host,
+            r.priority,
+            r.depth,
+            stateAt(r.notBefore, now),
+            r.notBefore,
+            id,
+          );
         });
-        const stored = new Set(st.insertMany(chunk.length).all(args));
+        if (stored.size > 0 && st.insertMany(stored.size).run(args).changes !== stored.size) {
+          // An id taken (seq behind the ids, which the schema rules out): fail the call whole.
+          throw new CrawldError('frontier: a new task id is taken');
+        }
+        claimed += stored.size;
         chunk.forEach((r, i) => {
-          if (stored.has(seq + i)) {
+          const { job, id } = claims[i]!;
+          if (stored.has(id)) {
             deltas.add('all', 0, 1);
             added(r);
           } else {
-            one(r, jobs.get(r.jobId)!, seq + i);
+            one(r, job, id);
           }
         });
         // The seqs of duplicates go unused: seq only has to grow.
@@ -153,6 +155,7 @@ export function makeTransactions(db: Database.Database, st: Statements, maxPendi
       }
       deltas.flush(st);
       st.seqSet.run(seq);
+      dedupe.settle(claimed);
       return result;
     },
 
