@@ -31,31 +31,39 @@ const contract =
     };
   };
 
-frontierContract('sqlite', contract({}));
-// Again with every URL but the newest in the big dedupe table, so that each case also
-// covers slots found after their row moved (the default moves rows only past 20,000).
-frontierContract('sqlite (dedupe rows moving)', contract({ dedupeMergeRows: 1 }));
-
-describe('sqlite frontier specifics', () => {
-  let dir: string;
-  let path: string;
+/**
+ * Frontiers on one fresh file per test (in a nested directory when `nested`), all closed and the
+ * directory removed after it. Call in a describe block: it registers beforeEach/afterEach.
+ */
+function frontiersOnOneFile(prefix: string, nested: boolean) {
   const clock = new FakeClock();
   const open: SqliteFrontier[] = [];
+  let dir = '';
+  let path = '';
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), prefix));
+    path = nested ? join(dir, 'nested', 'frontier.db') : join(dir, 'frontier.db');
+  });
+  afterEach(async () => {
+    for (const f of open.splice(0)) await f.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
   const make = async (extra: Partial<SqliteFrontierOptions> = {}) => {
     const f = new SqliteFrontier({ path, clock, ...extra });
     open.push(f);
     await f.open();
     return f;
   };
+  return { clock, make, path: () => path };
+}
 
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'crawld-frontier-'));
-    path = join(dir, 'nested', 'frontier.db');
-  });
-  afterEach(async () => {
-    for (const f of open.splice(0)) await f.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+frontierContract('sqlite', contract({}));
+// Again with every URL but the newest in the big dedupe table, so that each case also
+// covers slots found after their row moved (the default moves rows only past 20,000).
+frontierContract('sqlite (dedupe rows moving)', contract({ dedupeMergeRows: 1 }));
+
+describe('sqlite frontier specifics', () => {
+  const { clock, make, path: dbPath } = frontiersOnOneFile('crawld-frontier-', true);
 
   it('lets two instances share one file: dedupe, FIFO and counters stay consistent', async () => {
     const a = await make();
@@ -78,7 +86,7 @@ describe('sqlite frontier specifics', () => {
     const f = await make();
     expect(await f.enqueue([{ url: a, jobId: 'job1' }])).toMatchObject({ added: 1 });
     expect(await f.enqueue([{ url: b, jobId: 'job1' }])).toEqual({ added: 1, duplicates: 0, dropped: 0 });
-    expect(slotOf(path, b)).toEqual({ table: 'dedupe_new', slot: nextSlot(urlHash(a)) });
+    expect(slotOf(dbPath(), b)).toEqual({ table: 'dedupe_new', slot: nextSlot(urlHash(a)) });
     // A second instance: no seen-URL cache in the way, both are found by probing.
     const g = await make();
     expect(await g.enqueue([b, a].map((u) => ({ url: u, jobId: 'job1' })))).toEqual({
@@ -103,12 +111,14 @@ describe('sqlite frontier specifics', () => {
   });
 
   it('refuses a negative dedupeMergeRows', () => {
-    expect(() => new SqliteFrontier({ path, clock, dedupeMergeRows: -1 })).toThrow(/dedupeMergeRows/);
+    expect(() => new SqliteFrontier({ path: dbPath(), clock, dedupeMergeRows: -1 })).toThrow(
+      /dedupeMergeRows/,
+    );
   });
 
   it('rolls back a failing enqueue whole, alone or sharing a commit with other calls', async () => {
     const f = await make();
-    const raw = new Database(path);
+    const raw = new Database(dbPath());
     raw.exec(
       "CREATE TRIGGER boom BEFORE INSERT ON tasks WHEN NEW.url LIKE '%boom%' BEGIN SELECT RAISE(ABORT, 'boom'); END",
     );
@@ -122,7 +132,7 @@ describe('sqlite frontier specifics', () => {
     expect(bad.status).toBe('rejected');
     expect(good).toEqual({ status: 'fulfilled', value: { added: 2, duplicates: 0, dropped: 0 } });
     expect(paths(await lease(f))).toEqual(['a0', 'z']);
-    expectBookkeeping(path);
+    expectBookkeeping(dbPath());
   });
 
   it('bounds the excludeHosts scan to leaseScanLimit ready tasks', async () => {
@@ -138,7 +148,7 @@ describe('sqlite frontier specifics', () => {
   it('refuses a database written by a newer schema', async () => {
     const f = await make();
     await f.close();
-    const raw = new Database(path);
+    const raw = new Database(dbPath());
     raw.pragma('user_version = 99');
     raw.close();
     await expect(make()).rejects.toThrow(/schema version 99/);
@@ -146,21 +156,12 @@ describe('sqlite frontier specifics', () => {
 });
 
 describe('sqlite frontier dedupe tables', () => {
-  let dir: string;
-  let path: string;
-  const clock = new FakeClock();
-  const open: SqliteFrontier[] = [];
-  const make = async (extra: Partial<SqliteFrontierOptions> = {}) => {
-    const f = new SqliteFrontier({ path, clock, ...extra });
-    open.push(f);
-    await f.open();
-    return f;
-  };
+  const { make, path: dbPath } = frontiersOnOneFile('crawld-dedupe-', false);
   const job1 = (u: string) => ({ url: u, jobId: 'job1' });
   const none = { added: 0, duplicates: 0, dropped: 0 };
   /**
    * Enqueues `urls` from instances that have none of them in their seen-URL cache, in one
-   * call by the batched path, then one by one by the row-by-row one (maxPending close).
+   * call by the batched dbPath(), then one by one by the row-by-row one (maxPending close).
    */
   const expectAllKnown = async (urls: readonly string[]) => {
     const batched = await make();
@@ -170,64 +171,55 @@ describe('sqlite frontier dedupe tables', () => {
     for (const u of urls) expect(await rowByRow.enqueue([job1(u)])).toEqual({ ...none, duplicates: 1 });
   };
 
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'crawld-dedupe-'));
-    path = join(dir, 'frontier.db');
-  });
-  afterEach(async () => {
-    for (const f of open.splice(0)) await f.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   it('finds a duplicate in dedupe_new before its row moves and in dedupe after', async () => {
     const f = await make({ dedupeMergeRows: 3 });
     const urls = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((p) => url(p));
     expect(await f.enqueue(urls.map(job1))).toEqual({ ...none, added: 8 });
-    const rows = dedupeRows(path);
+    const rows = dedupeRows(dbPath());
     expect(rows.map((r) => r.table)).toEqual([...Array(5).fill('dedupe'), ...Array(3).fill('dedupe_new')]);
-    expect(expectBookkeeping(path)).toBe(3);
+    expect(expectBookkeeping(dbPath())).toBe(3);
     const moved = rows.find((r) => r.table === 'dedupe')!.url;
     const recent = rows.find((r) => r.table === 'dedupe_new')!.url;
     await expectAllKnown([moved]);
     await expectAllKnown([recent]);
     await expectAllKnown(urls);
-    expect(expectBookkeeping(path)).toBe(3);
+    expect(expectBookkeeping(dbPath())).toBe(3);
   });
 
   it('puts a colliding URL past a slot held in dedupe, and finds it there', async () => {
     const [first, second] = COLLIDING;
     await (await make({ dedupeMergeRows: 0 })).enqueue([job1(first)]);
-    expect(slotOf(path, first)).toEqual({ table: 'dedupe', slot: urlHash(first) });
+    expect(slotOf(dbPath(), first)).toEqual({ table: 'dedupe', slot: urlHash(first) });
     // Its slot is taken in dedupe: the batched claim skips it, and the probe goes on in dedupe_new.
     expect(await (await make()).enqueue([job1(second)])).toEqual({ ...none, added: 1 });
-    expect(slotOf(path, second)).toEqual({ table: 'dedupe_new', slot: nextSlot(urlHash(first)) });
+    expect(slotOf(dbPath(), second)).toEqual({ table: 'dedupe_new', slot: nextSlot(urlHash(first)) });
     await expectAllKnown([second, first]);
     // Once both have moved, both are still found.
     await (await make({ dedupeMergeRows: 0 })).enqueue([job1(url('z'))]);
-    expect(dedupeRows(path).every((r) => r.table === 'dedupe')).toBe(true);
+    expect(dedupeRows(dbPath()).every((r) => r.table === 'dedupe')).toBe(true);
     await expectAllKnown([second, first, url('z')]);
-    expectBookkeeping(path);
+    expectBookkeeping(dbPath());
   });
 
   it('finds a colliding URL in dedupe past a slot held in dedupe_new', async () => {
     const [first, second] = COLLIDING;
     const f = await make();
     expect(await f.enqueue([first, second].map(job1))).toEqual({ ...none, added: 2 });
-    moveSlotTo(path, second, 'dedupe');
-    expect(dedupeRows(path).map((r) => [r.table, r.slot, r.url])).toEqual([
+    moveSlotTo(dbPath(), second, 'dedupe');
+    expect(dedupeRows(dbPath()).map((r) => [r.table, r.slot, r.url])).toEqual([
       ['dedupe', nextSlot(urlHash(first)), second],
       ['dedupe_new', urlHash(first), first],
     ]);
     await expectAllKnown([second, first]);
     // A third URL with a free slot of its own is unaffected.
     expect(await (await make()).enqueue([job1(url('third'))])).toEqual({ ...none, added: 1 });
-    expectBookkeeping(path);
+    expectBookkeeping(dbPath());
   });
 
   it('restarts a done or dead task by force after its dedupe row moved', async () => {
     const f = await make({ dedupeMergeRows: 0 });
     await f.enqueue([req('a'), req('b')]);
-    expect(dedupeRows(path).map((r) => r.table)).toEqual(['dedupe', 'dedupe']);
+    expect(dedupeRows(dbPath()).map((r) => r.table)).toEqual(['dedupe', 'dedupe']);
     const [a, b] = await lease(f, 2);
     expect(await f.ack(a!)).toBe(true);
     expect(await f.deadLetter(b!, 'http_500')).toBe(true);
@@ -242,7 +234,7 @@ describe('sqlite frontier dedupe tables', () => {
       [a!.id, 1, 0],
       [b!.id, 1, 1],
     ]);
-    expect(dedupeRows(path)).toHaveLength(2);
+    expect(dedupeRows(dbPath())).toHaveLength(2);
     await expectAllKnown([url('a'), url('b')]);
   });
 
@@ -252,12 +244,12 @@ describe('sqlite frontier dedupe tables', () => {
     let cursor = -1;
     for (let i = 0; i < 40; i++) {
       const before = new Set(
-        dedupeRows(path)
+        dedupeRows(dbPath())
           .filter((r) => r.table === 'dedupe')
           .map((r) => r.url),
       );
       await f.enqueue([req(`u${i}`)]);
-      const rows = dedupeRows(path);
+      const rows = dedupeRows(dbPath());
       const moved = rows.filter((r) => r.table === 'dedupe' && !before.has(r.url));
       if (i < 3) {
         expect(moved).toEqual([]);
@@ -271,8 +263,11 @@ describe('sqlite frontier dedupe tables', () => {
       const next = candidates.find((k) => k > cursor) ?? candidates[0]!;
       expect(moved.map(key)).toEqual([next]);
       cursor = next;
-      expect([metaValue(path, 'merge_job'), metaValue(path, 'merge_hash')]).toEqual([1, moved[0]!.slot]);
-      expect(expectBookkeeping(path)).toBe(3);
+      expect([metaValue(dbPath(), 'merge_job'), metaValue(dbPath(), 'merge_hash')]).toEqual([
+        1,
+        moved[0]!.slot,
+      ]);
+      expect(expectBookkeeping(dbPath())).toBe(3);
     }
     await expectAllKnown(Array.from({ length: 40 }, (_, i) => url(`u${i}`)));
   });
@@ -280,7 +275,7 @@ describe('sqlite frontier dedupe tables', () => {
   it('fails an enqueue whole rather than lose a slot or a task to a broken file', async () => {
     const f = await make({ dedupeMergeRows: 1 });
     await f.enqueue([req('a')]);
-    const raw = new Database(path);
+    const raw = new Database(dbPath());
     // A slot in both tables: the move to dedupe would drop one of the two rows.
     raw.prepare('INSERT INTO dedupe SELECT * FROM dedupe_new').run();
     await expect(f.enqueue([req('b')])).rejects.toThrow(/both dedupe tables/);
@@ -290,7 +285,7 @@ describe('sqlite frontier dedupe tables', () => {
     raw.close();
     await expect(f.enqueue([req('c')])).rejects.toThrow(/task id is taken/);
     expect(await f.stats()).toMatchObject({ pending: 1 });
-    expectBookkeeping(path);
+    expectBookkeeping(dbPath());
   });
 
   it('keeps the row count right with instances of different thresholds sharing the file', async () => {
@@ -310,7 +305,7 @@ describe('sqlite frontier dedupe tables', () => {
         duplicates: again.length,
       });
       fresh = Math.min(fresh + batch.length, threshold);
-      expect(expectBookkeeping(path)).toBe(fresh);
+      expect(expectBookkeeping(dbPath())).toBe(fresh);
     }
     await expectAllKnown(urls);
   });
