@@ -232,6 +232,15 @@ describe('sqlite frontier schema migration', () => {
     await f.open();
     return f;
   };
+  /** Writes a file of schema `version`, lets a frontier migrate it, and returns its layout. */
+  const migrated = async (version: 1 | 2, tasks: readonly V1Task[]) => {
+    writeFile(path, version, tasks, 100);
+    await (await open()).close();
+    const layout = readLayout(path);
+    expect(layout.version).toBe(SCHEMA_VERSION);
+    expect(layout.indexes).toEqual(['tasks_dead', 'tasks_delayed', 'tasks_leased', 'tasks_ready']);
+    return layout;
+  };
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'crawld-migrate-'));
@@ -305,12 +314,7 @@ describe('sqlite frontier schema migration', () => {
   });
 
   it('gives each URL of a version-1 collision a slot of its own, then moves the slots to dedupe', async () => {
-    writeFile(path, 1, TASKS, 100);
-    await (await open()).close();
-
-    const layout = readLayout(path);
-    expect(layout.version).toBe(SCHEMA_VERSION);
-    expect(layout.indexes).toEqual(['tasks_dead', 'tasks_delayed', 'tasks_leased', 'tasks_ready']);
+    const layout = await migrated(1, TASKS);
     const slot = (id: number) => layout.dedupe.find((r) => r.id === id)?.slot;
     const h = urlHash(url('ready-p0'));
     // The lowest id keeps the shared hash; the other takes the next free slot, past the taken one.
@@ -369,12 +373,7 @@ describe('sqlite frontier schema migration', () => {
   });
 
   it('moves the slots of a version-2 file from tasks_url to dedupe as they are', async () => {
-    writeFile(path, 2, TASKS_V2, 100);
-    await (await open()).close();
-
-    const layout = readLayout(path);
-    expect(layout.version).toBe(SCHEMA_VERSION);
-    expect(layout.indexes).toEqual(['tasks_dead', 'tasks_delayed', 'tasks_leased', 'tasks_ready']);
+    const layout = await migrated(2, TASKS_V2);
     expect(layout.dedupe).toEqual(layout.tasks);
     expect(layout.dedupe).toHaveLength(TASKS_V2.length);
     expect(layout.dedupe.filter((r) => r.id >= 8).map((r) => r.slot)).toEqual([

@@ -68,12 +68,17 @@ export function checkLeaseOptions(options: LeaseOptions): void {
   }
 }
 
+/** An adapter option that counts something (rows, tasks): a safe integer, 0 or more. */
+export function checkCount(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new InvalidArgumentError(`${name} must be a non-negative integer, got ${value}`);
+  }
+  return value;
+}
+
 export function checkMaxPending(maxPending: number | undefined): number {
   if (maxPending === undefined) return Number.POSITIVE_INFINITY;
-  if (!Number.isSafeInteger(maxPending) || maxPending < 0) {
-    throw new InvalidArgumentError(`maxPending must be a non-negative integer, got ${maxPending}`);
-  }
-  return maxPending;
+  return checkCount('maxPending', maxPending);
 }
 
 export function notOpenError(): CrawldError {

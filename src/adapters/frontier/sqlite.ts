@@ -10,7 +10,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Clock } from '../../core/clock.js';
-import { InvalidArgumentError } from '../../core/errors.js';
 import type {
   AckOptions,
   DeadLetter,
@@ -22,7 +21,14 @@ import type {
   RetryOptions,
   Task,
 } from '../../ports/frontier.js';
-import { checkLeaseOptions, checkMaxPending, makeTask, notOpenError, prepareRequests } from './common.js';
+import {
+  checkCount,
+  checkLeaseOptions,
+  checkMaxPending,
+  makeTask,
+  notOpenError,
+  prepareRequests,
+} from './common.js';
 import { WriteBatcher } from './sqlite-batcher.js';
 import { makeDedupe } from './sqlite-dedupe.js';
 import { configure, migrate } from './sqlite-schema.js';
@@ -96,12 +102,7 @@ export class SqliteFrontier implements Frontier {
     this.#clock = options.clock;
     this.#maxPending = checkMaxPending(options.maxPending);
     this.#scanLimit = options.leaseScanLimit ?? 20_000;
-    this.#mergeRows = options.dedupeMergeRows ?? 20_000;
-    if (!Number.isSafeInteger(this.#mergeRows) || this.#mergeRows < 0) {
-      throw new InvalidArgumentError(
-        `dedupeMergeRows must be a non-negative integer, got ${options.dedupeMergeRows}`,
-      );
-    }
+    this.#mergeRows = checkCount('dedupeMergeRows', options.dedupeMergeRows ?? 20_000);
   }
 
   async open(): Promise<void> {
