@@ -60,8 +60,11 @@ describe('crash consistency under repeated SIGKILL', () => {
         log: { level: 'info' },
         fetch: { allowAddresses: [`127.0.0.1:${new URL(origin).port}`] },
         retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 100 },
-        // Slow enough that the kills land mid-crawl, not after it.
-        rateLimits: { hosts: [{ hosts: '*', ratePerSec: 250 }] },
+        // Slow enough that the kills land mid-crawl, not after it: a run lives at most 1.5 s
+        // past its start-up line, so with no burst it fetches at most ~226 pages and the crawl
+        // needs 7 runs or more. At 250/s with the default burst four runs could do all 1500
+        // pages, and on a fast sitting did (CI at b43fca2: 4 kills, then the crawl ended).
+        rateLimits: { hosts: [{ hosts: '*', ratePerSec: 150, burst: 1 }] },
         jobs: [{ id: 'crash', seeds: [`${origin}/`] }],
       }),
     );
