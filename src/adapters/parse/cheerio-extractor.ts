@@ -3,10 +3,12 @@
 // broken markup (no implied <tbody>, different recovery of misnested tags), which does not
 // matter for selector-based extraction of fields and links.
 import { type CheerioAPI, load } from 'cheerio/slim';
+import { parseDocument } from 'htmlparser2';
 import { HtmlTooDeepError, InvalidArgumentError } from '../../core/errors.js';
 import { htmlNestingDepth, MAX_HTML_DEPTH } from '../../core/html-depth.js';
 import type { ExtractionRules } from '../../core/rules.js';
 import type { ExtractedLink, ExtractInput, Extraction, Extractor } from '../../ports/extractor.js';
+import { FastTokenizer } from './fast-tokenizer.js';
 import {
   type CompiledField,
   collectLinks,
@@ -72,7 +74,8 @@ export class CheerioExtractor implements Extractor {
     if (htmlNestingDepth(input.body) > MAX_HTML_DEPTH) {
       throw new HtmlTooDeepError(`HTML nested deeper than ${MAX_HTML_DEPTH}`);
     }
-    const $ = load(utf8.decode(input.body));
+    // The document cheerio/slim would build (htmlparser2's defaults), on the faster tokenizer.
+    const $ = load(parseDocument(utf8.decode(input.body), { Tokenizer: FastTokenizer }));
     const errors: string[] = [];
     const fields: Record<string, unknown> = {};
     for (const f of this.#fields) fields[f.name] = extractField($, f, errors);

@@ -15,6 +15,7 @@ import { HtmlTooDeepError } from '../../core/errors.js';
 import { MAX_HTML_DEPTH } from '../../core/html-depth.js';
 import type { ExtractionRules } from '../../core/rules.js';
 import type { ExtractInput, Extraction, Extractor } from '../../ports/extractor.js';
+import { FastTokenizer } from './fast-tokenizer.js';
 import {
   type CompiledField,
   collectLinks,
@@ -113,28 +114,31 @@ export class StreamingExtractor implements Extractor {
     if (!isHtmlType(input.contentType)) return { fields: {}, links: [], errors: [] };
     const pass = new Pass(this.#fields.length, this.#links.length);
     const tags = this.#tags;
-    const parser = new Parser({
-      onopentag: (name: string, attribs: Attribs) => {
-        // This pass sees the parser's own open/close events, so it enforces the depth guard
-        // itself, for the price of a counter, instead of a separate pre-scan of every body:
-        // the parser's cost is O(depth) per tag, bounded at MAX_HTML_DEPTH until the throw.
-        if (++pass.depth > MAX_HTML_DEPTH)
-          throw new HtmlTooDeepError(`HTML nested deeper than ${MAX_HTML_DEPTH}`);
-        if (name === 'base' && pass.baseHref === undefined && Object.hasOwn(attribs, 'href')) {
-          pass.baseHref = attribs.href;
-        }
-        if (tags !== undefined && !tags.has(name)) return;
-        this.#match(pass, name, attribs);
+    const parser = new Parser(
+      {
+        onopentag: (name: string, attribs: Attribs) => {
+          // This pass sees the parser's own open/close events, so it enforces the depth guard
+          // itself, for the price of a counter, instead of a separate pre-scan of every body:
+          // the parser's cost is O(depth) per tag, bounded at MAX_HTML_DEPTH until the throw.
+          if (++pass.depth > MAX_HTML_DEPTH)
+            throw new HtmlTooDeepError(`HTML nested deeper than ${MAX_HTML_DEPTH}`);
+          if (name === 'base' && pass.baseHref === undefined && Object.hasOwn(attribs, 'href')) {
+            pass.baseHref = attribs.href;
+          }
+          if (tags !== undefined && !tags.has(name)) return;
+          this.#match(pass, name, attribs);
+        },
+        ontext: (data: string) => {
+          for (const c of pass.open) c.text += data;
+        },
+        onclosetag: () => {
+          const open = pass.open;
+          while (open.length > 0 && (open[open.length - 1] as TextCapture).depth === pass.depth) open.pop();
+          pass.depth--;
+        },
       },
-      ontext: (data: string) => {
-        for (const c of pass.open) c.text += data;
-      },
-      onclosetag: () => {
-        const open = pass.open;
-        while (open.length > 0 && (open[open.length - 1] as TextCapture).depth === pass.depth) open.pop();
-        pass.depth--;
-      },
-    });
+      { Tokenizer: FastTokenizer },
+    );
     parser.end(utf8.decode(input.body));
     return this.#result(pass, input.url);
   }
