@@ -1,42 +1,49 @@
-// Scale check for the SQLite frontier: 1,000,000 URLs enqueued in batches of 1000 (--batch),
-// leased in batches of 100 and acked (together per batch, or one by one with --serial-ack).
-// Prints throughput and peak RSS.
+// Scale check for the frontier adapters: 1,000,000 URLs enqueued in calls of 1000 (--batch),
+// leased in batches of 100 and acked (together per batch, as a daemon's workers ack, or one by
+// one with --serial-ack). Prints throughput, CPU and peak RSS.
+//
+// SQLite always; Redis too when a Redis is at hand: --redis-url URL (a server on 127.0.0.1,
+// which this FLUSHES: give it a scratch one), else a throwaway redis-server started on a free
+// 127.0.0.1 port when the binary is on PATH. --frontier sqlite|redis picks one.
+// Each adapter runs in a child process of its own, so each peak RSS is its own.
 // Needs a build first (npm run build).
-// Usage: node bench/frontier-scale.mjs [count] [--serial-ack] [--batch N (URLs per enqueue call, default 1000)]
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// Usage: node bench/frontier-scale.mjs [count] [--batch N] [--serial-ack] [--frontier sqlite|redis]
+//        [--redis-url redis://127.0.0.1:PORT]
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteFrontier } from '../dist/src/adapters/frontier/sqlite.js';
-import { systemClock } from '../dist/src/core/clock.js';
+import { parseArgs } from 'node:util';
 
-const args = process.argv.slice(2);
-const serialAck = args.includes('--serial-ack');
-const batchAt = args.indexOf('--batch');
-const ENQUEUE_BATCH = batchAt >= 0 ? Number(args[batchAt + 1]) : 1000;
-// The count is the first argument that is neither a flag nor the value of --batch.
-const total = Number(
-  args.find((a, i) => !a.startsWith('--') && (batchAt < 0 || i !== batchAt + 1)) ?? 1_000_000,
-);
+const { values: opt, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    batch: { type: 'string', default: '1000' },
+    'serial-ack': { type: 'boolean', default: false },
+    frontier: { type: 'string' },
+    'redis-url': { type: 'string' },
+    /** Internal: run one adapter in this process and print its figures. */
+    child: { type: 'string' },
+  },
+});
+const total = Number(positionals[0] ?? 1_000_000);
+const ENQUEUE_BATCH = Number(opt.batch);
 if (!Number.isSafeInteger(ENQUEUE_BATCH) || ENQUEUE_BATCH < 1)
   throw new Error('--batch needs a positive integer');
+if (!Number.isSafeInteger(total) || total < 1) throw new Error('count must be a positive integer');
 const LEASE_BATCH = 100;
 const HOSTS = 1000;
 
-const dir = mkdtempSync(join(tmpdir(), 'crawld-bench-'));
-const path = join(dir, 'frontier.db');
-const frontier = new SqliteFrontier({ path, clock: systemClock });
-await frontier.open();
-
 const rate = (n, ms) => Math.round((n / ms) * 1000).toLocaleString('en-US');
 const mib = (bytes) => (bytes / 1024 / 1024).toFixed(0);
-// CPU seconds of this process (all threads) since `from`: less sensitive than wall time to
-// other processes on the core, and wall - cpu is roughly the time spent waiting on I/O.
 const cpu = (from) => {
   const u = process.cpuUsage(from);
   return `cpu ${((u.user + u.system) / 1e6).toFixed(1)} s`;
 };
 
-try {
+/** Enqueues `total` URLs, then leases and acks them all; prints rates. */
+async function exercise(frontier) {
   let t0 = performance.now();
   let c0 = process.cpuUsage();
   for (let start = 0; start < total; start += ENQUEUE_BATCH) {
@@ -64,9 +71,9 @@ try {
   for (;;) {
     const tasks = await frontier.lease({ max: LEASE_BATCH, leaseMs: 60_000, owner: 'bench' });
     if (tasks.length === 0) break;
-    // Acked together, as a daemon's concurrent workers ack: the frontier commits the acks of
-    // one event-loop turn in one transaction. (--serial-ack acks one by one, a commit each.)
-    if (serialAck) {
+    // Acked together, as a daemon's concurrent workers ack: the SQLite frontier commits the acks
+    // of one event-loop turn in one transaction. (--serial-ack acks one by one, a commit each.)
+    if (opt['serial-ack']) {
       for (const task of tasks) if (await frontier.ack(task)) acked++;
     } else {
       for (const ok of await Promise.all(tasks.map((t) => frontier.ack(t)))) if (ok) acked++;
@@ -77,9 +84,158 @@ try {
     `lease+ack: ${acked.toLocaleString('en-US')} in ${(leaseMs / 1000).toFixed(1)} s = ${rate(acked, leaseMs)}/s (${cpu(c0)})`,
   );
   console.log(`done:      ${(await frontier.stats()).done.toLocaleString('en-US')}`);
-  console.log(`db file:   ${mib(statSync(path).size)} MiB`);
-  console.log(`peak RSS:  ${mib(process.resourceUsage().maxRSS * 1024)} MiB`);
-} finally {
-  await frontier.close();
-  rmSync(dir, { recursive: true, force: true });
+}
+
+async function runSqlite() {
+  const { SqliteFrontier } = await import('../dist/src/adapters/frontier/sqlite.js');
+  const { systemClock } = await import('../dist/src/core/clock.js');
+  const dir = mkdtempSync(join(tmpdir(), 'crawld-bench-'));
+  const path = join(dir, 'frontier.db');
+  const frontier = new SqliteFrontier({ path, clock: systemClock });
+  await frontier.open();
+  try {
+    await exercise(frontier);
+    console.log(`db file:   ${mib(statSync(path).size)} MiB`);
+    console.log(`peak RSS:  ${mib(process.resourceUsage().maxRSS * 1024)} MiB`);
+  } finally {
+    await frontier.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function runRedis(url) {
+  const { RedisFrontier } = await import('../dist/src/adapters/frontier/redis.js');
+  const { systemClock } = await import('../dist/src/core/clock.js');
+  const { Redis } = await import('ioredis');
+  const admin = new Redis(url, { lazyConnect: true });
+  await admin.connect();
+  await admin.flushall();
+  const frontier = new RedisFrontier({ url, clock: systemClock, keyPrefix: 'bench' });
+  await frontier.open();
+  try {
+    await exercise(frontier);
+    const info = await admin.info('memory');
+    const peak = /used_memory_peak:(\d+)/.exec(info)?.[1];
+    console.log(`peak RSS:  ${mib(process.resourceUsage().maxRSS * 1024)} MiB (crawld process)`);
+    if (peak) console.log(`redis:     used_memory_peak ${mib(Number(peak))} MiB`);
+  } finally {
+    await frontier.close();
+    await admin.flushall();
+    admin.disconnect();
+  }
+}
+
+if (opt.child === 'sqlite') {
+  await runSqlite();
+} else if (opt.child === 'redis') {
+  await runRedis(opt['redis-url']);
+} else {
+  await main();
+}
+
+async function main() {
+  const want = opt.frontier ? [opt.frontier] : ['sqlite', 'redis'];
+  for (const f of want)
+    if (f !== 'sqlite' && f !== 'redis') throw new Error(`--frontier sqlite|redis, got ${f}`);
+  const forward = [
+    String(total),
+    '--batch',
+    String(ENQUEUE_BATCH),
+    ...(opt['serial-ack'] ? ['--serial-ack'] : []),
+  ];
+  console.log(
+    `frontier scale: ${total.toLocaleString('en-US')} URLs on ${HOSTS} hosts, enqueue calls of ${ENQUEUE_BATCH}, lease batches of ${LEASE_BATCH}`,
+  );
+  if (want.includes('sqlite')) {
+    console.log('\n== SQLite (data dir on the local disk, WAL)');
+    await child(['--child', 'sqlite', ...forward]);
+  }
+  if (!want.includes('redis')) return;
+  let url = opt['redis-url'];
+  let server;
+  if (url === undefined) {
+    if (spawnSync('redis-server', ['--version']).status !== 0) {
+      const msg = 'redis-server not on PATH and no --redis-url: Redis skipped';
+      if (opt.frontier === 'redis') throw new Error(msg);
+      console.log(`\n${msg}`);
+      return;
+    }
+    server = await startRedis();
+    url = server.url;
+  }
+  const host = new URL(url).hostname;
+  if (host !== '127.0.0.1' && host !== 'localhost')
+    throw new Error(`--redis-url must be on 127.0.0.1, got ${host}`);
+  try {
+    console.log(
+      `\n== Redis (${server ? `redis-server ${server.version}, started for this run, no persistence` : url})`,
+    );
+    await child(['--child', 'redis', '--redis-url', url, ...forward]);
+    if (server) console.log(`redis:     peak RSS ${mib(server.peakRssBytes())} MiB (redis-server process)`);
+  } finally {
+    await server?.stop();
+  }
+}
+
+function child(args) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [import.meta.filename, ...args], { stdio: 'inherit' });
+    p.once('error', reject);
+    p.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${args[1]} run exited with ${code}`)),
+    );
+  });
+}
+
+async function freePort() {
+  const srv = createServer();
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/** A redis-server on a free 127.0.0.1 port, no persistence; resolves once it answers. */
+async function startRedis() {
+  const port = await freePort();
+  const version = /v=(\S+)/.exec(spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout)?.[1];
+  const argv = [
+    'redis-server',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+  ];
+  argv.push('--daemonize', 'no');
+  // On core 0, away from the client (run it with `taskset -c 1`), as a Redis on its own machine.
+  const pin = cpus().length >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+  const cmd = pin ? ['taskset', '-c', '0', ...argv] : argv;
+  const proc = spawn(cmd[0], cmd.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout.on('data', (d) => {
+      out += d;
+      if (/Ready to accept connections/.test(out)) resolve();
+    });
+    proc.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${out.slice(-2000)}`)));
+  });
+  proc.stdout.resume();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    version,
+    peakRssBytes: () => {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'));
+      return m ? Number(m[1]) * 1024 : Number.NaN;
+    },
+    stop: () =>
+      new Promise((r) => {
+        proc.removeAllListeners('exit');
+        proc.once('exit', r);
+        proc.kill('SIGTERM');
+      }),
+  };
 }
