@@ -1,5 +1,5 @@
 import { type Handler, Parser, Tokenizer } from 'htmlparser2';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FastTokenizer, fastTokenizerActive } from '../../src/adapters/parse/fast-tokenizer.js';
 import { seededRandom } from '../helpers/knee-sim.js';
 
@@ -102,6 +102,38 @@ describe('FastTokenizer', () => {
       expect(events(html, FastTokenizer, cuts), JSON.stringify({ html, cuts })).toEqual(
         events(html, Tokenizer, cuts),
       );
+    }
+  });
+
+  it('searches each part of a page a bounded number of times, on pages built to make it repeat', () => {
+    // Hostile pages must not make parsing quadratic: a skip looks for two characters and
+    // jumps to the nearer, so a search for the farther one must not be redone at every stop.
+    const n = 100_000;
+    const pages = {
+      'entities, no tag': 'a&'.repeat(n / 2),
+      'entities in a long attribute': `<a href="${'&a'.repeat(n / 2)}">`,
+      'single-quoted, no close': `<a href='${'x&'.repeat(n / 2)}`,
+      'tags, no entity': '<b>x</b>'.repeat(n / 8),
+      'text, nothing else': 'x'.repeat(n),
+    };
+    const indexOf = String.prototype.indexOf;
+    for (const [what, html] of Object.entries(pages)) {
+      let scanned = 0;
+      const spy = vi.spyOn(String.prototype, 'indexOf').mockImplementation(function (
+        this: string,
+        search: string,
+        from?: number,
+      ) {
+        const at = indexOf.call(this, search, from);
+        if (this === html) scanned += (at === -1 ? this.length : at) - (from ?? 0);
+        return at;
+      });
+      try {
+        new Parser({}, { Tokenizer: FastTokenizer }).end(html);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(scanned, what).toBeLessThanOrEqual(4 * html.length);
     }
   });
 
