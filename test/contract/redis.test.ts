@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisFrontier } from '../../src/adapters/frontier/redis.js';
 import { FakeClock } from '../../src/core/clock.js';
+import { until } from '../helpers/cli.js';
 import { type RedisServer, startRedis } from '../helpers/redis-server.js';
 import { frontierContract } from './frontier-contract.js';
 import { lease, paths, req, url } from './frontier-contract-helpers.js';
@@ -101,6 +102,25 @@ describe('redis frontier specifics', () => {
     const f = await make(new FakeClock());
     await expect(f.enqueue([req('a'), req('b', { priority: 5000 })])).rejects.toThrow(/priority/);
     expect((await f.stats()).pending).toBe(0);
+    await cleanup();
+  });
+  it('answers links it stored from its cache, and forgets them when Redis comes back without its data', async () => {
+    await admin.flushdb();
+    const f = await make(new FakeClock());
+    expect(await f.enqueue([req('a'), req('b')])).toEqual({ added: 2, duplicates: 0, dropped: 0 });
+    const commands = async () =>
+      Number(/total_commands_processed:(\d+)/.exec(await admin.info('stats'))?.[1]);
+    const before = await commands();
+    expect(await f.enqueue([req('a'), req('b')])).toEqual({ added: 0, duplicates: 2, dropped: 0 });
+    // Only the INFO calls themselves: the duplicates cost no round trip.
+    expect((await commands()) - before).toBe(1);
+    // A forced enqueue still goes to Redis (re-queues a finished task).
+    expect(await f.enqueue([req('a', { force: true })])).toMatchObject({ duplicates: 1 });
+    expect((await commands()) - before).toBeGreaterThan(2);
+
+    await server.restart(); // no persistence: it comes back empty
+    await until(async () => (await f.stats()).pending === 0, 10_000);
+    expect(await f.enqueue([req('a'), req('b')])).toEqual({ added: 2, duplicates: 0, dropped: 0 });
     await cleanup();
   });
 });

@@ -43,6 +43,7 @@ import { lastSnapshot, type Snapshot } from './redis-codec.js';
 import { PRIORITY_MAX, PRIORITY_MIN, RedisKeys, SEQ_LIMIT, splitTaskId } from './redis-keys.js';
 import { leaseTasks } from './redis-lease.js';
 import { publish, readDead, readLeased, readNextReadyAt, readStats, repairIndexes } from './redis-read.js';
+import { SeenCache } from './seen-cache.js';
 
 export interface RedisFrontierOptions {
   /** redis://[:password@]host:port[/db]. The adapter creates the client and quits it on close(). */
@@ -65,6 +66,7 @@ export class RedisFrontier implements Frontier {
   readonly #clock: Clock;
   readonly #maxPending: number;
   readonly #keys: RedisKeys;
+  readonly #seen = new SeenCache();
   readonly #scanHosts: number;
   #client: Redis | undefined;
 
@@ -93,12 +95,18 @@ export class RedisFrontier implements Frontier {
       if (!this.#options.client) client.disconnect();
       throw mapRedisError(err);
     }
+    // A Redis that restarted may have come back without its data (no persistence): then the
+    // URLs the cache holds are not stored any more, and must be enqueued again when found.
+    client.on('ready', this.#forgetSeen);
     this.#client = client;
   }
+
+  readonly #forgetSeen = (): void => this.#seen.clear();
 
   async close(): Promise<void> {
     const client = this.#client;
     this.#client = undefined;
+    client?.off('ready', this.#forgetSeen);
     if (client && !this.#options.client) await client.quit().catch(() => client.disconnect());
   }
 
@@ -110,14 +118,26 @@ export class RedisFrontier implements Frontier {
   async enqueue(requests: readonly EnqueueRequest[]): Promise<EnqueueResult> {
     const c = this.#conn();
     const now = this.#clock.now();
-    const prepared = prepareRequests(requests, now);
-    for (const r of prepared) {
+    // Links found again (most of every page's) are answered from the cache, without the three
+    // round trips and the script an enqueue costs.
+    const known = this.#seen.known(requests);
+    const all = prepareRequests(requests, now, (r) => known.has(r));
+    for (const r of all) {
       if (r.priority < PRIORITY_MIN || r.priority > PRIORITY_MAX)
         throw new InvalidArgumentError(
           `priority must be in [${PRIORITY_MIN}, ${PRIORITY_MAX}], got ${r.priority}`,
         );
     }
-    if (prepared.length === 0) return { added: 0, duplicates: 0, dropped: 0 };
+    const prepared = known.size ? all.filter((_, i) => !known.has(requests[i]!)) : all;
+    const cached = all.length - prepared.length;
+    if (prepared.length === 0) return { added: 0, duplicates: cached, dropped: 0 };
+    const result = await this.#enqueue(c, prepared, now);
+    // A batch with drops cannot tell which URLs were stored: cache nothing from it.
+    if (result.dropped === 0) this.#seen.remember(prepared);
+    return { ...result, duplicates: result.duplicates + cached };
+  }
+
+  #enqueue(c: Redis, prepared: readonly PreparedRequest[], now: number): Promise<EnqueueResult> {
     return this.#run(async () => {
       const g = this.#keys.global;
       const byHost = groupByHost(prepared);

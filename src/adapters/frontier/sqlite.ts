@@ -29,6 +29,7 @@ import {
   notOpenError,
   prepareRequests,
 } from './common.js';
+import { SeenCache } from './seen-cache.js';
 import { WriteBatcher } from './sqlite-batcher.js';
 import { makeDedupe } from './sqlite-dedupe.js';
 import { configure, migrate } from './sqlite-schema.js';
@@ -41,13 +42,6 @@ interface Connection {
   readonly tx: Transactions;
   readonly batch: WriteBatcher;
 }
-
-/**
- * Bound on the in-process cache of URLs known to be in the frontier (cleared when full). It
- * only saves index lookups for links seen again soon, which recent pages mostly are; at
- * 1,000,000 entries it was most of the 256 MB peak RSS of a 1M-URL frontier.
- */
-const SEEN_CACHE_MAX = 200_000;
 
 export interface SqliteFrontierOptions {
   /** Database file; its directory is created if missing. ':memory:' works for throwaway use. */
@@ -94,8 +88,7 @@ export class SqliteFrontier implements Frontier {
    * Per job rather than one set of `job\nurl`: building that key string cost more than the
    * lookup it saved.
    */
-  #seen = new Map<string, Set<string>>();
-  #seenSize = 0;
+  readonly #seen = new SeenCache();
 
   constructor(options: SqliteFrontierOptions) {
     this.#path = options.path;
@@ -133,9 +126,7 @@ export class SqliteFrontier implements Frontier {
     const now = this.#clock.now();
     // One lookup per URL (a Set of 200k strings is a cache miss or two): the requests known
     // are kept by identity, which prepareRequests asks about again.
-    const known = new Set(
-      requests.filter((r) => r.force !== true && this.#seen.get(r.jobId)?.has(r.url) === true),
-    );
+    const known = this.#seen.known(requests);
     const prepared = prepareRequests(requests, now, (r) => known.has(r));
     const fresh = known.size ? prepared.filter((_, i) => !known.has(requests[i]!)) : prepared;
     const cached = prepared.length - fresh.length;
@@ -143,21 +134,7 @@ export class SqliteFrontier implements Frontier {
     const jobs = this.#createJobs(fresh.map((r) => r.jobId));
     const result = await batch.run(() => tx.enqueue(fresh, jobs, now));
     // A batch with drops cannot tell which URLs were stored: cache nothing from it.
-    if (result.dropped === 0) {
-      if (this.#seenSize + fresh.length > SEEN_CACHE_MAX) {
-        this.#seen = new Map();
-        this.#seenSize = 0;
-      }
-      for (const r of fresh) {
-        let urls = this.#seen.get(r.jobId);
-        if (urls === undefined) {
-          urls = new Set();
-          this.#seen.set(r.jobId, urls);
-        }
-        const size = urls.size;
-        this.#seenSize += urls.add(r.url).size - size;
-      }
-    }
+    if (result.dropped === 0) this.#seen.remember(fresh);
     return { ...result, duplicates: result.duplicates + cached };
   }
 
