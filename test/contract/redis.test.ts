@@ -123,4 +123,26 @@ describe('redis frontier specifics', () => {
     expect(await f.enqueue([req('a'), req('b')])).toEqual({ added: 2, duplicates: 0, dropped: 0 });
     await cleanup();
   });
+  it('publishes the acks of one turn on a host once, and the counts stay exact', async () => {
+    await admin.flushdb();
+    const f = await make(new FakeClock());
+    await f.enqueue(Array.from({ length: 50 }, (_, i) => req(`p${i}`)));
+    const tasks = await lease(f, 50);
+    expect(tasks).toHaveLength(50);
+    // Script calls: commands run inside scripts count in total_commands_processed too.
+    const scripts = async () => {
+      const info = await admin.info('commandstats');
+      const calls = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+      return calls('evalsha') + calls('eval');
+    };
+    const before = await scripts();
+    expect(await Promise.all(tasks.map((t) => f.ack(t)))).toEqual(tasks.map(() => true));
+    // 50 ack scripts, and a PUBLISH per turn in which replies came back (one or two here), not
+    // one per ack (100 scripts before).
+    const publishes = (await scripts()) - before - 50;
+    expect(publishes).toBeGreaterThanOrEqual(1);
+    expect(publishes).toBeLessThanOrEqual(5);
+    expect(await f.stats()).toMatchObject({ pending: 0, leased: 0, done: 50 });
+    await cleanup();
+  });
 });

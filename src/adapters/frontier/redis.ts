@@ -67,6 +67,9 @@ export class RedisFrontier implements Frontier {
   readonly #maxPending: number;
   readonly #keys: RedisKeys;
   readonly #seen = new SeenCache();
+  /** Snapshots for the next publish (newest per host) and the calls waiting for it. */
+  #toPublish = new Map<string, Snapshot>();
+  #publishWaiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
   readonly #scanHosts: number;
   #client: Redis | undefined;
 
@@ -288,11 +291,40 @@ export class RedisFrontier implements Frontier {
     });
   }
 
-  async #publishAll(snaps: readonly (readonly [string, Snapshot])[]): Promise<void> {
-    if (snaps.length === 0) return;
-    const pipe = this.#conn().pipeline();
-    for (const [host, snap] of snaps) publish(pipe, this.#keys, host, snap);
-    await execAll(pipe);
+  /**
+   * Publishes host snapshots, coalesced over one turn of the event loop: of the snapshots of a
+   * host queued in a turn only the newest (highest version) is sent, since PUBLISH ignores one
+   * older than what it applied and totals move by the difference between applied snapshots.
+   * A daemon's workers ack together, and one PUBLISH per ack was a round trip and a script
+   * each. Resolves when a publish that covers these snapshots is applied.
+   */
+  #publishAll(snaps: readonly (readonly [string, Snapshot])[]): Promise<void> {
+    if (snaps.length === 0) return Promise.resolve();
+    for (const [host, snap] of snaps) {
+      const queued = this.#toPublish.get(host);
+      if (queued === undefined || Number(snap[0]) >= Number(queued[0])) this.#toPublish.set(host, snap);
+    }
+    return new Promise((resolve, reject) => {
+      this.#publishWaiters.push({ resolve, reject });
+      if (this.#publishWaiters.length === 1) setImmediate(() => this.#flushPublishes());
+    });
+  }
+
+  #flushPublishes(): void {
+    const snaps = this.#toPublish;
+    const waiters = this.#publishWaiters;
+    this.#toPublish = new Map();
+    this.#publishWaiters = [];
+    const settle = (err?: unknown) => {
+      for (const w of waiters) err === undefined ? w.resolve() : w.reject(err);
+    };
+    try {
+      const pipe = this.#conn().pipeline();
+      for (const [host, snap] of snaps) publish(pipe, this.#keys, host, snap);
+      execAll(pipe).then(() => settle(), settle);
+    } catch (err) {
+      settle(err);
+    }
   }
 
   #checkSeq(end: number): number {
