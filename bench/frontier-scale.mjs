@@ -9,12 +9,12 @@
 // Needs a build first (npm run build).
 // Usage: node bench/frontier-scale.mjs [count] [--batch N] [--serial-ack] [--frontier sqlite|redis]
 //        [--redis-url redis://127.0.0.1:PORT]
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { haveRedisServer, startRedis } from './redis-server.mjs';
 
 const { values: opt, positionals } = parseArgs({
   allowPositionals: true,
@@ -154,7 +154,7 @@ async function main() {
   let url = opt['redis-url'];
   let server;
   if (url === undefined) {
-    if (spawnSync('redis-server', ['--version']).status !== 0) {
+    if (!haveRedisServer()) {
       const msg = 'redis-server not on PATH and no --redis-url: Redis skipped';
       if (opt.frontier === 'redis') throw new Error(msg);
       console.log(`\n${msg}`);
@@ -185,57 +185,4 @@ function child(args) {
       code === 0 ? resolve() : reject(new Error(`${args[1]} run exited with ${code}`)),
     );
   });
-}
-
-async function freePort() {
-  const srv = createServer();
-  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address();
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
-/** A redis-server on a free 127.0.0.1 port, no persistence; resolves once it answers. */
-async function startRedis() {
-  const port = await freePort();
-  const version = /v=(\S+)/.exec(spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout)?.[1];
-  const argv = [
-    'redis-server',
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-  ];
-  argv.push('--daemonize', 'no');
-  // On core 0, away from the client (run it with `taskset -c 1`), as a Redis on its own machine.
-  const pin = cpus().length >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-  const cmd = pin ? ['taskset', '-c', '0', ...argv] : argv;
-  const proc = spawn(cmd[0], cmd.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout.on('data', (d) => {
-      out += d;
-      if (/Ready to accept connections/.test(out)) resolve();
-    });
-    proc.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${out.slice(-2000)}`)));
-  });
-  proc.stdout.resume();
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    version,
-    peakRssBytes: () => {
-      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'));
-      return m ? Number(m[1]) * 1024 : Number.NaN;
-    },
-    stop: () =>
-      new Promise((r) => {
-        proc.removeAllListeners('exit');
-        proc.once('exit', r);
-        proc.kill('SIGTERM');
-      }),
-  };
 }

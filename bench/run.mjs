@@ -16,6 +16,8 @@
 //              results file, metrics on and served over HTTP, log level info
 //   crawld-off (with --metrics) the same with metrics.enabled false, no HTTP server, log level error
 //   crawld-b   (with --dist-b DIR) the same config as crawld run by another build, for before/after
+//   crawld-redis (with --redis) the same crawl on a Redis frontier: a throwaway redis-server on
+//              a free 127.0.0.1 port, core 0, emptied before each run
 // each pinned to core 1 and timed as a whole process (spawn to exit). pages/s = pages / wall
 // seconds. Peak RSS comes from /usr/bin/time -v, else from polling /proc/PID/status (VmHWM).
 // Ratios are computed within the run: the machine is shared and noisy, absolute figures are not
@@ -25,6 +27,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { haveRedisServer, startRedis } from './redis-server.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const { values: opt } = parseArgs({
@@ -42,6 +45,8 @@ const { values: opt } = parseArgs({
     'crawld-fixed': { type: 'string' },
     /** crawld adaptive, with maxPerHost (and connectionsPerHost) raised to this. */
     'crawld-max': { type: 'string' },
+    /** Adds crawld-redis: the same crawl on a Redis frontier (a throwaway redis-server on core 0). */
+    redis: { type: 'boolean', default: false },
     /** Another build of crawld (a dist/ directory), e.g. to compare before/after. */
     dist: { type: 'string', default: join(root, 'dist') },
     /** A second build, run as variant crawld-b interleaved with the first (same config as crawld). */
@@ -54,7 +59,7 @@ if (opt.help) {
   console.log(
     'node bench/run.mjs [--runs N] [--pages N] [--lat-pages N] [--latency-ms L] [--concurrency C,...]\n' +
       '  [--lat-concurrency C,...]' +
-      '  [--scenarios nolat,lat] [--metrics] [--no-baseline] [--crawld-fixed C | --crawld-max C] [--dist DIR] [--dist-b DIR] [--json OUT]',
+      '  [--scenarios nolat,lat] [--metrics] [--no-baseline] [--crawld-fixed C | --crawld-max C] [--dist DIR] [--dist-b DIR] [--redis] [--json OUT]',
   );
   process.exit(0);
 }
@@ -219,6 +224,10 @@ async function runCrawld(site, variant) {
     writeFileSync(config, crawldConfig(site, variant));
     const bin = variant === 'crawld-b' ? cliB : cli;
     const argv = [process.execPath, bin, 'run', '--config', config, '--data-dir', join(dir, 'data')];
+    if (variant === 'crawld-redis') {
+      await redisAdmin.flushall();
+      argv.push('--frontier', redis.url);
+    }
     const r = await timed([...argv, '--once', '--no-progress']);
     const m = /crawld: done in [\d.]+ s: (\d+) ok, (\d+) failed/.exec(r.out);
     if (r.code !== 0 || !m) throw new Error(`crawld failed (${r.code}): ${(r.err || r.out).slice(-2000)}`);
@@ -253,7 +262,21 @@ const baselineVariants = (sc) =>
     : sc.baselineConc.length === 1
       ? ['baseline']
       : sc.baselineConc.map((c) => `baseline@${c}`);
-const crawldVariants = ['crawld', ...(opt.metrics ? ['crawld-off'] : []), ...(cliB ? ['crawld-b'] : [])];
+const crawldVariants = [
+  'crawld',
+  ...(opt.metrics ? ['crawld-off'] : []),
+  ...(cliB ? ['crawld-b'] : []),
+  ...(opt.redis ? ['crawld-redis'] : []),
+];
+if (opt.redis && !haveRedisServer()) {
+  console.error('--redis needs redis-server on PATH (scripts/setup-test-env.sh installs it)');
+  process.exit(2);
+}
+/** With --redis: the server, and a client that empties it before each crawld-redis run. */
+const redis = opt.redis ? await startRedis() : undefined;
+// A failed run must not leave the server behind.
+process.once('exit', () => redis?.kill());
+const redisAdmin = redis ? new (await import('ioredis')).Redis(redis.url) : undefined;
 console.log(
   `crawld bench: ${cpus().length} cores, node ${process.version}, load ${loadavg()
     .map((l) => l.toFixed(2))
@@ -346,6 +369,16 @@ for (const name of chosen) {
         `pages per CPU second ${f2(r.cpuEfficiency)}`,
     );
   }
+  if (samples['crawld-redis']) {
+    out.redisOverSqlite = ratio('crawld-redis', 'crawld');
+    const r = out.redisOverSqlite;
+    console.log(
+      `  crawld-redis / crawld (Redis / SQLite frontier): ${f2(r.ofMedians)}; per run ${r.perRun.map(f2).join(', ')}; ` +
+        `pages per CPU second ${f2(r.cpuEfficiency)}`,
+    );
+  }
   report.scenarios[name] = out;
 }
+redisAdmin?.disconnect();
+await redis?.stop();
 if (opt.json) writeFileSync(opt.json, `${JSON.stringify(report, null, 2)}\n`);
