@@ -70,10 +70,11 @@ export interface AimdOptions {
    * Window length during slow start: a new host's limit is found in well under a second instead
    * of several `windowMs`. A slow-start window also needs minWindowSamples samples that started
    * after the last change of the limit, so on a slow host it lasts as long as those take (at
-   * least one round trip). It closes before this once it holds a full round at the new limit
-   * (as many usable samples as the limit), which on a fast host comes later than this floor and
-   * on a slow one sooner: a round trip per doubling, as TCP's slow start. The first probe
-   * closes after this on a round at the initial limit. @default 100
+   * least one round trip). It also closes, before this, once it holds a full round at the new
+   * limit (as many usable samples as the limit, and at least minWindowSamples): about a round
+   * trip per doubling, as TCP's slow start, on slow and fast hosts alike. This floor then
+   * matters when the limit is not filled (fewer tasks than permits). The first probe closes
+   * after this on a round at the initial limit. @default 100
    */
   readonly slowStartWindowMs?: number;
 }
