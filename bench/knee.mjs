@@ -180,6 +180,10 @@ try {
   console.log(
     `  time in baseline probes after the first second: ${f(probeS)} s (limit pinned to ${defaults.target.probeLimit})`,
   );
+  // Slow start's overshoot past the knee (sampled every 100 ms, so a peak held less long may
+  // be missed): what the host took before the limit came down.
+  const [peakAt, peak] = a.limits.reduce((x, y) => (y[1] > x[1] ? y : x));
+  console.log(`  peak limit: ${peak} at ${f(peakAt)} s (${f(peak / K)} K)`);
   console.log(
     `  adaptive steady (t >= ${f(from, 0)} s): ${f(as.rate, 0)} pages/s, p50 ${f(as.p50)} ms, p95 ${f(as.p95)} ms`,
   );

@@ -292,65 +292,6 @@ describe('AimdLimit', () => {
     expect(limit.limit).toBe(40); // four fresh samples
   });
 
-  it('slow start: a full round at the new limit closes a window before slowStartWindowMs', () => {
-    const clock = new FakeClock();
-    const limit = new AimdLimit(
-      { windowMs: 1000, slowStartWindowMs: 100, minWindowSamples: 4, target: absolute(100) },
-      clock,
-    );
-    // A slow host: a round of 10 completes 50 ms after the doubling, before the 100 ms floor.
-    const round = (n: number, at: number) => {
-      for (let i = 0; i < n; i++) {
-        clock.advance(5);
-        limit.onSample({ rttMs: 50, inflight: limit.limit, dropped: false, startedAt: at });
-      }
-    };
-    round(9, 0);
-    expect(limit.limit).toBe(10); // 45 ms, 9 samples: neither a round nor the floor
-    round(1, 0);
-    expect(limit.limit).toBe(20); // the tenth: one per permit, at 50 ms
-    round(19, clock.monotonic());
-    expect(limit.limit).toBe(20);
-    round(1, clock.monotonic() - 1);
-    expect(limit.limit).toBe(40);
-  });
-
-  it('relative target, slow start: the first probe closes on a round at the initial limit after slowStartWindowMs', () => {
-    const make8 = () =>
-      makeRelative(
-        { minRttWindowMs: 60_000 },
-        { slowStart: true, initialLimit: 8, minWindowSamples: 20, slowStartWindowMs: 100 },
-      );
-    const samples = (l: ReturnType<typeof make8>, n: number, everyMs: number) => {
-      for (let i = 0; i < n; i++) {
-        l.clock.advance(everyMs);
-        l.limit.onSample({ rttMs: 50, inflight: 8, dropped: false });
-      }
-    };
-    // A 50 ms host: a round of 8 answered by 100 ms was enough to measure it; 20 samples at 8 in
-    // flight took three round trips.
-    const slow = make8();
-    samples(slow, 7, 15);
-    expect(slow.limit.stats()).toMatchObject({ probing: true, limit: 8 });
-    samples(slow, 1, 15);
-    expect(slow.limit.stats()).toMatchObject({ probing: false, baselineMs: 50, limit: 16 });
-    // A round in less than slowStartWindowMs (a fast host): the probe waits for minWindowSamples.
-    const fast = make8();
-    samples(fast, 19, 1);
-    expect(fast.limit.stats()).toMatchObject({ probing: true, limit: 8 });
-    samples(fast, 1, 1);
-    expect(fast.limit.stats()).toMatchObject({ probing: false, limit: 16 });
-    // Later probes, at probeLimit, always take minWindowSamples.
-    fast.clock.advance(60_000);
-    samples(fast, 20, 1);
-    expect(fast.limit.stats()).toMatchObject({ probing: true, limit: 3 });
-    for (let i = 0; i < 19; i++) {
-      fast.clock.advance(20);
-      fast.limit.onSample({ rttMs: 50, inflight: 3, dropped: false });
-    }
-    expect(fast.limit.stats().probing).toBe(true);
-  });
-
   it('slow start: a window of samples all lagged closes after windowMs, with no verdict', () => {
     const { clock, limit } = makeRelative({ minRttWindowMs: 500 }, { slowStart: true, windowMs: 1000 });
     window(limit, clock, 20, 10);

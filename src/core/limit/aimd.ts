@@ -70,11 +70,7 @@ export interface AimdOptions {
    * Window length during slow start: a new host's limit is found in well under a second instead
    * of several `windowMs`. A slow-start window also needs minWindowSamples samples that started
    * after the last change of the limit, so on a slow host it lasts as long as those take (at
-   * least one round trip). It also closes, before this, once it holds a full round at the new
-   * limit (as many usable samples as the limit, and at least minWindowSamples): about a round
-   * trip per doubling, as TCP's slow start, on slow and fast hosts alike. This floor then
-   * matters when the limit is not filled (fewer tasks than permits). The first probe closes
-   * after this on a round at the initial limit. @default 100
+   * least one round trip). @default 100
    */
   readonly slowStartWindowMs?: number;
 }
@@ -264,27 +260,20 @@ export class AimdLimit implements LimitAlgorithm {
     }
     // A probe window closes on its samples alone: it runs the host at a fraction of its
     // throughput, so every millisecond of it is lost work (measured at 50 ms with limit 40:
-    // a 1 s probe cost 470 pages, a 20-sample one about 170). The first one, in slow start,
-    // also closes on a round at the initial limit once slowStartWindowMs has passed: on a
-    // 50 ms host its 20 samples at 8 in flight took three round trips (320 ms of a 2.8 s
-    // crawl), while a fast host still gives it all 20 within the floor. Its samples are timed
-    // from the request's write to the socket (after connect and TLS), so a round on new
-    // connections measures what a reused one would.
+    // a 1 s probe cost 470 pages, a 20-sample one about 170). Tried in session 8 and taken
+    // back: closing the first probe on one round at the initial limit (about 140 ms sooner on
+    // a 50 ms host), and slow-start windows on one round at the new limit without the time
+    // floor. Either overshot the knee more (bench/knee.mjs, K = 32 at 100 ms: peak limit 8K in
+    // 2 runs of 6 instead of 4K in all 6; at 20 ms 166 instead of 92), for ~3% of a 3 s crawl.
+    // docs/control-plane.md.
     const elapsed = now - this.#windowStart;
     const closes = this.#probing
-      ? this.#count >= this.#o.minWindowSamples ||
-        (this.#slowStart &&
-          this.#baselineMs === undefined &&
-          this.#latencies.length >= this.#probeAt &&
-          elapsed >= this.#o.slowStartWindowMs)
+      ? this.#count >= this.#o.minWindowSamples
       : this.#slowStart
         ? // Counted in usable samples: right after a doubling most completions started under the
           // old limit and say nothing of the new one. Still closed after windowMs on any samples,
           // so a crawler whose samples are all lagged does not stay in slow start.
-          // A full round at the new limit needs no time floor (slowStartWindowMs): measured at
-          // 50 ms, the floor held each doubling from 32 on for two round trips instead of one.
-          (this.#latencies.length >= this.#o.minWindowSamples &&
-            (elapsed >= this.#o.slowStartWindowMs || this.#latencies.length >= this.limit)) ||
+          (this.#latencies.length >= this.#o.minWindowSamples && elapsed >= this.#o.slowStartWindowMs) ||
           (this.#count >= this.#o.minWindowSamples && elapsed >= this.#o.windowMs)
         : this.#count >= this.#o.minWindowSamples && elapsed >= this.#o.windowMs;
     if (closes) this.#closeWindow(now);
