@@ -263,9 +263,9 @@ export class AimdLimit implements LimitAlgorithm {
     // a 1 s probe cost 470 pages, a 20-sample one about 170). Tried in session 8 and taken
     // back: closing the first probe on one round at the initial limit (about 140 ms sooner on
     // a 50 ms host), and slow-start windows on one round at the new limit without the time
-    // floor. Either overshot the knee more (bench/knee.mjs, K = 32 at 100 ms: peak limit 8K in
-    // 2 runs of 6 instead of 4K in all 6; at 20 ms 166 instead of 92), for ~3% of a 3 s crawl.
-    // docs/control-plane.md.
+    // floor. They overshot the knee more (bench/knee.mjs, K = 32 at 100 ms, the probe change
+    // alone: peak limit 8K in 2 runs of 6 instead of 4K in all 6; both, at 20 ms: 166 instead
+    // of 92), for ~3% of a 3 s crawl. docs/control-plane.md.
     const elapsed = now - this.#windowStart;
     const closes = this.#probing
       ? this.#count >= this.#o.minWindowSamples
