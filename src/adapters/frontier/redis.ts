@@ -24,13 +24,7 @@ import type {
   RetryOptions,
   Task,
 } from '../../ports/frontier.js';
-import {
-  checkLeaseOptions,
-  checkMaxPending,
-  notOpenError,
-  type PreparedRequest,
-  prepareRequests,
-} from './common.js';
+import { checkLeaseOptions, checkMaxPending, notOpenError, type PreparedRequest } from './common.js';
 import {
   clientOptions,
   defineFrontierScripts,
@@ -123,21 +117,7 @@ export class RedisFrontier implements Frontier {
     const now = this.#clock.now();
     // Links found again (most of every page's) are answered from the cache, without the three
     // round trips and the script an enqueue costs.
-    const known = this.#seen.known(requests);
-    const all = prepareRequests(requests, now, (r) => known.has(r));
-    for (const r of all) {
-      if (r.priority < PRIORITY_MIN || r.priority > PRIORITY_MAX)
-        throw new InvalidArgumentError(
-          `priority must be in [${PRIORITY_MIN}, ${PRIORITY_MAX}], got ${r.priority}`,
-        );
-    }
-    const prepared = known.size ? all.filter((_, i) => !known.has(requests[i]!)) : all;
-    const cached = all.length - prepared.length;
-    if (prepared.length === 0) return { added: 0, duplicates: cached, dropped: 0 };
-    const result = await this.#enqueue(c, prepared, now);
-    // A batch with drops cannot tell which URLs were stored: cache nothing from it.
-    if (result.dropped === 0) this.#seen.remember(prepared);
-    return { ...result, duplicates: result.duplicates + cached };
+    return this.#seen.enqueue(requests, now, (fresh) => this.#enqueue(c, fresh, now), checkPriorities);
   }
 
   #enqueue(c: Redis, prepared: readonly PreparedRequest[], now: number): Promise<EnqueueResult> {
@@ -343,6 +323,15 @@ export class RedisFrontier implements Frontier {
     } catch (err) {
       throw mapRedisError(err);
     }
+  }
+}
+
+function checkPriorities(prepared: readonly PreparedRequest[]): void {
+  for (const r of prepared) {
+    if (r.priority < PRIORITY_MIN || r.priority > PRIORITY_MAX)
+      throw new InvalidArgumentError(
+        `priority must be in [${PRIORITY_MIN}, ${PRIORITY_MAX}], got ${r.priority}`,
+      );
   }
 }
 

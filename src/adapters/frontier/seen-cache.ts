@@ -1,4 +1,5 @@
-import type { EnqueueRequest } from '../../ports/frontier.js';
+import type { EnqueueRequest, EnqueueResult } from '../../ports/frontier.js';
+import { type PreparedRequest, prepareRequests } from './common.js';
 
 /**
  * URLs known to be in the frontier already, per job, kept in process so that the links a crawl
@@ -26,13 +27,30 @@ export class SeenCache {
     this.#max = max;
   }
 
-  /** The requests (by identity) whose URL is known to be stored; never a forced one. */
-  known(requests: readonly EnqueueRequest[]): Set<EnqueueRequest> {
-    const known = new Set<EnqueueRequest>();
-    for (const r of requests) {
-      if (r.force !== true && this.#byJob.get(r.jobId)?.has(r.url) === true) known.add(r);
-    }
-    return known;
+  /**
+   * An adapter's enqueue through the cache: prepares (validates) every request, answers those
+   * known as duplicates, hands the rest to `store`, and remembers them when none was dropped (a
+   * batch with drops cannot tell which URLs were stored). `check` sees every prepared request
+   * first, known ones included, for checks of the adapter's own.
+   */
+  async enqueue(
+    requests: readonly EnqueueRequest[],
+    now: number,
+    store: (fresh: PreparedRequest[]) => EnqueueResult | Promise<EnqueueResult>,
+    check?: (prepared: readonly PreparedRequest[]) => void,
+  ): Promise<EnqueueResult> {
+    // One lookup per URL (a Set of 200k strings is a cache miss or two): the requests known
+    // are kept by identity, which prepareRequests asks about again (a known one's URL is
+    // not parsed for its host).
+    const known = this.#known(requests);
+    const prepared = prepareRequests(requests, now, (r) => known.has(r));
+    check?.(prepared);
+    const fresh = known.size ? prepared.filter((_, i) => !known.has(requests[i]!)) : prepared;
+    const cached = prepared.length - fresh.length;
+    if (fresh.length === 0) return { added: 0, duplicates: cached, dropped: 0 };
+    const result = await store(fresh);
+    if (result.dropped === 0) this.#remember(fresh);
+    return { ...result, duplicates: result.duplicates + cached };
   }
 
   clear(): void {
@@ -40,8 +58,17 @@ export class SeenCache {
     this.#size = 0;
   }
 
+  /** The requests (by identity) whose URL is known to be stored; never a forced one. */
+  #known(requests: readonly EnqueueRequest[]): Set<EnqueueRequest> {
+    const known = new Set<EnqueueRequest>();
+    for (const r of requests) {
+      if (r.force !== true && this.#byJob.get(r.jobId)?.has(r.url) === true) known.add(r);
+    }
+    return known;
+  }
+
   /** Records URLs the store has just confirmed stored (added or duplicate, none dropped). */
-  remember(stored: readonly { readonly jobId: string; readonly url: string }[]): void {
+  #remember(stored: readonly { readonly jobId: string; readonly url: string }[]): void {
     if (this.#size + stored.length > this.#max) this.clear();
     for (const r of stored) {
       let urls = this.#byJob.get(r.jobId);

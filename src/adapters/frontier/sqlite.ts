@@ -21,14 +21,7 @@ import type {
   RetryOptions,
   Task,
 } from '../../ports/frontier.js';
-import {
-  checkCount,
-  checkLeaseOptions,
-  checkMaxPending,
-  makeTask,
-  notOpenError,
-  prepareRequests,
-} from './common.js';
+import { checkCount, checkLeaseOptions, checkMaxPending, makeTask, notOpenError } from './common.js';
 import { SeenCache } from './seen-cache.js';
 import { WriteBatcher } from './sqlite-batcher.js';
 import { makeDedupe } from './sqlite-dedupe.js';
@@ -124,18 +117,10 @@ export class SqliteFrontier implements Frontier {
   async enqueue(requests: readonly EnqueueRequest[]): Promise<EnqueueResult> {
     const { tx, batch } = this.#conn();
     const now = this.#clock.now();
-    // One lookup per URL (a Set of 200k strings is a cache miss or two): the requests known
-    // are kept by identity, which prepareRequests asks about again.
-    const known = this.#seen.known(requests);
-    const prepared = prepareRequests(requests, now, (r) => known.has(r));
-    const fresh = known.size ? prepared.filter((_, i) => !known.has(requests[i]!)) : prepared;
-    const cached = prepared.length - fresh.length;
-    if (fresh.length === 0) return { added: 0, duplicates: cached, dropped: 0 };
-    const jobs = this.#createJobs(fresh.map((r) => r.jobId));
-    const result = await batch.run(() => tx.enqueue(fresh, jobs, now));
-    // A batch with drops cannot tell which URLs were stored: cache nothing from it.
-    if (result.dropped === 0) this.#seen.remember(fresh);
-    return { ...result, duplicates: result.duplicates + cached };
+    return this.#seen.enqueue(requests, now, (fresh) => {
+      const jobs = this.#createJobs(fresh.map((r) => r.jobId));
+      return batch.run(() => tx.enqueue(fresh, jobs, now));
+    });
   }
 
   async lease(options: LeaseOptions): Promise<Task[]> {
