@@ -22,18 +22,8 @@ async function freePort() {
 export async function startRedis() {
   const port = await freePort();
   const version = /v=(\S+)/.exec(spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout)?.[1];
-  const argv = [
-    'redis-server',
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-  ];
-  argv.push('--daemonize', 'no');
+  const argv = ['redis-server', '--port', String(port), '--bind', '127.0.0.1'];
+  argv.push('--save', '', '--appendonly', 'no', '--daemonize', 'no');
   const pin = cpus().length >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
   const cmd = pin ? ['taskset', '-c', '0', ...argv] : argv;
   const proc = spawn(cmd[0], cmd.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
