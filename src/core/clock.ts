@@ -15,11 +15,18 @@ export interface Clock {
   setTimer(fn: () => void, ms: number): Timer;
 }
 
+/**
+ * Node's largest timer delay (2^31-1 ms, 24.8 days). A longer one fires after 1 ms instead,
+ * which would turn a wake-up for a monthly recrawl into a busy loop: setTimer caps delays at
+ * this, and callers re-check their deadline when woken (the scheduler does).
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   monotonic: () => performance.now(),
   setTimer(fn, ms) {
-    const h = setTimeout(fn, Math.max(0, ms));
+    const h = setTimeout(fn, Math.min(MAX_TIMER_MS, Math.max(0, ms)));
     h.unref();
     return { cancel: () => clearTimeout(h) };
   },

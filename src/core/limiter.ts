@@ -99,7 +99,7 @@ export class ConcurrencyLimiter {
 }
 
 export interface HostLimitersOptions {
-  /** Ceiling on requests in flight over all hosts together. @default 256 */
+  /** Ceiling on requests in flight over all hosts together. @default 512 */
   readonly globalMaxInflight?: number;
   /** Idle hosts beyond this many are forgotten, least recently used first. @default 10000 */
   readonly maxHosts?: number;
@@ -110,7 +110,7 @@ export interface HostLimitersOptions {
 }
 
 export const hostLimitersDefaults = {
-  globalMaxInflight: 256,
+  globalMaxInflight: 512,
   maxHosts: 10_000,
   aimd: {},
 } as const satisfies Omit<Required<HostLimitersOptions>, 'createLimit'>;

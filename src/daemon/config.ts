@@ -17,10 +17,24 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out === '' ? '(root)' : out;
 }
 
+/**
+ * A union's "Invalid input" hides which field was wrong (`followAllLinks: { priority: 1.5 }`
+ * against `object | false`). When exactly one branch got past its type check (its issues lie
+ * deeper than the union itself), that branch's issues are the ones that say what to fix.
+ */
+function unionBranch(issue: z.core.$ZodIssueInvalidUnion): readonly z.core.$ZodIssue[] | undefined {
+  const deeper = issue.errors.filter((branch) => branch.some((i) => i.path.length > 0));
+  if (deeper.length !== 1) return undefined;
+  return deeper[0]!.map((i) => ({ ...i, path: [...issue.path, ...i.path] }));
+}
+
 function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
   const out: string[] = [];
   for (const issue of issues) {
-    if (issue.code === 'unrecognized_keys') {
+    const branch = issue.code === 'invalid_union' ? unionBranch(issue) : undefined;
+    if (branch) {
+      out.push(...formatIssues(branch));
+    } else if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) out.push(`${formatPath([...issue.path, key])}: unknown key`);
     } else {
       out.push(`${formatPath(issue.path)}: ${issue.message}`);

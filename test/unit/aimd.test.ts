@@ -15,10 +15,14 @@ function window(limit: AimdLimit, clock: FakeClock, rttMs: number, inflight: num
   }
 }
 
+/** The limits these cases were written for (the product defaults are 8 and 256). */
+const LIMITS = { initialLimit: 10, maxLimit: 200 } as const;
+
 function make(options: AimdOptions = {}) {
   const clock = new FakeClock();
   const limit = new AimdLimit(
     {
+      ...LIMITS,
       windowMs: 100,
       slowStartWindowMs: 100,
       minWindowSamples: 4,
@@ -42,6 +46,7 @@ function makeRelative(
   const clock = new FakeClock();
   const limit = new AimdLimit(
     {
+      ...LIMITS,
       windowMs: 100,
       minWindowSamples: 4,
       slowStart: false,
@@ -106,6 +111,7 @@ describe('AimdLimit', () => {
     const clock = new FakeClock();
     const limit = new AimdLimit(
       {
+        ...LIMITS,
         windowMs: 1000,
         slowStartWindowMs: 250,
         minWindowSamples: 4,
@@ -276,7 +282,7 @@ describe('AimdLimit', () => {
   it('slow start: a window needs minWindowSamples samples started after the last change', () => {
     const clock = new FakeClock();
     const limit = new AimdLimit(
-      { windowMs: 1000, slowStartWindowMs: 100, minWindowSamples: 4, target: absolute(100) },
+      { ...LIMITS, windowMs: 1000, slowStartWindowMs: 100, minWindowSamples: 4, target: absolute(100) },
       clock,
     );
     const sample = (startedAt: number) => {
