@@ -1,47 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
-import type { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
+import { formatIssues } from './config-issues.js';
 import { type ConfigInput, type CrawldConfig, configSchema } from './config-schema.js';
 import { seedAddressIssues } from './seed-guard.js';
 
+export { formatPath } from './config-issues.js';
 export type { ConfigInput, CrawldConfig, JobConfig } from './config-schema.js';
-
-/** Formats a zod path as `jobs[0].seeds[1]`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const p of path) {
-    if (typeof p === 'number') out += `[${p}]`;
-    else out += out === '' ? String(p) : `.${String(p)}`;
-  }
-  return out === '' ? '(root)' : out;
-}
-
-/**
- * A union's "Invalid input" hides which field was wrong (`followAllLinks: { priority: 1.5 }`
- * against `object | false`). When exactly one branch got past its type check (its issues lie
- * deeper than the union itself), that branch's issues are the ones that say what to fix.
- */
-function unionBranch(issue: z.core.$ZodIssueInvalidUnion): readonly z.core.$ZodIssue[] | undefined {
-  const deeper = issue.errors.filter((branch) => branch.some((i) => i.path.length > 0));
-  if (deeper.length !== 1) return undefined;
-  return deeper[0]!.map((i) => ({ ...i, path: [...issue.path, ...i.path] }));
-}
-
-function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
-  const out: string[] = [];
-  for (const issue of issues) {
-    const branch = issue.code === 'invalid_union' ? unionBranch(issue) : undefined;
-    if (branch) {
-      out.push(...formatIssues(branch));
-    } else if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) out.push(`${formatPath([...issue.path, key])}: unknown key`);
-    } else {
-      out.push(`${formatPath(issue.path)}: ${issue.message}`);
-    }
-  }
-  return out;
-}
 
 /** Validates a parsed config object; throws ConfigError listing every bad field. */
 export function validateConfig(input: unknown): CrawldConfig {
