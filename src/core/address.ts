@@ -263,8 +263,8 @@ function parseAllowEntry(entry: string, allow: AllowList): boolean {
   if (portText === undefined) return addEntry(allow.any, ipText);
   const port = Number(portText);
   if (port < 1 || port > 65535) return false;
-  let list = allow.byPort.get(port);
-  if (!list) allow.byPort.set(port, (list = new BlockList()));
+  const list = allow.byPort.get(port) ?? new BlockList();
+  allow.byPort.set(port, list);
   return addEntry(list, ipText);
 }
 
