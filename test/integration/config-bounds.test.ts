@@ -162,7 +162,12 @@ function refusal(config: unknown): string | undefined {
 describe('every numeric option of docs/config.md, at and past its bounds', () => {
   it('covers the options the control plane validates', () => {
     const names = cases.map((c) => c.name);
-    for (const n of ['concurrency.increase', 'concurrency.maxLagFraction', 'hostBackoff.initialPauseMs', 'breaker.rollingBuckets'])
+    for (const n of [
+      'concurrency.increase',
+      'concurrency.maxLagFraction',
+      'hostBackoff.initialPauseMs',
+      'breaker.rollingBuckets',
+    ])
       expect(names).toContain(n);
     expect(cases.length).toBeGreaterThan(60);
   });
