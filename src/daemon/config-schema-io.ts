@@ -110,6 +110,10 @@ export const webhookChangeSinkSchema = z.strictObject({
   backoffBaseMs: ms.default(500),
   backoffMaxMs: ms.default(30_000),
   timeoutMs: positiveMs.default(10_000),
+  /** POSTs in flight at once; more changes queue in crawld. */
+  maxConcurrent: positiveInt.default(8),
+  /** Least time between the starts of two POSTs. */
+  minTimeMs: ms.default(0),
 });
 
 export const changeSinkSchema = z.discriminatedUnion('kind', [
