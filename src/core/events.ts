@@ -25,6 +25,8 @@ export interface CrawlEvents {
     status: number;
     fields: number;
     extractErrors: number;
+    /** The page declared a charset the Encoding standard does not know (decoded with the default). */
+    decodeFallback?: boolean;
   };
   /** The attempt failed and will be retried. */
   retry: { jobId: string; host: string; url: string; reason: string; attempt: number; delayMs: number };

@@ -157,7 +157,12 @@ export class TaskRunner {
   private async onSuccess(task: Task, job: JobRuntime, res: FetchResponse): Promise<TaskResult> {
     let extraction: Extraction;
     try {
-      extraction = job.extractor.extract({ url: res.url, contentType: res.contentType, body: res.body });
+      extraction = job.extractor.extract({
+        url: res.url,
+        contentType: res.contentType,
+        contentTypeHeader: res.headers['content-type'],
+        body: res.body,
+      });
     } catch (err) {
       // The HTML extractors refuse a page nested thousands deep: any parser would block the
       // event loop for minutes on it.
@@ -176,6 +181,7 @@ export class TaskRunner {
       fetchedAt: new Date(this.deps.clock.now()).toISOString(),
       depth: task.depth,
       contentType: res.contentType,
+      ...(extraction.encoding !== undefined ? { encoding: extraction.encoding } : {}),
       contentHash: hash('sha256', res.body, 'hex'),
       bytes: res.body.length,
       durationMs: Math.round(res.totalMs),
@@ -222,6 +228,7 @@ export class TaskRunner {
       status: res.status,
       fields: Object.keys(extraction.fields).length,
       extractErrors: extraction.errors.length,
+      decodeFallback: extraction.encodingFallback === true,
     });
     return 'ok';
   }
