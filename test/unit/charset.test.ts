@@ -7,6 +7,7 @@ import {
   sniffHtmlEncoding,
 } from '../../src/adapters/parse/charset.js';
 import { resolveLink } from '../../src/adapters/parse/field-values.js';
+import { JsonExtractor } from '../../src/adapters/parse/json-extractor.js';
 import { queryEncodingOf } from '../../src/adapters/parse/url-encoding.js';
 
 /** Fixtures are encoded at test time by iconv-lite, an implementation independent of the decoder's. */
@@ -185,5 +186,23 @@ describe('links resolve with the query in the document encoding', () => {
       'http://shop.test/s?q=%E4%BB%B7%E6%A0%BC',
     );
     expect(resolveLink('/s?a=1&b=%41', base, 'gbk')).toBe('http://shop.test/s?a=1&b=%41');
+  });
+});
+
+describe('JSON bodies', () => {
+  it('stay UTF-8 whatever the Content-Type says (RFC 8259), BOM tolerated', () => {
+    const ex = new JsonExtractor({ fields: { name: '$.name' } });
+    const body = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from(JSON.stringify({ name: '商品 café' })),
+    ]);
+    const out = ex.extract({
+      url: 'http://api.test/x',
+      contentType: 'application/json',
+      contentTypeHeader: 'application/json; charset=iso-8859-1',
+      body,
+    });
+    expect(out.fields).toEqual({ name: '商品 café' });
+    expect(out.encoding).toBe('utf-8');
   });
 });
