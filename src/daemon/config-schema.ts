@@ -268,8 +268,16 @@ const configBase = z.strictObject({
       rollingWindowMs: positiveInt.default(10_000),
       rollingBuckets: positiveInt.default(10),
       volumeThreshold: positiveInt.default(10),
-      resetTimeoutMs: positiveInt.default(30_000),
+      /** Opens after this many failures in a row (0: the rate rule only). */
+      consecutiveFailures: z.number().int().min(0).default(5),
+      /** Open time after a first trip; doubled per consecutive trip up to maxResetTimeoutMs. */
+      resetTimeoutMs: positiveInt.default(1_000),
+      maxResetTimeoutMs: positiveInt.default(60_000),
       halfOpenMaxProbes: positiveInt.default(1),
+    })
+    .refine((b) => b.maxResetTimeoutMs >= b.resetTimeoutMs, {
+      message: 'must be at least breaker.resetTimeoutMs',
+      path: ['maxResetTimeoutMs'],
     })
     .prefault({}),
   hostBackoff: z

@@ -55,7 +55,9 @@ export function createControlPlane(
     rollingCountTimeoutMs: b.rollingWindowMs,
     rollingCountBuckets: b.rollingBuckets,
     volumeThreshold: b.volumeThreshold,
+    consecutiveFailures: b.consecutiveFailures,
     resetTimeoutMs: b.resetTimeoutMs,
+    maxResetTimeoutMs: b.maxResetTimeoutMs,
     halfOpenMaxProbes: b.halfOpenMaxProbes,
   };
   const breakers: HostBreakerRegistry =
@@ -70,8 +72,6 @@ export function createControlPlane(
     backoff,
     breakers,
     minDelayMs: config.politeness.minDelayMs,
-    // Ask again a little after the breaker would go half-open.
-    breakerRecheckMs: Math.max(1000, Math.ceil(b.resetTimeoutMs / 2)),
   });
   return { control, limiters, breakers };
 }

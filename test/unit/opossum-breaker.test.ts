@@ -45,6 +45,41 @@ describe('OpossumHostBreakers', () => {
     expect(a.state).toBe('open');
   });
 
+  it('trips on consecutive failures; the open time doubles per trip and starts short after a success', async () => {
+    registry = new OpossumHostBreakers({
+      volumeThreshold: 1000,
+      consecutiveFailures: 5,
+      resetTimeoutMs: 60,
+      maxResetTimeoutMs: 1000,
+    });
+    const a = registry.get('a');
+    for (let i = 0; i < 4; i++) a.onFailure();
+    await tick();
+    expect(a.state).toBe('closed');
+    a.onFailure();
+    await tick();
+    expect(a.state).toBe('open');
+    expect(a.retryInMs).toBeGreaterThan(30);
+    expect(a.retryInMs).toBeLessThanOrEqual(60);
+    await sleep(90);
+    expect(a.canPass()).toBe(true);
+    a.onFailure(); // the probe failed: open for 120 ms
+    await tick();
+    expect(a.state).toBe('open');
+    expect(a.retryInMs).toBeGreaterThan(60);
+    await sleep(70);
+    expect(a.state).toBe('open'); // 60 ms would have half-opened it by now
+    await sleep(100);
+    expect(a.canPass()).toBe(true);
+    a.onSuccess();
+    await tick();
+    expect(a.state).toBe('closed');
+    for (let i = 0; i < 5; i++) a.onFailure();
+    await tick();
+    expect(a.state).toBe('open');
+    expect(a.retryInMs).toBeLessThanOrEqual(60);
+  });
+
   it('old buckets roll out of the window', async () => {
     registry = new OpossumHostBreakers({
       volumeThreshold: 4,
