@@ -1,12 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  html,
-  page,
-  startDaemon,
-  startServer,
-  type TestDaemon,
-  type TestServer,
-} from './control-helpers.js';
+import { html, page, startDaemon, startServer, type TestDaemon, type TestServer } from './control-helpers.js';
 
 /**
  * A 'throttled' listener that throws (a plugin, a metrics bug) inside the scheduler's pump:
