@@ -234,6 +234,10 @@ export class Scheduler {
         leaseMs: this.options.leaseMs,
         owner: this.options.owner,
         excludeHosts: exclude,
+        // A shared frontier gives each host no more than its buffer has room for: one lease of
+        // a one-host crawl took up to bufferSize (1024 by default) and left a daemon started
+        // later nothing to lease.
+        maxPerHost: (host) => this.#hostBufferCap(host) - this.#buffers.hostSize(host),
       });
       if (this.#state !== 'running') {
         await this.#handBack(tasks, 'paused', 0);
