@@ -39,6 +39,10 @@ export class AdaptiveControlPlane implements ControlPlane {
 
   constructor(deps: AdaptiveControlPlaneDeps) {
     this.#d = deps;
+    // A probe succeeded after an outage: the host is healthy again at the capacity it had.
+    deps.breakers.onTransition((t) => {
+      if (t.from === 'halfOpen' && t.to === 'closed') deps.limiters.resume(t.host);
+    });
   }
 
   admit(host: string): Admission {
