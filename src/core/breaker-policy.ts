@@ -110,7 +110,7 @@ export class TripRules {
 
 /**
  * The circuit-breaker decision as a pure state machine (opossum's semantics, without its
- * timers): time is read from the clock when asked, so "open → half-open after resetTimeoutMs"
+ * timers): time is read from the clock when asked, so "open → half-open after the open time"
  * happens on the first look after the deadline, and tests drive it with FakeClock.
  *
  * Closed: every call passes; successes and failures go to a ring of time buckets. It opens
