@@ -164,6 +164,11 @@ export class HostLimiters {
     return this.#hosts.peek(host)?.limit ?? this.#limiter(host).limit;
   }
 
+  /** The host is back after an outage: let its limit grow fast again (LimitAlgorithm.resume). */
+  resume(host: string): void {
+    this.#hosts.peek(host)?.algorithm.resume?.();
+  }
+
   inflightOf(host: string): number {
     return this.#hosts.peek(host)?.inflight ?? 0;
   }

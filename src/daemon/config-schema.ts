@@ -279,8 +279,16 @@ const configBase = z.strictObject({
       rollingWindowMs: positiveMs.default(breakerPolicyDefaults.rollingCountTimeoutMs),
       rollingBuckets: positiveInt.default(breakerPolicyDefaults.rollingCountBuckets),
       volumeThreshold: positiveInt.default(breakerPolicyDefaults.volumeThreshold),
+      /** Opens after this many failures in a row (0: the rate rule only). */
+      consecutiveFailures: z.number().int().min(0).default(breakerPolicyDefaults.consecutiveFailures),
+      /** Open time after a first trip; doubled per consecutive trip up to maxResetTimeoutMs. */
       resetTimeoutMs: positiveMs.default(breakerPolicyDefaults.resetTimeoutMs),
+      maxResetTimeoutMs: positiveMs.default(breakerPolicyDefaults.maxResetTimeoutMs),
       halfOpenMaxProbes: positiveInt.default(breakerPolicyDefaults.halfOpenMaxProbes),
+    })
+    .refine((b) => b.maxResetTimeoutMs >= b.resetTimeoutMs, {
+      message: 'must be at least breaker.resetTimeoutMs',
+      path: ['maxResetTimeoutMs'],
     })
     .prefault({}),
   hostBackoff: z

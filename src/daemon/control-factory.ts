@@ -49,8 +49,6 @@ export function createControlPlane(
     backoff,
     breakers,
     minDelayMs: config.politeness.minDelayMs,
-    // Ask again a little after the breaker would go half-open.
-    breakerRecheckMs: Math.max(1000, Math.ceil(b.resetTimeoutMs / 2)),
   });
   return { control, limiters, breakers };
 }

@@ -59,7 +59,9 @@ export interface BreakerSection {
   readonly rollingWindowMs: number;
   readonly rollingBuckets: number;
   readonly volumeThreshold: number;
+  readonly consecutiveFailures: number;
   readonly resetTimeoutMs: number;
+  readonly maxResetTimeoutMs: number;
   readonly halfOpenMaxProbes: number;
 }
 
@@ -69,7 +71,9 @@ export function breakerOptionsOf(b: BreakerSection): Required<BreakerPolicyOptio
     rollingCountTimeoutMs: b.rollingWindowMs,
     rollingCountBuckets: b.rollingBuckets,
     volumeThreshold: b.volumeThreshold,
+    consecutiveFailures: b.consecutiveFailures,
     resetTimeoutMs: b.resetTimeoutMs,
+    maxResetTimeoutMs: b.maxResetTimeoutMs,
     halfOpenMaxProbes: b.halfOpenMaxProbes,
   };
 }

@@ -76,6 +76,25 @@ describe('AimdLimit', () => {
     expect(limit.limit).toBe(24); // just over target: backoffRatio, and additive windows from now on
   });
 
+  it('resume() after an outage: back to doubling per window instead of +1 per window', () => {
+    const { clock, limit } = make({ slowStart: true });
+    window(limit, clock, 50, 10);
+    expect(limit.limit).toBe(20);
+    // The outage: drops cut it (halved in slow start, which ends), then additive increase.
+    clock.advance(100);
+    limit.onSample({ rttMs: 0, inflight: 20, dropped: true });
+    expect(limit.limit).toBe(10);
+    window(limit, clock, 50, 10);
+    window(limit, clock, 50, 10);
+    const additive = limit.limit;
+    expect(additive).toBe(11); // +1 per window now (the cut's window holds)
+    limit.resume();
+    window(limit, clock, 50, additive);
+    expect(limit.limit).toBe(2 * additive);
+    window(limit, clock, 50, 2 * additive);
+    expect(limit.limit).toBe(4 * additive);
+  });
+
   it('slow start: a mild excess must show twice to end it; a clear one ends it at once', () => {
     const { clock, limit } = make({ slowStart: true });
     window(limit, clock, 105, 10); // 5% over: noise, or the knee? Hold and look again.

@@ -247,6 +247,16 @@ export class AimdLimit implements LimitAlgorithm {
     return () => this.#listeners.delete(listener);
   }
 
+  /**
+   * Back to slow start (doubling per window until latency says stop) after an outage: the
+   * outage's drops cut a healthy host's limit (16 to 7 in bench/outage.mjs), and additive
+   * increase took 9 s to climb back.
+   */
+  resume(): void {
+    this.#slowStart = this.#o.slowStart;
+    this.#mildlyOver = false;
+  }
+
   onSample(sample: LimitSample): void {
     const now = this.#clock.monotonic();
     if (this.#windowStart === undefined) this.#windowStart = now;
