@@ -17,6 +17,7 @@ declare -A PKG_FOR=(
   [chromium]=chromium
   [docker-compose]=docker-compose
   [redis-server]=redis-server
+  [openssl]=openssl
 )
 missing=()
 for cmd in "${!PKG_FOR[@]}"; do

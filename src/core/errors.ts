@@ -56,6 +56,25 @@ export class ConnectionError extends RetryableFetchError {
   override readonly reason = 'connection';
 }
 
+/** Why a TLS connection was refused: bounded reasons for dead letters, logs and metrics. */
+export type TlsReason = 'tls_untrusted' | 'tls_expired' | 'tls_hostname' | 'tls_handshake';
+export const TLS_REASONS: readonly TlsReason[] = ['tls_untrusted', 'tls_expired', 'tls_hostname', 'tls_handshake'];
+
+/**
+ * The server's certificate was refused or the handshake failed. Not retried: a certificate
+ * does not become trusted on the next attempt (a private CA goes in fetch.tls.ca).
+ */
+export class TlsError extends FetchError {
+  override readonly code: string = 'CRAWLD_ERR_TLS';
+  constructor(
+    override readonly reason: TlsReason,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
 export class BodyTooLargeError extends FetchError {
   override readonly code: string = 'CRAWLD_ERR_BODY_TOO_LARGE';
   override readonly reason = 'body_too_large';

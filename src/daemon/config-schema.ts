@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { backoffDefaults } from '../core/backoff.js';
 import { breakerPolicyDefaults } from '../core/breaker-policy.js';
@@ -26,6 +27,14 @@ export function isHttpUrl(s: string): boolean {
   try {
     const u = new URL(s);
     return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function isPemFile(path: string): boolean {
+  try {
+    return readFileSync(path, 'utf8').includes('-----BEGIN CERTIFICATE-----');
   } catch {
     return false;
   }
@@ -211,6 +220,16 @@ const configBase = z.strictObject({
       allowPrivateNetworks: z.boolean().default(false),
       /** Exact addresses allowed even when private networks are not: 'IP', 'IP:PORT' or CIDR. */
       allowAddresses: z.array(z.string().min(1)).default([]),
+      /** `ca`: a PEM file of CA certificates trusted besides Node's own (a private CA). */
+      tls: z
+        .strictObject({
+          ca: z
+            .string()
+            .min(1)
+            .refine(isPemFile, { message: 'must be a readable PEM file of certificates' })
+            .optional(),
+        })
+        .prefault({}),
     })
     .prefault({}),
   concurrency: z

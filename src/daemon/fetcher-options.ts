@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
 import type { UndiciFetcherOptions } from '../adapters/fetch/options.js';
 import type { CrawldConfig } from './config.js';
 
@@ -21,5 +23,23 @@ export function fetcherOptions(config: Pick<CrawldConfig, 'fetch' | 'concurrency
       allowPrivateNetworks: fetch.allowPrivateNetworks,
       allow: fetch.allowAddresses,
     },
+    ...(fetch.tls.ca !== undefined ? { ca: trustedCas(fetch.tls.ca) } : {}),
   };
+}
+
+/**
+ * A `ca` list replaces Node's trust store, so it is Node's bundled roots, NODE_EXTRA_CA_CERTS
+ * (which Node would otherwise have added) and the configured file: a private CA is trusted
+ * besides the public ones, not instead of them.
+ */
+function trustedCas(file: string): string[] {
+  const extra = process.env.NODE_EXTRA_CA_CERTS;
+  const read = (path: string) => {
+    try {
+      return [readFileSync(path, 'utf8')];
+    } catch {
+      return [];
+    }
+  };
+  return [...rootCertificates, ...(extra ? read(extra) : []), readFileSync(file, 'utf8')];
 }

@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { parseConfigInput } from '../../src/daemon/config.js';
 
 const DOC = resolve(import.meta.dirname, '../../docs/config.md');
@@ -12,7 +14,19 @@ export type Doc = Record<string, unknown> & { frontier: Section; http: Section }
 export function docExample(): Doc {
   const text = /```yaml\n([\s\S]*?)```/.exec(readFileSync(DOC, 'utf8'))?.[1];
   if (!text) throw new Error('docs/config.md has no yaml block');
-  return parseConfigInput(text, DOC_ENV) as Doc;
+  const doc = parseConfigInput(text, DOC_ENV) as Doc & { fetch?: { tls?: { ca?: string } } };
+  // The example's CA file exists on no test machine: a throwaway one stands in for it.
+  if (doc.fetch?.tls?.ca !== undefined) doc.fetch.tls.ca = throwawayCa();
+  return doc;
+}
+
+let ca: string | undefined;
+function throwawayCa(): string {
+  if (ca) return ca;
+  ca = join(mkdtempSync(join(tmpdir(), 'crawld-doc-ca-')), 'ca.pem');
+  // Any certificate will do: the example is validated and started, never used for a handshake.
+  writeFileSync(ca, rootCertificates[0]!);
+  return ca;
 }
 
 /** The example as one config: the SQLite frontier (url and keyPrefix are Redis-only) and one admin token source. */

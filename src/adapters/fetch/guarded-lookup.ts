@@ -47,6 +47,8 @@ export interface GuardedConnectorOptions {
   readonly policy: AddressPolicy;
   readonly connectTimeoutMs: number;
   readonly lookup?: LookupFunction;
+  /** Trusted CA certificates (PEM) for https, replacing Node's default list; unset: the default. */
+  readonly ca?: readonly string[];
 }
 
 /**
@@ -74,6 +76,7 @@ export function guardedConnector(opts: GuardedConnectorOptions): buildConnector.
       connector = buildConnector({
         timeout: opts.connectTimeoutMs,
         lookup: guardedLookup(opts.policy, port, base),
+        ...(opts.ca ? { ca: [...opts.ca] } : {}),
       });
       byPort.set(port, connector);
     }

@@ -7,7 +7,38 @@ import {
   FetchError,
   HeadersTimeoutError,
   HeadersTooLargeError,
+  TlsError,
+  type TlsReason,
 } from '../../core/errors.js';
+
+/** OpenSSL's and Node's certificate and handshake error codes, by what they mean to a user. */
+const TLS_CODES: Readonly<Record<string, TlsReason>> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'tls_untrusted',
+  SELF_SIGNED_CERT_IN_CHAIN: 'tls_untrusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'tls_untrusted',
+  UNABLE_TO_GET_ISSUER_CERT: 'tls_untrusted',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'tls_untrusted',
+  CERT_UNTRUSTED: 'tls_untrusted',
+  CERT_REJECTED: 'tls_untrusted',
+  CERT_SIGNATURE_FAILURE: 'tls_untrusted',
+  INVALID_CA: 'tls_untrusted',
+  CERT_REVOKED: 'tls_untrusted',
+  CERT_HAS_EXPIRED: 'tls_expired',
+  CERT_NOT_YET_VALID: 'tls_expired',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'tls_hostname',
+  HOSTNAME_MISMATCH: 'tls_hostname',
+  EPROTO: 'tls_handshake',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'tls_handshake',
+  ERR_SSL_UNSUPPORTED_PROTOCOL: 'tls_handshake',
+  ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION: 'tls_handshake',
+  ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: 'tls_handshake',
+  ERR_SSL_NO_PROTOCOLS_AVAILABLE: 'tls_handshake',
+  ERR_TLS_HANDSHAKE_TIMEOUT: 'tls_handshake',
+};
+
+function tlsReason(code: string): TlsReason | undefined {
+  return TLS_CODES[code] ?? (code.startsWith('ERR_SSL_') ? 'tls_handshake' : undefined);
+}
 
 const CONNECTION_CODES = new Set([
   'UND_ERR_SOCKET',
@@ -72,6 +103,8 @@ export function toFetchError(err: unknown, url: string): FetchError {
     case 'UND_ERR_HEADERS_OVERFLOW':
       return new HeadersTooLargeError(msg, options);
   }
+  const tls = code !== undefined ? tlsReason(code) : undefined;
+  if (tls) return new TlsError(tls, msg, options);
   if (code !== undefined && CONNECTION_CODES.has(code)) return new ConnectionError(msg, options);
   return new FetchError(msg, options);
 }

@@ -22,11 +22,13 @@ export interface UndiciFetcherOptions {
   readonly addressPolicy: AddressPolicy;
   /** dns.lookup-compatible resolver; tests inject one to map names to local servers. */
   readonly lookup?: LookupFunction;
+  /** Trusted CA certificates (PEM) for https; unset: Node's default list (and NODE_EXTRA_CA_CERTS). */
+  readonly ca?: readonly string[];
 }
 
 const MiB = 1024 * 1024;
 
-export const DEFAULT_FETCHER_OPTIONS: Readonly<Omit<UndiciFetcherOptions, 'lookup'>> = Object.freeze({
+export const DEFAULT_FETCHER_OPTIONS: Readonly<Omit<UndiciFetcherOptions, 'lookup' | 'ca'>> = Object.freeze({
   userAgent: 'crawld/0.1 (+https://github.com/crawld/crawld)',
   connectTimeoutMs: 10_000,
   headersTimeoutMs: 15_000,

@@ -41,6 +41,7 @@ export class UndiciFetcher implements Fetcher {
         policy: o.addressPolicy,
         connectTimeoutMs: o.connectTimeoutMs,
         ...(o.lookup ? { lookup: o.lookup } : {}),
+        ...(o.ca ? { ca: o.ca } : {}),
       }),
     });
     this.#baseHeaders = {
