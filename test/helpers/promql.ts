@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 
 /**
@@ -124,4 +124,25 @@ export function substituteVariables(expr: string, rateInterval = '1m'): string {
   return expr
     .replace(/\$__rate_interval|\$__interval|\$__range/g, rateInterval)
     .replace(/\$\{?(job|instance|host)\}?/g, '.*');
+}
+
+/**
+ * The daemon's metric names (not Prometheus' own series or recording rules) that the shipped
+ * dashboards and rule files name, read from grafana/dashboards/*.json and prometheus/*.yml.
+ */
+export function namedMetrics(): string[] {
+  const files = [
+    ...readdirSync(join(ROOT, 'grafana/dashboards')).map((f) => join(ROOT, 'grafana/dashboards', f)),
+    ...readdirSync(join(ROOT, 'prometheus'))
+      .filter((f) => f.endsWith('.yml') && !f.endsWith('.test.yml'))
+      .map((f) => join(ROOT, 'prometheus', f)),
+  ];
+  const names = new Set<string>();
+  for (const f of files) {
+    for (const m of readFileSync(f, 'utf8').matchAll(
+      /(?<![\w:])(?:crawld|nodejs|process)_[a-z0-9_]+(?![\w:])/g,
+    ))
+      names.add(m[0]);
+  }
+  return [...names].sort();
 }
