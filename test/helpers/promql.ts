@@ -54,11 +54,26 @@ export function variableQueries(d: Json): string[] {
   return list.map((v) => String(v.query));
 }
 
-export function loadAlertRules(): AlertRule[] {
+export interface RecordingRule {
+  readonly record: string;
+  readonly expr: string;
+}
+
+function loadRules(): (AlertRule | RecordingRule)[] {
   const doc = parse(readFileSync(resolve(ROOT, 'prometheus/alerts.yml'), 'utf8')) as {
-    groups: { rules: AlertRule[] }[];
+    groups: { rules: (AlertRule | RecordingRule)[] }[];
   };
   return doc.groups.flatMap((g) => g.rules);
+}
+
+/** The alerting rules of prometheus/alerts.yml. */
+export function loadAlertRules(): AlertRule[] {
+  return loadRules().filter((r): r is AlertRule => 'alert' in r);
+}
+
+/** The recording rules of prometheus/alerts.yml (crawld:…). */
+export function loadRecordingRules(): RecordingRule[] {
+  return loadRules().filter((r): r is RecordingRule => 'record' in r);
 }
 
 const KEYWORDS = new Set([
