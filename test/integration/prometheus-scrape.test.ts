@@ -198,8 +198,7 @@ describe('Prometheus scraping a running daemon', () => {
         return `${t.dashboard} / ${t.panel} / ${String(t.refId)}: no series: ${expr}`;
       // Series at 0 exist from the first scrape (known label values): the crawl must also
       // have exercised what the panel shows, so one value is non-zero.
-      if (!hasNonZero(r))
-        return `${t.dashboard} / ${t.panel} / ${String(t.refId)}: only zeros: ${expr}`;
+      if (!hasNonZero(r)) return `${t.dashboard} / ${t.panel} / ${String(t.refId)}: only zeros: ${expr}`;
       return null;
     });
     withData = targets.length - failures.length;
