@@ -146,17 +146,17 @@ export function substituteVariables(expr: string, rateInterval = '1m'): string {
  * dashboards and rule files name, read from grafana/dashboards/*.json and prometheus/*.yml.
  */
 export function namedMetrics(): string[] {
-  const files = [
-    ...readdirSync(join(ROOT, 'grafana/dashboards')).map((f) => join(ROOT, 'grafana/dashboards', f)),
-    ...readdirSync(join(ROOT, 'prometheus'))
-      .filter((f) => f.endsWith('.yml') && !f.endsWith('.test.yml'))
-      .map((f) => join(ROOT, 'prometheus', f)),
+  // Dashboards: the whole JSON (targets and variables). Rules: the expressions only, so that
+  // names in comments or annotation templates (e.g. $externalLabels.crawld_docs_url) do not count.
+  const texts = [
+    ...readdirSync(join(ROOT, 'grafana/dashboards')).map((f) =>
+      readFileSync(join(ROOT, 'grafana/dashboards', f), 'utf8'),
+    ),
+    ...loadRules().map((r) => r.expr),
   ];
   const names = new Set<string>();
-  for (const f of files) {
-    for (const m of readFileSync(f, 'utf8').matchAll(
-      /(?<![\w:])(?:crawld|nodejs|process)_[a-z0-9_]+(?![\w:])/g,
-    ))
+  for (const text of texts) {
+    for (const m of text.matchAll(/(?<![\w:])(?:crawld|nodejs|process)_[a-z0-9_]+(?![\w:])/g))
       names.add(m[0]);
   }
   return [...names].sort();

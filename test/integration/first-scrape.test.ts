@@ -1,10 +1,9 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TypedEmitter } from '../../src/core/events.js';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
-import { createMetrics } from '../../src/observe/metrics.js';
 import { type CliProcess, startCli, tempDir, until } from '../helpers/cli.js';
+import { testMetrics } from '../helpers/metric-registry.js';
 import { LISTENING } from '../helpers/prom-tools.js';
 import { namedMetrics } from '../helpers/promql.js';
 
@@ -99,27 +98,7 @@ function countSamples(text: string, prefix: string): number {
 describe('gauges never vanish', () => {
   it('crawld_frontier_pending is 0, not absent, for a known priority when the frontier is empty', async () => {
     let byPriority: Record<string, number> = { '5': 3 };
-    const { registry } = createMetrics(
-      new TypedEmitter(),
-      {
-        frontierStats: async () => ({
-          pending: 0,
-          delayed: 0,
-          leased: 0,
-          done: 0,
-          dead: 0,
-          pendingByPriority: byPriority,
-        }),
-        inflight: () => 0,
-        globalLimit: () => 1,
-        hosts: () => [],
-        breakers: () => [],
-        paused: () => false,
-        ready: () => true,
-      },
-      { version: 'test' },
-      { jobs: ['a'], priorities: [10] },
-    );
+    const { registry } = testMetrics({ jobs: ['a'], priorities: [10] }, () => byPriority);
     const busy = await registry.getSingleMetricAsString('crawld_frontier_pending');
     expect(busy).toContain('crawld_frontier_pending{priority="5"} 3');
     expect(busy).toContain('crawld_frontier_pending{priority="10"} 0');

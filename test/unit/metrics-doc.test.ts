@@ -1,36 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TypedEmitter } from '../../src/core/events.js';
 import * as known from '../../src/observe/label-values.js';
-import { createMetrics } from '../../src/observe/metrics.js';
+import { testMetrics } from '../helpers/metric-registry.js';
 import { ROOT } from '../helpers/promql.js';
 
 const doc = readFileSync(resolve(ROOT, 'docs/metrics.md'), 'utf8');
 
-function registry() {
-  return createMetrics(
-    new TypedEmitter(),
-    {
-      frontierStats: async () => ({
-        pending: 0,
-        delayed: 0,
-        leased: 0,
-        done: 0,
-        dead: 0,
-        pendingByPriority: {},
-      }),
-      inflight: () => 0,
-      globalLimit: () => 1,
-      hosts: () => [],
-      breakers: () => [],
-      paused: () => false,
-      ready: () => true,
-    },
-    { version: 'test' },
-    { jobs: ['shop'], sinks: ['jsonl', 'postgres'] },
-  ).registry;
-}
+const registry = () => testMetrics({ jobs: ['shop'], sinks: ['jsonl', 'postgres'] }).registry;
 
 describe('docs/metrics.md', () => {
   it('has a table row for every crawld_ metric of the registry', async () => {
