@@ -261,6 +261,11 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       ready: () => daemon.ready(),
     },
     { version: VERSION },
+    {
+      jobs: config.jobs.map((j) => j.id),
+      sinks: sinks.map((s) => s.name),
+      priorities: config.jobs.map((j) => j.seedPriority),
+    },
   );
   const daemon: Daemon = {
     // The running config: after a SIGHUP reload, the new one (jobs, limits) for /api/jobs.
@@ -295,6 +300,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       logger.level = next.log.level;
       for (const job of next.jobs) {
         const isNew = !jobs.has(job.id);
+        if (isNew) metrics.addJob(job.id);
         jobs.set(job.id, compileJob(job));
         if (isNew) await frontier.enqueue(seedRequests(job));
       }

@@ -1,5 +1,6 @@
 import * as common from '@grafana/grafana-foundation-sdk/common';
 import * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
+import { errorBudgetRow, jobsRow } from './budget.js';
 import {
   BREAKER_STATES,
   baseDashboard,
@@ -222,6 +223,8 @@ export function overviewDashboard(): dashboard.Dashboard {
     'Throughput, failures, latency, concurrency, frontier and process health of every selected crawld instance.',
   ).variables(scopeVariables());
   throughputRow(d);
+  errorBudgetRow(d);
+  jobsRow(d);
   requestsRow(d);
   frontierRow(d);
   processRow(d);

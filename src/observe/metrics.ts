@@ -2,6 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { CrawlEmitter } from '../core/events.js';
 import type { FrontierStats } from '../ports/frontier.js';
 import { HostLabels } from './host-labels.js';
+import * as known from './label-values.js';
 import { registerSinkMetrics } from './sink-metrics.js';
 
 /** What the metrics read at scrape time (gauges that mirror state rather than count events). */
@@ -24,12 +25,25 @@ function statusClass(status: number): string {
   return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'other';
 }
 
+/** Label values the config knows at start-up (and on reload, through Metrics.addJob). */
+export interface KnownLabels {
+  jobs?: readonly string[];
+  sinks?: readonly string[];
+  /** Priorities tasks are enqueued at, so crawld_frontier_pending has a 0 series for each. */
+  priorities?: readonly number[];
+}
+
 /**
  * Every crawld metric, in one place (docs/metrics.md lists them). One registry per daemon,
  * never prom-client's global one. Counters subscribe to the crawl events; gauges are read
  * from the sources when Prometheus scrapes. A URL is never a label; hosts are bounded.
  */
-export function createMetrics(events: CrawlEmitter, sources: MetricSources, build: { version: string }) {
+export function createMetrics(
+  events: CrawlEmitter,
+  sources: MetricSources,
+  build: { version: string },
+  config: KnownLabels = {},
+) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
   const hosts = new HostLabels();
@@ -58,6 +72,13 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
     name: 'crawld_request_duration_seconds',
     help: 'Whole request duration, redirects and body included.',
     labelNames: ['host'],
+    buckets: DURATION_BUCKETS,
+    registers: r,
+  });
+  const jobDuration = new Histogram({
+    name: 'crawld_job_request_duration_seconds',
+    help: 'Whole request duration by crawl job (the config job id).',
+    labelNames: ['crawl_job'],
     buckets: DURATION_BUCKETS,
     registers: r,
   });
@@ -213,37 +234,60 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
       for (const [l, s] of max) this.set({ host: l }, s);
     },
   });
-  const pending = new Gauge({
+  // One stats query per scrape, shared by the frontier gauges: each awaits it in its own
+  // collect (prom-client collects all metrics concurrently, so setting them from another
+  // gauge's collect would expose the previous scrape's values, and nothing on the first).
+  let statsQuery: Promise<FrontierStats | undefined> | undefined;
+  const frontierStats = (): Promise<FrontierStats | undefined> => {
+    statsQuery ??= sources
+      .frontierStats()
+      .catch(() => undefined)
+      .finally(() => {
+        statsQuery = undefined;
+      });
+    return statsQuery;
+  };
+  const priorities = new Set((config.priorities ?? [0]).map(String));
+  new Gauge({
     name: 'crawld_frontier_pending',
     help: 'Tasks waiting in the frontier (ready and delayed), by priority.',
     labelNames: ['priority'],
     registers: r,
+    async collect() {
+      const s = await frontierStats();
+      if (!s) return;
+      // Every priority ever seen stays, at 0 when empty: an empty queue is data.
+      for (const p of priorities) this.set({ priority: p }, 0);
+      for (const [p, n] of Object.entries(s.pendingByPriority)) {
+        priorities.add(p);
+        this.set({ priority: p }, n);
+      }
+    },
   });
-  const frontierGauge = (name: string, help: string) => new Gauge({ name, help, registers: r });
-  const delayed = frontierGauge(
+  const frontierGauge = (name: string, help: string, read: (s: FrontierStats) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: r,
+      async collect() {
+        const s = await frontierStats();
+        if (s) this.set(read(s));
+      },
+    });
+  frontierGauge(
     'crawld_frontier_delayed',
     'Pending tasks whose retry or recrawl time is in the future.',
+    (s) => s.delayed,
   );
-  const leased = frontierGauge('crawld_frontier_leased', 'Tasks leased by workers.');
-  const done = frontierGauge('crawld_frontier_done', 'Tasks done.');
-  const dead = frontierGauge('crawld_dead_letter_size', 'Tasks in the dead-letter queue.');
+  frontierGauge('crawld_frontier_leased', 'Tasks leased by workers.', (s) => s.leased);
+  frontierGauge('crawld_frontier_done', 'Tasks done.', (s) => s.done);
+  frontierGauge('crawld_dead_letter_size', 'Tasks in the dead-letter queue.', (s) => s.dead);
   new Gauge({
     name: 'crawld_frontier_up',
     help: '1 when the last frontier stats query succeeded.',
     registers: r,
     async collect() {
-      try {
-        const s = await sources.frontierStats();
-        pending.reset();
-        for (const [p, n] of Object.entries(s.pendingByPriority)) pending.set({ priority: p }, n);
-        delayed.set(s.delayed);
-        leased.set(s.leased);
-        done.set(s.done);
-        dead.set(s.dead);
-        this.set(1);
-      } catch {
-        this.set(0);
-      }
+      this.set((await frontierStats()) ? 1 : 0);
     },
   });
   new Gauge({
@@ -263,15 +307,51 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
     },
   });
 
+  // Every series with label values known in advance starts at 0 (src/observe/label-values.ts).
+  const zero = <L extends string>(c: Counter<L>, label: L, values: readonly string[], fixed = {}) => {
+    for (const v of values) c.inc({ ...fixed, [label]: v } as Record<L, string>, 0);
+  };
+  const namedHosts = new Set<string>();
+  /** A host's series, at 0 for each known value, from the host's first task under its label. */
+  const hostLabel = (host: string): string => {
+    const label = hosts.observe(host);
+    if (namedHosts.has(label)) return label;
+    namedHosts.add(label);
+    zero(requests, 'status_class', known.STATUS_CLASSES, { host: label });
+    zero(fetchErrors, 'reason', known.FETCH_ERROR_REASONS, { host: label });
+    zero(throttled, 'reason', known.WAIT_REASONS, { host: label });
+    zero(downloaded, 'host', [label]);
+    duration.zero({ host: label });
+    return label;
+  };
+  const addJob = (jobId: string): void => {
+    zero(pages, 'result', known.PAGE_RESULTS, { crawl_job: jobId });
+    for (const c of [items, extractErrors, changes]) zero(c, 'crawl_job', [jobId]);
+    jobDuration.zero({ crawl_job: jobId });
+  };
+  hostLabel(known.OTHER_HOST);
+  for (const job of config.jobs ?? []) addJob(job);
+  zero(retries, 'reason', known.RETRY_REASONS);
+  zero(deadLetters, 'reason', known.DEAD_LETTER_REASONS);
+  zero(skipped, 'reason', known.SKIP_REASONS);
+  zero(deferred, 'reason', known.DEFER_REASONS);
+  zero(throttledSeconds, 'reason', known.WAIT_REASONS);
+  zero(links, 'result', known.LINK_RESULTS);
+  zero(sinkWrites, 'sink', config.sinks ?? []);
+  internalErrors.inc(0);
+  ttfb.zero({});
+  size.zero({});
+
   events.on('fetched', (e) => {
-    const host = hosts.observe(e.host);
+    const host = hostLabel(e.host);
+    jobDuration.observe({ crawl_job: e.jobId }, e.durationMs / 1000);
     requests.inc({ host, status_class: statusClass(e.status) });
     duration.observe({ host }, e.durationMs / 1000);
     ttfb.observe(e.ttfbMs / 1000);
     size.observe(e.bytes);
     downloaded.inc({ host }, e.wireBytes);
   });
-  events.on('fetchError', (e) => fetchErrors.inc({ host: hosts.observe(e.host), reason: e.reason }));
+  events.on('fetchError', (e) => fetchErrors.inc({ host: hostLabel(e.host), reason: e.reason }));
   events.on('pageDone', (e) => {
     pages.inc({ crawl_job: e.jobId, result: 'ok' });
     items.inc({ crawl_job: e.jobId }, e.fields);
@@ -293,10 +373,10 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
     links.inc({ result: 'duplicate' }, e.duplicates);
     links.inc({ result: 'dropped' }, e.dropped);
     links.inc({ result: 'out_of_scope' }, e.outOfScope);
-    if (e.overCap) links.inc({ result: 'over_cap' }, e.overCap);
+    links.inc({ result: 'over_cap' }, e.overCap ?? 0);
   });
   events.on('sinkWrite', (e) => sinkWrites.inc({ sink: e.sink }, e.records));
-  registerSinkMetrics(events, registry);
+  registerSinkMetrics(events, registry, config.sinks ?? []);
   events.on('internalError', () => internalErrors.inc());
   events.on('throttled', (e) => {
     throttled.inc({ host: hosts.label(e.host), reason: e.reason });
@@ -304,7 +384,7 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
   });
   events.on('change', (e) => changes.inc({ crawl_job: e.jobId }));
 
-  return { registry, hosts };
+  return { registry, hosts, addJob };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

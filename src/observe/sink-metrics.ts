@@ -1,13 +1,19 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { CrawlEmitter } from '../core/events.js';
 
+/** Sink names (Sink.name) that batch and so report these metrics. */
+const BATCHING_SINKS = new Set(['postgres', 'webhook']);
 const BATCH_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /**
  * The crawld_sink_* metrics of buffering sinks (PostgreSQL, webhook), from their events.
  * `sink` is the sink's kind, never its URL or table.
  */
-export function registerSinkMetrics(events: CrawlEmitter, registry: Registry): void {
+export function registerSinkMetrics(
+  events: CrawlEmitter,
+  registry: Registry,
+  sinks: readonly string[] = [],
+): void {
   const r = [registry];
   const written = new Counter({
     name: 'crawld_sink_records_written_total',
@@ -40,6 +46,13 @@ export function registerSinkMetrics(events: CrawlEmitter, registry: Registry): v
     labelNames: ['sink', 'reason'],
     registers: r,
   });
+  // The configured batching sinks' series exist from the first scrape, at 0.
+  for (const sink of sinks.filter((s) => BATCHING_SINKS.has(s))) {
+    written.inc({ sink }, 0);
+    batches.inc({ sink }, 0);
+    duration.zero({ sink });
+    depth.set({ sink }, 0);
+  }
   events.on('sinkBatch', (e) => {
     written.inc({ sink: e.sink }, e.records);
     batches.inc({ sink: e.sink });

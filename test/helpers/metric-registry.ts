@@ -1,5 +1,6 @@
 import { TypedEmitter } from '../../src/core/events.js';
-import { createMetrics } from '../../src/observe/metrics.js';
+import { createMetrics, type KnownLabels } from '../../src/observe/metrics.js';
+import type { FrontierStats } from '../../src/ports/frontier.js';
 
 /** Series Prometheus itself attaches to every target: valid in any query. */
 const SCRAPE_SERIES = ['up', 'scrape_duration_seconds', 'scrape_samples_scraped'];
@@ -11,26 +12,7 @@ const SCRAPE_SERIES = ['up', 'scrape_duration_seconds', 'scrape_samples_scraped'
  * renamed in src/observe/metrics.ts invalidates every dashboard and alert still using it.
  */
 export async function knownSeriesNames(): Promise<Set<string>> {
-  const { registry } = createMetrics(
-    new TypedEmitter(),
-    {
-      frontierStats: async () => ({
-        pending: 0,
-        delayed: 0,
-        leased: 0,
-        done: 0,
-        dead: 0,
-        pendingByPriority: {},
-      }),
-      inflight: () => 0,
-      globalLimit: () => 1,
-      hosts: () => [],
-      breakers: () => [],
-      paused: () => false,
-      ready: () => true,
-    },
-    { version: 'test' },
-  );
+  const { registry } = testMetrics();
   const names = new Set<string>(SCRAPE_SERIES);
   // MetricType is an enum of the type names; compare as strings.
   for (const m of await registry.getMetricsAsJSON()) {
@@ -40,4 +22,27 @@ export async function knownSeriesNames(): Promise<Set<string>> {
     else names.add(m.name);
   }
   return names;
+}
+
+/** A daemon-less metrics registry: idle sources, frontier stats from `byPriority()`. */
+export function testMetrics(known: KnownLabels = {}, byPriority: () => Record<string, number> = () => ({})) {
+  const stats = async (): Promise<FrontierStats> => {
+    const pendingByPriority = byPriority();
+    const pending = Object.values(pendingByPriority).reduce((a, b) => a + b, 0);
+    return { pending, delayed: 0, leased: 0, done: 0, dead: 0, pendingByPriority };
+  };
+  return createMetrics(
+    new TypedEmitter(),
+    {
+      frontierStats: stats,
+      inflight: () => 0,
+      globalLimit: () => 1,
+      hosts: () => [],
+      breakers: () => [],
+      paused: () => false,
+      ready: () => true,
+    },
+    { version: 'test' },
+    known,
+  );
 }

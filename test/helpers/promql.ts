@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 
 /**
@@ -54,11 +54,26 @@ export function variableQueries(d: Json): string[] {
   return list.map((v) => String(v.query));
 }
 
-export function loadAlertRules(): AlertRule[] {
+export interface RecordingRule {
+  readonly record: string;
+  readonly expr: string;
+}
+
+function loadRules(): (AlertRule | RecordingRule)[] {
   const doc = parse(readFileSync(resolve(ROOT, 'prometheus/alerts.yml'), 'utf8')) as {
-    groups: { rules: AlertRule[] }[];
+    groups: { rules: (AlertRule | RecordingRule)[] }[];
   };
   return doc.groups.flatMap((g) => g.rules);
+}
+
+/** The alerting rules of prometheus/alerts.yml. */
+export function loadAlertRules(): AlertRule[] {
+  return loadRules().filter((r): r is AlertRule => 'alert' in r);
+}
+
+/** The recording rules of prometheus/alerts.yml (crawld:…). */
+export function loadRecordingRules(): RecordingRule[] {
+  return loadRules().filter((r): r is RecordingRule => 'record' in r);
 }
 
 const KEYWORDS = new Set([
@@ -124,4 +139,25 @@ export function substituteVariables(expr: string, rateInterval = '1m'): string {
   return expr
     .replace(/\$__rate_interval|\$__interval|\$__range/g, rateInterval)
     .replace(/\$\{?(job|instance|host)\}?/g, '.*');
+}
+
+/**
+ * The daemon's metric names (not Prometheus' own series or recording rules) that the shipped
+ * dashboards and rule files name, read from grafana/dashboards/*.json and prometheus/*.yml.
+ */
+export function namedMetrics(): string[] {
+  // Dashboards: the whole JSON (targets and variables). Rules: the expressions only, so that
+  // names in comments or annotation templates (e.g. $externalLabels.crawld_docs_url) do not count.
+  const texts = [
+    ...readdirSync(join(ROOT, 'grafana/dashboards')).map((f) =>
+      readFileSync(join(ROOT, 'grafana/dashboards', f), 'utf8'),
+    ),
+    ...loadRules().map((r) => r.expr),
+  ];
+  const names = new Set<string>();
+  for (const text of texts) {
+    for (const m of text.matchAll(/(?<![\w:])(?:crawld|nodejs|process)_[a-z0-9_]+(?![\w:])/g))
+      names.add(m[0]);
+  }
+  return [...names].sort();
 }

@@ -5,8 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboards, renderDashboard } from '../../src/dashboards/build.js';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
 import { type CliProcess, startCli, tempDir } from '../helpers/cli.js';
-import { freePort, LISTENING, requireBinary } from '../helpers/prom-tools.js';
-import { loadAlertRules, ROOT, selectors, substituteVariables, targetsOf } from '../helpers/promql.js';
+import { freePort, LISTENING, requireBinary, run } from '../helpers/prom-tools.js';
+import {
+  loadAlertRules,
+  loadRecordingRules,
+  ROOT,
+  selectors,
+  substituteVariables,
+  targetsOf,
+} from '../helpers/promql.js';
 
 /**
  * A real Prometheus scrapes a real daemon, then every PromQL expression we ship is run
@@ -22,8 +29,9 @@ import { loadAlertRules, ROOT, selectors, substituteVariables, targetsOf } from 
  * The scenario makes every metric appear: the demo site answers 20% of requests with 500
  * (retries, dead letters, a breaker tuned to open: deferrals), its prices change every 2 s
  * and pages are recrawled every second (changes), a required field is missing (extraction
- * errors), a token bucket throttles the host (rate-limit waits), and a second seed points at
- * a closed port (fetch errors). It uses `crawld run` with a config file rather than
+ * errors), a token bucket throttles the host (rate-limit waits), and a second job's seeds
+ * point at a closed port (fetch errors throughout). Every query must return series and,
+ * since known label values exist at 0 from the start, at least one non-zero value. It uses `crawld run` with a config file rather than
  * `crawld demo` because the demo command has no flags for rate limits and breaker tuning.
  */
 
@@ -40,7 +48,17 @@ let daemon: CliProcess | undefined;
 let prometheus: ChildProcess | undefined;
 let promLog = '';
 let promUrl = '';
+let metricsUrl = '';
 const dirs: string[] = [];
+
+let withData = 0;
+
+function hasNonZero(r: PromResult): boolean {
+  return ((r.data?.result ?? []) as { value?: [number, string] }[]).some((s) => {
+    const v = Number(s.value?.[1]);
+    return Number.isFinite(v) && v !== 0;
+  });
+}
 
 async function promQuery(expr: string): Promise<PromResult> {
   const res = await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(expr)}`);
@@ -70,7 +88,8 @@ beforeAll(async () => {
   requireBinary('prometheus');
   site = await startDemoSite({
     pages: 300,
-    latencyMs: 5,
+    // Slow enough that requests are in flight (and tasks leased) at every scrape.
+    latencyMs: 100,
     errorRate: 0.2,
     priceEpoch: () => Math.floor(Date.now() / 2000),
   });
@@ -87,7 +106,7 @@ beforeAll(async () => {
     jobs: [
       {
         id: 'demo',
-        seeds: [`${site.url}/`, `http://127.0.0.1:${closedPort}/`],
+        seeds: [`${site.url}/`],
         robots: false,
         recrawlIntervalMs: 1000,
         extract: {
@@ -97,12 +116,20 @@ beforeAll(async () => {
           },
         },
       },
+      // A closed port: connection errors for the whole run, as the tuned breaker lets one
+      // probe through per resetTimeoutMs and defers the rest without charging attempts.
+      {
+        id: 'unreachable',
+        seeds: Array.from({ length: 200 }, (_, i) => `http://127.0.0.1:${closedPort}/p${i}`),
+        robots: false,
+      },
     ],
   };
   const configFile = join(dataDir, 'crawld.json');
   writeFileSync(configFile, JSON.stringify(config));
   daemon = startCli(['run', '--config', configFile, '--http-port', '0']);
   const target = new URL((await daemon.waitFor(LISTENING))[1] ?? '').host;
+  metricsUrl = `http://${target}/metrics`;
 
   const promDir = tempDir('crawld-prometheus-');
   dirs.push(promDir);
@@ -169,10 +196,15 @@ describe('Prometheus scraping a running daemon', () => {
         return `${t.dashboard} / ${t.panel} / ${String(t.refId)}: ${r.error}: ${expr}`;
       if ((r.data?.result.length ?? 0) === 0)
         return `${t.dashboard} / ${t.panel} / ${String(t.refId)}: no series: ${expr}`;
+      // Series at 0 exist from the first scrape (known label values): the crawl must also
+      // have exercised what the panel shows, so one value is non-zero.
+      if (!hasNonZero(r)) return `${t.dashboard} / ${t.panel} / ${String(t.refId)}: only zeros: ${expr}`;
       return null;
     });
+    withData = targets.length - failures.length;
+    console.log(`dashboard queries with data: ${withData} of ${targets.length}`);
     expect(failures, failures.join('\n')).toEqual([]);
-  }, 45_000);
+  }, 60_000);
 
   it('evaluates every alert expression, and every selector it reads has series', async () => {
     const checks = loadAlertRules().flatMap((rule) => [
@@ -189,16 +221,27 @@ describe('Prometheus scraping a running daemon', () => {
     expect(failures, failures.join('\n')).toEqual([]);
   }, 45_000);
 
+  it('exposes crawld_ metrics that promtool check metrics finds nothing wrong with, after the crawl exercised them', async () => {
+    requireBinary('promtool');
+    const body = await (await fetch(metricsUrl)).text();
+    // Every event-driven family is in use by now (errors, retries, waits, changes).
+    for (const m of ['crawld_fetch_errors_total', 'crawld_retries_total', 'crawld_changes_total'])
+      expect(body, m).toMatch(new RegExp(`^${m}\\{[^}]*\\} [1-9]`, 'm'));
+    const r = run('promtool', ['check', 'metrics'], ROOT, body);
+    const problems = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.startsWith('crawld_'));
+    expect(r.error).toBeUndefined();
+    expect(problems).toEqual([]);
+  });
+
   it('loads the bundled rule file and evaluates every rule without error', async () => {
-    const res = await fetch(`${promUrl}/api/v1/rules?type=alert`);
+    const res = await fetch(`${promUrl}/api/v1/rules`);
     const body = (await res.json()) as {
       data: { groups: { rules: { name: string; health: string; lastError?: string }[] }[] };
     };
     const rules = body.data.groups.flatMap((g) => g.rules);
+    // Alerts and recording rules alike (the burn-rate alerts read the recorded ratios).
     expect(rules.map((r) => r.name).sort()).toEqual(
-      loadAlertRules()
-        .map((r) => r.alert)
-        .sort(),
+      [...loadAlertRules().map((r) => r.alert), ...loadRecordingRules().map((r) => r.record)].sort(),
     );
     for (const r of rules) expect([r.name, r.health, r.lastError ?? '']).toEqual([r.name, 'ok', '']);
   });

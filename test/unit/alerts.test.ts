@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FAILURE_RATE_THRESHOLD } from '../../src/dashboards/common.js';
 import { EVENT_LOOP_LAG_THRESHOLD } from '../../src/dashboards/overview.js';
 import { knownSeriesNames } from '../helpers/metric-registry.js';
-import { loadAlertRules, metricNames, ROOT } from '../helpers/promql.js';
+import { loadAlertRules, loadRecordingRules, metricNames, ROOT } from '../helpers/promql.js';
 
 /**
  * Static checks of prometheus/alerts.yml that promtool cannot make: every alert reads
@@ -42,6 +42,8 @@ describe('prometheus/alerts.yml', () => {
         'CrawldBreakerOpen',
         'CrawldDeadLetterGrowing',
         'CrawldDown',
+        'CrawldErrorBudgetBurnFast',
+        'CrawldErrorBudgetBurnSlow',
         'CrawldEventLoopLag',
         'CrawldFrontierStalled',
         'CrawldHighFailureRate',
@@ -56,17 +58,34 @@ describe('prometheus/alerts.yml', () => {
       expect(r.annotations?.summary, r.alert).toBeTruthy();
       expect(r.annotations?.description, r.alert).toBeTruthy();
       const url = r.annotations?.runbook_url ?? '';
-      expect(url, r.alert).toMatch(/^docs\/runbook\.md#[a-z0-9-]+$/);
+      // The base is the external label crawld_docs_url, else the relative docs/ (see alerts.yml).
+      const base = '{{ with $externalLabels.crawld_docs_url }}{{ . }}{{ else }}docs{{ end }}';
+      expect(url.startsWith(`${base}/runbook.md#`), `${r.alert}: ${url}`).toBe(true);
+      expect(url.slice(base.length), r.alert).toMatch(/^\/runbook\.md#[a-z0-9-]+$/);
       expect(sections.has(url.split('#')[1] ?? ''), `${r.alert}: no section for ${url}`).toBe(true);
     }
   });
 
-  it('only reads metrics that the daemon registry (or Prometheus) provides', () => {
-    for (const r of rules) {
+  it('only reads metrics that the daemon registry, Prometheus or a recording rule provides', () => {
+    const recorded = new Set(loadRecordingRules().map((r) => r.record));
+    for (const r of [...rules.map((a) => ({ name: a.alert, expr: a.expr })), ...loadRecordingRules()]) {
+      const name = 'name' in r ? r.name : r.record;
       const names = metricNames(r.expr);
-      expect(names.length, r.alert).toBeGreaterThan(0);
-      for (const n of names) expect(known.has(n), `${r.alert}: unknown metric ${n}`).toBe(true);
+      if (r.expr.startsWith('vector(')) continue; // the objective: a constant
+      expect(names.length, name).toBeGreaterThan(0);
+      for (const n of names)
+        expect(known.has(n) || recorded.has(n), `${name}: unknown metric ${n}`).toBe(true);
     }
+  });
+
+  it('records the page failure ratio over the four burn-rate windows, by job and instance', () => {
+    const byName = new Map(loadRecordingRules().map((r) => [r.record, r.expr]));
+    for (const w of ['5m', '30m', '1h', '6h']) {
+      const expr = byName.get(`crawld:page_failure_ratio:rate${w}`) ?? '';
+      expect(expr, w).toContain(`rate(crawld_pages_total{result="failed"}[${w}])`);
+      expect(expr, w).toContain(`rate(crawld_pages_total[${w}])`);
+    }
+    expect(byName.get('crawld:page_success_objective:ratio')).toBe('vector(0.99)');
   });
 
   it('uses the thresholds the overview dashboard draws', () => {

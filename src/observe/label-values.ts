@@ -1,0 +1,91 @@
+/**
+ * Label values known in advance, one list per label, so every series exists (at 0) from the
+ * first scrape: `rate()` of a series that does not exist is not 0 but nothing, which empties
+ * panels and silently disables alerts. Adding a reason somewhere in the code? Add it here too
+ * (docs/metrics.md lists the same values). Values seen at run time that are not listed still
+ * get counted; they just appear with their first event.
+ */
+import { TLS_REASONS } from '../core/errors.js';
+
+/** crawld_requests_total{status_class}. */
+export const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx', 'other'] as const;
+
+/** crawld_pages_total{result}. */
+export const PAGE_RESULTS = ['ok', 'failed', 'skipped'] as const;
+
+/** crawld_fetch_errors_total{reason}: the `reason` of each FetchError class (src/core/errors.ts). */
+export const FETCH_ERROR_REASONS = [
+  'connect_timeout',
+  'headers_timeout',
+  'body_timeout',
+  'total_timeout',
+  'connection',
+  'body_too_large',
+  'headers_too_large',
+  'decoded_too_large',
+  'decode',
+  'too_many_redirects',
+  'redirect_loop',
+  'blocked_address',
+  'content_type',
+  'aborted',
+  'fetch_error',
+  ...TLS_REASONS,
+] as const;
+
+/** HTTP statuses the crawl retries (HttpStatusError: 408, 429, 5xx); reasons are `http_NNN`. */
+const RETRIED_STATUSES = ['http_408', 'http_429', 'http_500', 'http_502', 'http_503', 'http_504'] as const;
+
+/** crawld_retries_total{reason}: retryable fetch errors and retried statuses. */
+export const RETRY_REASONS = [
+  'connect_timeout',
+  'headers_timeout',
+  'body_timeout',
+  'total_timeout',
+  'connection',
+  ...RETRIED_STATUSES,
+] as const;
+
+/** crawld_dead_letters_total{reason}: retries exhausted, or a failure not worth retrying. */
+export const DEAD_LETTER_REASONS = [
+  ...RETRY_REASONS,
+  'body_too_large',
+  'headers_too_large',
+  'decoded_too_large',
+  'decode',
+  'too_many_redirects',
+  'redirect_loop',
+  'blocked_address',
+  'fetch_error',
+  ...TLS_REASONS,
+  'http_304',
+  'http_400',
+  'http_401',
+  'http_403',
+  'http_404',
+  'http_410',
+  'change_delivery',
+] as const;
+
+/** crawld_skipped_total{reason}. */
+export const SKIP_REASONS = ['robots', 'content_type', 'html_too_deep'] as const;
+
+/** crawld_deferred_total{reason}: the scheduler's hand-backs (src/daemon/scheduler.ts, adaptive-control-plane.ts). */
+export const DEFER_REASONS = [
+  'breaker_open',
+  'host_paused',
+  'paused',
+  'shutdown',
+  'lease_expiring',
+  'rate_limit',
+  'politeness',
+] as const;
+
+/** crawld_rate_limit_waits_total{reason}, crawld_rate_limit_wait_seconds_total{reason}. */
+export const WAIT_REASONS = ['rate_limit', 'politeness'] as const;
+
+/** crawld_links_total{result}. */
+export const LINK_RESULTS = ['added', 'duplicate', 'dropped', 'out_of_scope', 'over_cap'] as const;
+
+/** The host label every host carries until it earns its own name (src/observe/host-labels.ts). */
+export const OTHER_HOST = 'other';
