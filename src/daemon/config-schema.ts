@@ -284,6 +284,8 @@ const configBase = z.strictObject({
       /** Minimum gap between two request starts to one host. */
       minDelayMs: ms.default(0),
       robotsTtlMs: positiveInt.default(86_400_000),
+      /** First refetch of an unreachable robots.txt (429, 5xx, network); doubles up to robotsTtlMs. */
+      robotsRetryMs: positiveInt.default(30_000),
       /** Crawl-delay from robots.txt is honoured up to this. */
       maxCrawlDelayMs: ms.default(60_000),
     })

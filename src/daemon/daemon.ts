@@ -2,7 +2,12 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
 import { MemoryPageStateStore, SqlitePageStateStore } from '../adapters/page-state/sqlite-page-state.js';
-import { RobotsCache } from '../adapters/robots/robots-cache.js';
+import {
+  ROBOTS_MAX_REDIRECTS,
+  ROBOTS_UNREACHABLE,
+  RobotsCache,
+  type UnreachableHost,
+} from '../adapters/robots/robots-cache.js';
 import { type Clock, systemClock, systemRandom } from '../core/clock.js';
 import { type CrawlEmitter, type CrawlEvents, TypedEmitter } from '../core/events.js';
 import { JobGate, type JobLimits } from '../core/job-gate.js';
@@ -57,6 +62,8 @@ export interface Daemon {
   readonly startedAt: number;
   readonly metrics: Metrics;
   readonly control: ControlPlane;
+  /** Hosts whose robots.txt is unreachable (RFC 9309 §2.3.1.4), for the status page. */
+  robotsUnreachable(): UnreachableHost[];
   /** Resolves when the crawl loop ends (once-mode end or stop()). */
   run(): Promise<void>;
   submit(requests: readonly EnqueueRequest[]): Promise<EnqueueResult>;
@@ -123,11 +130,24 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
   };
   let built = buildControl(config);
   const control = new SwappableControlPlane(built.control);
+  // robots.txt has its own fetcher: at most 5 redirects (RFC 9309 §2.3.1.2) and any media type.
+  const robotsFetcher = new UndiciFetcher({
+    ...fetcherOptions(config),
+    maxRedirects: ROBOTS_MAX_REDIRECTS,
+    acceptContentTypes: ['text/*', 'application/*'],
+    connectionsPerHost: 1,
+  });
   const robots = new RobotsCache({
-    fetcher,
+    fetcher: robotsFetcher,
     clock,
     userAgent: config.fetch.userAgent,
     ttlMs: config.politeness.robotsTtlMs,
+    retryMs: Math.min(config.politeness.robotsRetryMs, config.politeness.robotsTtlMs),
+    onFetch: (host, outcome) => {
+      events.emit('robotsFetch', { host, outcome });
+      if (ROBOTS_UNREACHABLE.has(outcome))
+        logger.warn('robots.txt unreachable: host waits', { host, outcome });
+    },
     onCrawlDelay: (host, delayMs) =>
       built.control.setCrawlDelay(host, Math.min(delayMs, current.politeness.maxCrawlDelayMs)),
   });
@@ -267,6 +287,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     startedAt,
     metrics,
     control,
+    robotsUnreachable: () => robots.unreachable(),
     run: () => scheduler.run(),
     async submit(requests) {
       const res = await frontier.enqueue(requests);
@@ -315,6 +336,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
         await pageState?.close();
         logger.info('shutdown: sinks flushed');
         await fetcher.close();
+        await robotsFetcher.close();
         built.breakers.close();
         await frontier.close();
         await store.close();

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import type { RobotsVerdict } from '../adapters/robots/robots-cache.js';
 import type { Clock } from '../core/clock.js';
 import {
   AbortedError,
@@ -35,8 +36,10 @@ export interface TaskRunnerDeps {
   /** Previous fields per page, for change detection. */
   readonly pageState?: PageStateStore;
   readonly changeSinks?: readonly ChangeSink[];
-  /** robots.txt checks; undefined turns them off for every job. */
-  readonly robots?: { isAllowed(url: string, signal?: AbortSignal): Promise<boolean> };
+  /** robots.txt checks (adapters/robots/robots-cache.ts); undefined turns them off for every job. */
+  readonly robots?: {
+    check(url: string, signal?: AbortSignal, userAgent?: string): Promise<RobotsVerdict>;
+  };
   /** Event-loop lag now, in ms, for the limiter's lag discount. */
   readonly lagMs: () => number;
 }
@@ -59,13 +62,20 @@ export class TaskRunner {
       return this.dead(task, 'unknown_job');
     }
     if (job.robots && this.deps.robots) {
-      let allowed: boolean;
+      let verdict: RobotsVerdict;
       try {
-        allowed = await this.deps.robots.isAllowed(task.url, signal);
+        // The task's URL as it was discovered; the job's own User-Agent picks its product token.
+        verdict = await this.deps.robots.check(task.url, signal, job.headers?.['user-agent']);
       } catch (err) {
         return this.onFetchError(task, permit, err);
       }
-      if (!allowed) {
+      if (verdict.kind === 'unreachable') {
+        // RFC 9309 §2.3.1.4: nothing on the host is fetched; the task waits, uncharged, until
+        // robots.txt is fetched again (never dead-lettered for this).
+        permit.release({ kind: 'ignore' });
+        return this.waitForRobots(task, verdict.retryAt);
+      }
+      if (verdict.kind === 'disallow') {
         permit.release({ kind: 'ignore' });
         return this.skip(task, 'robots');
       }
@@ -311,6 +321,18 @@ export class TaskRunner {
       delayMs,
     });
     return 'retry';
+  }
+
+  private async waitForRobots(task: Task, retryAt: number): Promise<TaskResult> {
+    const now = this.deps.clock.now();
+    await this.deps.frontier.retry(task, { at: retryAt, reason: 'robots_unreachable', chargeAttempt: false });
+    this.deps.events.emit('deferred', {
+      jobId: task.jobId,
+      host: task.host,
+      reason: 'robots_unreachable',
+      delayMs: Math.max(0, retryAt - now),
+    });
+    return 'deferred';
   }
 
   /** Ends a task without a record (robots, content type, too deep): acked, counted as skipped. */

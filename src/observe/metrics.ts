@@ -2,6 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { CrawlEmitter } from '../core/events.js';
 import type { FrontierStats } from '../ports/frontier.js';
 import { HostLabels } from './host-labels.js';
+import { registerRobotsMetrics } from './robots-metrics.js';
 import { registerSinkMetrics } from './sink-metrics.js';
 
 /** What the metrics read at scrape time (gauges that mirror state rather than count events). */
@@ -291,6 +292,7 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
   });
   events.on('sinkWrite', (e) => sinkWrites.inc({ sink: e.sink }, e.records));
   registerSinkMetrics(events, registry);
+  registerRobotsMetrics(events, registry);
   events.on('internalError', () => internalErrors.inc());
   events.on('throttled', (e) => {
     throttled.inc({ host: hosts.label(e.host), reason: e.reason });
