@@ -95,8 +95,22 @@ const jobSchema = z.strictObject({
   extract: extractSchema.optional(),
   /** Method, headers (secrets as ${ENV}), body and cookies of every request of the job. */
   request: requestSchema.prefault({}),
-  /** Obey robots.txt (disallowed URLs are skipped, Crawl-delay honoured). */
-  robots: z.boolean().default(true),
+  /**
+   * Politeness (docs/politeness.md). true: obey robots.txt (disallowed URLs skipped,
+   * Crawl-delay honoured) and meta robots / X-Robots-Tag; false: neither. The object form sets
+   * each: `txt`, `meta` (nofollow: no links followed; noindex: the record says `noindex: true`),
+   * `dropNoindex` (noindex pages write no record).
+   */
+  robots: z
+    .union([
+      z.boolean(),
+      z.strictObject({
+        txt: z.boolean().default(true),
+        meta: z.boolean().default(true),
+        dropNoindex: z.boolean().default(false),
+      }),
+    ])
+    .default(true),
   /** Compare extracted fields with the previous crawl and write change records. @default true when recrawlIntervalMs is set */
   detectChanges: z.boolean().optional(),
   /** Recrawl every page of the job this long after it was fetched. */

@@ -108,7 +108,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
   const sinksFor = sinksForJob(config, sinks);
   const partial = new PartialRecords();
   const fetcher = new UndiciFetcher(fetcherOptions(config));
-  const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j)]));
+  const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j, config.fetch.userAgent)]));
   const trackChanges = [...jobs.values()].some((j) => j.detectChanges);
   const pageState: PageStateStore | undefined = !trackChanges
     ? undefined
@@ -308,7 +308,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       logger.level = next.log.level;
       for (const job of next.jobs) {
         const isNew = !jobs.has(job.id);
-        jobs.set(job.id, compileJob(job));
+        jobs.set(job.id, compileJob(job, next.fetch.userAgent));
         if (isNew) await frontier.enqueue(seedRequests(job));
       }
       current = next;

@@ -11,6 +11,7 @@ import {
 } from '../core/errors.js';
 import type { CrawlEmitter } from '../core/events.js';
 import { diffFields, fieldsHash } from '../core/field-diff.js';
+import { NO_DIRECTIVES, pageDirectives } from '../core/meta-robots.js';
 import { normaliseInScope } from '../core/url.js';
 import type { Outcome, Permit } from '../ports/control-plane.js';
 import type { Extraction } from '../ports/extractor.js';
@@ -167,7 +168,12 @@ export class TaskRunner {
   private async onSuccess(task: Task, job: JobRuntime, res: FetchResponse): Promise<TaskResult> {
     let extraction: Extraction;
     try {
-      extraction = job.extractor.extract({ url: res.url, contentType: res.contentType, body: res.body });
+      extraction = job.extractor.extract({
+        url: res.url,
+        contentType: res.contentType,
+        body: res.body,
+        ...(job.robotsMeta ? { robotsNames: ['robots', job.robotsToken ?? 'crawld'] } : {}),
+      });
     } catch (err) {
       // The HTML extractors refuse a page nested thousands deep: any parser would block the
       // event loop for minutes on it.
@@ -175,7 +181,11 @@ export class TaskRunner {
       // An extractor bug must not take the daemon down: record the page without fields.
       extraction = { fields: {}, links: [], errors: [`extractor: ${String(err)}`] };
     }
-    await this.enqueueLinks(task, job, extraction);
+    const directives = job.robotsMeta
+      ? pageDirectives(extraction.robotsMeta ?? [], res.headers['x-robots-tag'], job.robotsToken ?? 'crawld')
+      : NO_DIRECTIVES;
+    // nofollow / none: no link on this page is followed (counted as discovered, not added).
+    await this.enqueueLinks(task, job, directives.nofollow ? { ...extraction, links: [] } : extraction);
     const record: ResultRecord = {
       url: task.url,
       finalUrl: res.url,
@@ -191,7 +201,20 @@ export class TaskRunner {
       durationMs: Math.round(res.totalMs),
       fields: extraction.fields,
       ...(extraction.items ? { items: extraction.items } : {}),
+      ...(directives.noindex ? { noindex: true as const } : {}),
+      ...(extraction.canonicalUrl !== undefined ? { canonicalUrl: extraction.canonicalUrl } : {}),
     };
+    if (directives.noindex && job.dropNoindex === true) {
+      // The job keeps noindex pages out of its sinks: links were followed, no record is written.
+      this.deps.events.emit('skipped', {
+        jobId: task.jobId,
+        host: task.host,
+        url: task.url,
+        reason: 'noindex',
+      });
+      await this.deps.frontier.ack(task, this.#recrawl(job));
+      return 'skipped';
+    }
     const key = recordKey(record);
     for (const sink of this.deps.sinksFor?.(task.jobId) ?? this.deps.sinks) {
       if (this.deps.partial?.holds(key, sink)) continue;
@@ -222,9 +245,7 @@ export class TaskRunner {
         throw err;
       }
     }
-    const recrawlAt =
-      job.recrawlIntervalMs !== undefined ? this.deps.clock.now() + job.recrawlIntervalMs : undefined;
-    await this.deps.frontier.ack(task, recrawlAt !== undefined ? { recrawlAt } : undefined);
+    await this.deps.frontier.ack(task, this.#recrawl(job));
     this.deps.events.emit('pageDone', {
       jobId: task.jobId,
       host: task.host,
@@ -321,6 +342,12 @@ export class TaskRunner {
       delayMs,
     });
     return 'retry';
+  }
+
+  #recrawl(job: JobRuntime): { recrawlAt: number } | undefined {
+    return job.recrawlIntervalMs !== undefined
+      ? { recrawlAt: this.deps.clock.now() + job.recrawlIntervalMs }
+      : undefined;
   }
 
   private async waitForRobots(task: Task, retryAt: number): Promise<TaskResult> {

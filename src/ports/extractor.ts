@@ -14,12 +14,18 @@ export interface Extraction {
   readonly links: ExtractedLink[];
   /** Field-level problems (bad regex match, missing required field); the page is still a result. */
   readonly errors: string[];
+  /** The content of each `<meta name>` named in ExtractInput.robotsNames, in document order. */
+  readonly robotsMeta?: readonly string[];
+  /** The first `<link rel="canonical" href>`, resolved against the document's base URL. */
+  readonly canonicalUrl?: string;
 }
 
 export interface ExtractInput {
   readonly url: string;
   readonly contentType: string;
   readonly body: Buffer;
+  /** Lower-case `<meta name>` values whose content is robots directives ('robots', crawld's token). */
+  readonly robotsNames?: readonly string[];
 }
 
 /** Turns one fetched body into fields and links, according to rules fixed at construction. */

@@ -20,6 +20,7 @@ import {
   linkSources,
   utf8,
 } from './field-values.js';
+import { PageMeta } from './page-meta.js';
 import { StreamingExtractor } from './streaming-extractor.js';
 
 export { parseNumber } from './field-values.js';
@@ -79,7 +80,14 @@ export class CheerioExtractor implements Extractor {
     const errors: string[] = [];
     const fields: Record<string, unknown> = {};
     for (const f of this.#fields) fields[f.name] = extractField($, f, errors);
-    return { fields, links: this.#extractLinks($, input.url), errors };
+    const meta = new PageMeta(input.robotsNames);
+    for (const el of $('meta[name], link[rel]').toArray()) if ('attribs' in el) meta.tag(el.name, el.attribs);
+    return {
+      fields,
+      links: this.#extractLinks($, input.url),
+      errors,
+      ...meta.result(input.url, $('base[href]').first().attr('href')),
+    };
   }
 
   #extractLinks($: CheerioAPI, pageUrl: string): ExtractedLink[] {

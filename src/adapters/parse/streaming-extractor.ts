@@ -27,6 +27,7 @@ import {
   linkSources,
   utf8,
 } from './field-values.js';
+import { PageMeta } from './page-meta.js';
 import { type Attribs, parseSimpleSelector, type SimpleSelector } from './simple-selector.js';
 
 /** cheerio's attr() answers these differently from the raw attribute (see its getAttr). */
@@ -113,6 +114,7 @@ export class StreamingExtractor implements Extractor {
   extract(input: ExtractInput): Extraction {
     if (!isHtmlType(input.contentType)) return { fields: {}, links: [], errors: [] };
     const pass = new Pass(this.#fields.length, this.#links.length);
+    const meta = new PageMeta(input.robotsNames);
     const tags = this.#tags;
     const parser = new Parser(
       {
@@ -125,6 +127,7 @@ export class StreamingExtractor implements Extractor {
           if (name === 'base' && pass.baseHref === undefined && Object.hasOwn(attribs, 'href')) {
             pass.baseHref = attribs.href;
           }
+          if (name === 'meta' || name === 'link') meta.tag(name, attribs);
           if (tags !== undefined && !tags.has(name)) return;
           this.#match(pass, name, attribs);
         },
@@ -140,7 +143,7 @@ export class StreamingExtractor implements Extractor {
       { Tokenizer: FastTokenizer },
     );
     parser.end(utf8.decode(input.body));
-    return this.#result(pass, input.url);
+    return { ...this.#result(pass, input.url), ...meta.result(input.url, pass.baseHref) };
   }
 
   #match(pass: Pass, name: string, attribs: Attribs): void {
