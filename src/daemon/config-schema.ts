@@ -143,6 +143,8 @@ const jobSchema = z.strictObject({
       priority: z.number().int().optional(),
       /** Re-read the sitemaps this often; pages whose lastmod moved forward are recrawled. */
       refreshIntervalMs: positiveInt.optional(),
+      /** Also enqueue the xhtml:link rel="alternate" pages of each <url> (other languages). */
+      alternates: z.boolean().default(false),
     })
     .optional(),
 });
