@@ -8,6 +8,7 @@ import {
   RobotsCache,
   type UnreachableHost,
 } from '../adapters/robots/robots-cache.js';
+import { ROBOTS_MAX_BYTES } from '../adapters/robots/robots-txt.js';
 import { type Clock, systemClock, systemRandom } from '../core/clock.js';
 import { type CrawlEmitter, type CrawlEvents, TypedEmitter } from '../core/events.js';
 import { JobGate, type JobLimits } from '../core/job-gate.js';
@@ -134,6 +135,11 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
   const robotsFetcher = new UndiciFetcher({
     ...fetcherOptions(config),
     maxRedirects: ROBOTS_MAX_REDIRECTS,
+    // Any size: the head is read (one byte past the parsed 500 KiB tells a cut file) and the
+    // rest never downloaded.
+    maxBodyBytes: ROBOTS_MAX_BYTES + 1,
+    maxDecodedBytes: ROBOTS_MAX_BYTES + 1,
+    truncateBody: true,
     acceptContentTypes: ['text/*', 'application/*'],
     connectionsPerHost: 1,
   });

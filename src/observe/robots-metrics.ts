@@ -6,7 +6,7 @@ import type { CrawlEmitter } from '../core/events.js';
 export function registerRobotsMetrics(events: CrawlEmitter, registry: Registry): void {
   const fetches = new Counter({
     name: 'crawld_robots_fetches_total',
-    help: 'robots.txt fetches by outcome (RFC 9309): parsed, unavailable (4xx: all allowed), too_many_redirects (all allowed), rate_limited / server_error / network_error / timeout / too_large (host unreachable).',
+    help: 'robots.txt fetches by outcome (RFC 9309): parsed, unavailable (4xx: all allowed), too_many_redirects (all allowed), rate_limited / server_error / network_error / timeout (host unreachable), blocked_address.',
     labelNames: ['outcome'],
     registers: [registry],
   });

@@ -165,7 +165,7 @@ describe('robots.txt fetch outcomes (RFC 9309 §2.3.1), crawl --once', () => {
       expect(
         metricSum(metrics, 'crawld_robots_fetches_total', { outcome: 'network_error' }),
       ).toBeGreaterThanOrEqual(2);
-      expect(metrics).toMatch(/crawld_robots_fetches_total\{outcome="too_large"\} 0/);
+      expect(metrics).toMatch(/crawld_robots_fetches_total\{outcome="too_many_redirects"\} 0/);
       expect(
         metricSum(metrics, 'crawld_deferred_total', { reason: 'robots_unreachable' }),
       ).toBeGreaterThanOrEqual(10);

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RobotsCache, type RobotsOutcome } from '../../src/adapters/robots/robots-cache.js';
 import { FakeClock } from '../../src/core/clock.js';
@@ -7,13 +8,13 @@ const TTL = 3_600_000;
 const RETRY = 30_000;
 
 /** A server whose robots.txt answer the test switches; the cache on a fake clock. */
-async function setup(initial: Handler) {
+async function setup(initial: Handler, fetcherOptions: Parameters<typeof makeFetcher>[0] = {}) {
   let robots = initial;
   const server = await startServer((req, res) => robots(req, res));
   const clock = new FakeClock();
   const outcomes: RobotsOutcome[] = [];
   const cache = new RobotsCache({
-    fetcher: makeFetcher({ acceptContentTypes: ['text/*', 'application/*'] }),
+    fetcher: makeFetcher({ acceptContentTypes: ['text/*', 'application/*'], ...fetcherOptions }),
     clock,
     userAgent: 'crawld/0.1 (+https://example.test)',
     ttlMs: TTL,
@@ -110,6 +111,34 @@ describe('RobotsCache (RFC 9309 §2.3.1, §2.4)', () => {
     expect((await t.cache.check(`${t.server.origin}/other/1`, undefined, 'OtherBot')).kind).toBe('disallow');
     // A token no group names falls to '*' (none here): allowed.
     expect((await t.cache.check(`${t.server.origin}/x`, undefined, 'Mozilla/5.0 (X11)')).kind).toBe('allow');
+  });
+
+  it('a file of any size: the head is read and applied, also past maxBodyBytes and gzipped', async () => {
+    // The daemon's robots fetcher: caps one byte past 500 KiB, truncating instead of failing.
+    const robotsFetcher = { maxBodyBytes: 512_001, maxDecodedBytes: 512_001, truncateBody: true };
+    const head = 'User-agent: *\nDisallow: /private\n';
+    const huge = Buffer.concat([
+      Buffer.from(head),
+      Buffer.alloc(20 * 1024 * 1024, '#'),
+      Buffer.from('\nDisallow: /a\n'),
+    ]);
+    const plain = await setup(
+      (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(huge),
+      robotsFetcher,
+    );
+    expect((await plain.cache.check(`${plain.server.origin}/private/x`)).kind).toBe('disallow');
+    expect((await plain.cache.check(`${plain.server.origin}/a`)).kind).toBe('allow');
+    expect(plain.outcomes).toEqual(['parsed']);
+    const pad = `#${'x'.repeat(99)}\n`.repeat(200_000); // 20 MB of comment lines, ~60 KB gzipped
+    const zipped = gzipSync(`${head}${pad}Disallow: /a\n`);
+    const gz = await setup(
+      (_req, res) =>
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(zipped),
+      robotsFetcher,
+    );
+    expect((await gz.cache.check(`${gz.server.origin}/private/x`)).kind).toBe('disallow');
+    expect((await gz.cache.check(`${gz.server.origin}/a`)).kind).toBe('allow');
+    expect(gz.outcomes).toEqual(['parsed']);
   });
 
   it('any bytes never throw: binary garbage, a NUL-filled file, an endless line', async () => {

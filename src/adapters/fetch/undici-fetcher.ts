@@ -171,7 +171,7 @@ export class UndiciFetcher implements Fetcher {
       throw new ContentTypeError(`${hop.url.href}: content type ${JSON.stringify(contentType)} not accepted`);
     }
     const declared = Number(headers['content-length']);
-    if (Number.isFinite(declared) && declared > this.options.maxBodyBytes) {
+    if (Number.isFinite(declared) && declared > this.options.maxBodyBytes && !this.options.truncateBody) {
       throw new BodyTooLargeError(
         `${hop.url.href}: Content-Length ${declared} exceeds maxBodyBytes ${this.options.maxBodyBytes}`,
       );

@@ -2,9 +2,7 @@ import type { Clock } from '../../core/clock.js';
 import {
   AbortedError,
   BlockedAddressError,
-  BodyTooLargeError,
   ContentTypeError,
-  DecodedTooLargeError,
   FetchError,
   RedirectLoopError,
   TooManyRedirectsError,
@@ -36,7 +34,6 @@ export const ROBOTS_OUTCOMES = [
   'server_error',
   'network_error',
   'timeout',
-  'too_large',
   'blocked_address',
 ] as const;
 export type RobotsOutcome = (typeof ROBOTS_OUTCOMES)[number];
@@ -46,7 +43,6 @@ export const ROBOTS_UNREACHABLE: ReadonlySet<RobotsOutcome> = new Set([
   'server_error',
   'network_error',
   'timeout',
-  'too_large',
 ]);
 
 /** RFC 9309 §2.3.1.2: at least five consecutive redirects are followed. */
@@ -227,9 +223,9 @@ export class RobotsCache {
         entry.rules = null;
         return 'unavailable';
       }
-      if (err instanceof BodyTooLargeError || err instanceof DecodedTooLargeError) return 'too_large';
       if (err instanceof FetchError && /timeout/.test(err.reason)) return 'timeout';
-      // DNS failure, refused or reset connection, blocked address: unreachable.
+      // DNS failure, refused or reset connection: unreachable. (A body past the fetcher's caps
+      // cannot end here with the daemon's robots fetcher, which keeps the head of any size.)
       return 'network_error';
     }
   }
