@@ -9,6 +9,7 @@ import { describeSinks } from '../daemon/sink-factory.js';
 import { type HttpServerHandle, listen } from '../observe/http-server.js';
 import { createLogger, type Logger } from '../observe/logger.js';
 import { startProgress } from '../observe/progress.js';
+import { holdProcess, whenLoopDrains } from './keep-alive.js';
 
 export interface RunOptions {
   readonly once: boolean;
@@ -66,6 +67,19 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
     });
   process.on('SIGHUP', onHangup);
 
+  // `run` stays up until signalled, whatever it is waiting for; `--once` ends when its tasks
+  // have, and if the loop drains before that (a bug) it says so and exits non-zero.
+  const release = opts.once ? undefined : holdProcess();
+  const guard = opts.once ? whenLoopDrains() : undefined;
+  const drained = guard?.drained.then(async () => {
+    const stats = await daemon.frontier.stats().catch(() => undefined);
+    logger.error('crawl loop stopped with work left: exiting non-zero', {
+      ...(stats ? { pending: stats.pending, leased: stats.leased } : {}),
+      inflight: daemon.scheduler.inflightCount,
+      buffered: daemon.scheduler.bufferedCount,
+    });
+    return EXIT_FAILURE;
+  });
   const running = daemon.run().then(
     () => EXIT_OK,
     (err: unknown) => {
@@ -84,7 +98,9 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
     logger.info('http server listening', { url: http.url });
   }
   opts.onStarted?.({ httpUrl: http?.url });
-  const code = await running;
+  const code = await (drained ? Promise.race([running, drained]) : running);
+  guard?.dispose();
+  release?.();
   stopProgress?.();
   await daemon.stop();
   await http?.close();

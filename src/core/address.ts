@@ -2,6 +2,7 @@
  * SSRF address classification. Pure: no DNS, no sockets. The fetcher calls it twice per
  * connection: on the URL's literal host before dispatch, and on every address DNS returns.
  */
+import { BlockList, isIP } from 'node:net';
 import { InvalidArgumentError } from './errors.js';
 
 export interface AddressVerdict {
@@ -20,16 +21,22 @@ export interface AddressPolicy {
 export const DEFAULT_ADDRESS_POLICY: AddressPolicy = { allowPrivateNetworks: false, allow: [] };
 
 type Bytes = Uint8Array;
+type Family = 'ipv4' | 'ipv6';
+
+/**
+ * A named special-purpose range. Matching is node:net's BlockList, which also matches an
+ * IPv4 rule against the IPv4-mapped form (::ffff:a.b.c.d) of its addresses.
+ */
 interface Range {
-  readonly net: Bytes;
-  readonly bits: number;
+  readonly list: BlockList;
   readonly name: string;
 }
 
 function range(cidr: string, name: string): Range {
-  const parsed = parseCidr(cidr);
-  if (!parsed) throw new Error(`bad built-in range ${cidr}`);
-  return { ...parsed, name };
+  const list = new BlockList();
+  const [net, bits] = cidr.split('/') as [string, string];
+  list.addSubnet(net, Number(bits), isIP(net) === 6 ? 'ipv6' : 'ipv4');
+  return { list, name };
 }
 
 // Order matters: the first match names the verdict (broadcast before the reserved 240/4 block).
@@ -71,8 +78,18 @@ const V6_EMBEDDING_V4: readonly Range[] = [
   range('::/96', 'ipv4-compatible'),
 ];
 
+function firstMatch(ranges: readonly Range[], ip: string, family: Family): Range | undefined {
+  return ranges.find((r) => r.list.check(ip, family));
+}
+
 /** Refused even with allowPrivateNetworks: reaching them from a crawler is never legitimate. */
-const CLOUD_METADATA = new Set(['169.254.169.254', 'fd00:ec2::254']);
+const CLOUD_METADATA = new BlockList();
+CLOUD_METADATA.addAddress('169.254.169.254', 'ipv4');
+CLOUD_METADATA.addAddress('fd00:ec2::254', 'ipv6');
+
+function isCloudMetadata(text: string, family: Family): boolean {
+  return CLOUD_METADATA.check(text, family);
+}
 
 export function parseIPv4(s: string): Bytes | undefined {
   const parts = s.split('.');
@@ -128,49 +145,33 @@ export function parseIPv6(input: string): Bytes | undefined {
   return out;
 }
 
-function parseIp(ip: string): Bytes | undefined {
-  return parseIPv4(ip) ?? parseIPv6(ip);
-}
-
-function parseCidr(cidr: string): { net: Bytes; bits: number } | undefined {
-  const slash = cidr.lastIndexOf('/');
-  if (slash === -1) return undefined;
-  const net = parseIp(cidr.slice(0, slash));
-  const bitsText = cidr.slice(slash + 1);
-  if (!net || !/^\d{1,3}$/.test(bitsText)) return undefined;
-  const bits = Number(bitsText);
-  return bits <= net.length * 8 ? { net, bits } : undefined;
-}
-
-function inRange(addr: Bytes, net: Bytes, bits: number): boolean {
-  if (addr.length !== net.length) return false;
-  const whole = bits >> 3;
-  for (let i = 0; i < whole; i++) if (addr[i] !== net[i]) return false;
-  const rest = bits & 7;
-  if (rest === 0) return true;
-  const mask = (0xff << (8 - rest)) & 0xff;
-  return ((addr[whole]! ^ net[whole]!) & mask) === 0;
-}
-
 function formatV4(b: Bytes): string {
   return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
 }
 
-function classify(addr: Bytes): AddressVerdict {
-  if (addr.length === 4) {
-    const hit = V4_RANGES.find((r) => inRange(addr, r.net, r.bits));
+/** The address as BlockList takes it: dotted-quad or v6 text without brackets or zone. */
+function familyOf(ip: string): { text: string; family: Family } | undefined {
+  if (parseIPv4(ip)) return { text: ip, family: 'ipv4' };
+  const v6 = parseIPv6(ip);
+  return v6 ? { text: formatV6(v6), family: 'ipv6' } : undefined;
+}
+
+function classify(text: string, family: Family): AddressVerdict {
+  if (family === 'ipv4') {
+    const hit = firstMatch(V4_RANGES, text, 'ipv4');
     return hit ? { blocked: true, range: hit.name } : { blocked: false };
   }
-  const hit = V6_RANGES.find((r) => inRange(addr, r.net, r.bits));
+  const hit = firstMatch(V6_RANGES, text, 'ipv6');
   if (hit) return { blocked: true, range: hit.name };
-  const wrapper = V6_EMBEDDING_V4.find((r) => inRange(addr, r.net, r.bits));
+  const addr = parseIPv6(text)!;
+  const wrapper = firstMatch(V6_EMBEDDING_V4, text, 'ipv6');
   if (wrapper) {
-    const inner = classify(addr.subarray(12));
+    const inner = classify(formatV4(addr.subarray(12)), 'ipv4');
     return inner.blocked ? { blocked: true, range: `${wrapper.name}/${inner.range}` } : inner;
   }
   // 6to4 (2002:V4ADDR::/48) tunnels to the embedded v4 address.
   if (addr[0] === 0x20 && addr[1] === 0x02) {
-    const inner = classify(addr.subarray(2, 6));
+    const inner = classify(formatV4(addr.subarray(2, 6)), 'ipv4');
     if (inner.blocked) return { blocked: true, range: `6to4/${inner.range}` };
   }
   return { blocked: false };
@@ -178,8 +179,8 @@ function classify(addr: Bytes): AddressVerdict {
 
 /** Classifies a literal IP (v4 dotted-quad or v6, brackets and zone ids tolerated). Non-IPs fail closed. */
 export function isBlockedAddress(ip: string): AddressVerdict {
-  const addr = parseIp(ip);
-  return addr ? classify(addr) : { blocked: true, range: 'invalid' };
+  const addr = familyOf(ip);
+  return addr ? classify(addr.text, addr.family) : { blocked: true, range: 'invalid' };
 }
 
 /** Parses one WHATWG IPv4 number part: decimal, 0-prefixed octal or 0x-prefixed hex. */
@@ -232,21 +233,26 @@ function formatV6(b: Bytes): string {
   return `${words.slice(0, best).join(':')}::${words.slice(best + bestLen).join(':')}`;
 }
 
-/** Unwraps ::ffff:a.b.c.d so an allow entry written as v4 also matches the mapped form. */
-function canonical(addr: Bytes): Bytes {
-  if (addr.length === 16 && inRange(addr, V6_EMBEDDING_V4[0]!.net, 96)) return addr.subarray(12);
-  return addr;
+/** Parsed allow entries: one list of addresses and subnets for any port, one per port. */
+interface AllowList {
+  readonly any: BlockList;
+  readonly byPort: Map<number, BlockList>;
 }
 
-interface AllowRule {
-  readonly net: Bytes;
-  readonly bits: number;
-  readonly port?: number;
+function addEntry(list: BlockList, ipText: string, bits?: number): boolean {
+  const addr = familyOf(ipText);
+  if (!addr) return false;
+  const max = addr.family === 'ipv4' ? 32 : 128;
+  if (bits === undefined) list.addAddress(addr.text, addr.family);
+  else if (bits <= max) list.addSubnet(addr.text, bits, addr.family);
+  else return false;
+  return true;
 }
 
-function parseAllowEntry(entry: string): AllowRule | undefined {
-  const cidr = parseCidr(entry);
-  if (cidr) return { net: canonical(cidr.net), bits: cidr.bits };
+/** Adds 'IP', 'IP:PORT', '[v6]:PORT' or 'IP/len' to the allow list; false when malformed. */
+function parseAllowEntry(entry: string, allow: AllowList): boolean {
+  const cidr = /^([^/]+)\/(\d{1,3})$/.exec(entry);
+  if (cidr) return addEntry(allow.any, cidr[1]!, Number(cidr[2]));
   const bracketed = /^\[([^\]]+)\]:(\d{1,5})$/.exec(entry);
   const v4port = /^([\d.]+):(\d{1,5})$/.exec(entry);
   const [ipText, portText] = bracketed
@@ -254,24 +260,25 @@ function parseAllowEntry(entry: string): AllowRule | undefined {
     : v4port
       ? [v4port[1]!, v4port[2]]
       : [entry];
-  const ip = parseIp(ipText);
-  if (!ip) return undefined;
-  const net = canonical(ip);
-  const port = portText === undefined ? undefined : Number(portText);
-  if (port !== undefined && (port < 1 || port > 65535)) return undefined;
-  return port === undefined ? { net, bits: net.length * 8 } : { net, bits: net.length * 8, port };
+  if (portText === undefined) return addEntry(allow.any, ipText);
+  const port = Number(portText);
+  if (port < 1 || port > 65535) return false;
+  const list = allow.byPort.get(port) ?? new BlockList();
+  allow.byPort.set(port, list);
+  return addEntry(list, ipText);
 }
 
 /** Parses allow entries once; throws InvalidArgumentError naming the first bad entry. */
-export function compileAllowList(allow: readonly string[]): readonly AllowRule[] {
-  return allow.map((entry) => {
-    const rule = parseAllowEntry(entry);
-    if (!rule) throw new InvalidArgumentError(`addressPolicy.allow: invalid entry ${JSON.stringify(entry)}`);
-    return rule;
-  });
+export function compileAllowList(allow: readonly string[]): AllowList {
+  const out: AllowList = { any: new BlockList(), byPort: new Map() };
+  for (const entry of allow) {
+    if (!parseAllowEntry(entry, out))
+      throw new InvalidArgumentError(`addressPolicy.allow: invalid entry ${JSON.stringify(entry)}`);
+  }
+  return out;
 }
 
-const compiled = new WeakMap<readonly string[], readonly AllowRule[]>();
+const compiled = new WeakMap<readonly string[], AllowList>();
 
 export interface AddressDecision {
   readonly allowed: boolean;
@@ -280,20 +287,18 @@ export interface AddressDecision {
 
 /** Decides whether a connection to ip:port may be opened under the policy. */
 export function checkAddress(policy: AddressPolicy, ip: string, port: number): AddressDecision {
-  const raw = parseIp(ip);
-  if (!raw) return { allowed: false, range: 'invalid' };
-  const addr = canonical(raw);
-  let rules = compiled.get(policy.allow);
-  if (!rules) {
-    rules = compileAllowList(policy.allow);
-    compiled.set(policy.allow, rules);
+  const addr = familyOf(ip);
+  if (!addr) return { allowed: false, range: 'invalid' };
+  let allow = compiled.get(policy.allow);
+  if (!allow) {
+    allow = compileAllowList(policy.allow);
+    compiled.set(policy.allow, allow);
   }
-  if (rules.some((r) => (r.port === undefined || r.port === port) && inRange(addr, r.net, r.bits))) {
+  if (allow.any.check(addr.text, addr.family) || allow.byPort.get(port)?.check(addr.text, addr.family)) {
     return { allowed: true };
   }
-  const verdict = classify(raw);
-  const text = addr.length === 4 ? formatV4(addr) : formatV6(addr);
-  if (CLOUD_METADATA.has(text)) return { allowed: false, range: 'cloud-metadata' };
+  const verdict = classify(addr.text, addr.family);
+  if (isCloudMetadata(addr.text, addr.family)) return { allowed: false, range: 'cloud-metadata' };
   if (!verdict.blocked || policy.allowPrivateNetworks) return { allowed: true };
   return verdict.range === undefined ? { allowed: false } : { allowed: false, range: verdict.range };
 }

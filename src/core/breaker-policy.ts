@@ -11,8 +11,21 @@ export interface BreakerPolicyOptions {
   readonly rollingCountBuckets?: number;
   /** No opening before the window holds this many calls. @default 10 */
   readonly volumeThreshold?: number;
-  /** Time open before probing (half-open). @default 30000 */
+  /**
+   * Opens after this many failures in a row while closed, whatever the window holds (Envoy's
+   * consecutive_5xx, Finagle's failure accrual): a host that goes from healthy to down is
+   * recognised in a handful of requests, where the rate rule waits for the healthy seconds
+   * before the outage to be outweighed. 0: the rate rule only. @default 5
+   */
+  readonly consecutiveFailures?: number;
+  /** Time open before probing (half-open) after the first trip. @default 1000 */
   readonly resetTimeoutMs?: number;
+  /**
+   * Each consecutive trip (a failed probe reopens) doubles the open time, up to this; a probe
+   * success closes the breaker and the next trip starts at resetTimeoutMs again (Envoy's
+   * base_ejection_time × ejections). @default 60000
+   */
+  readonly maxResetTimeoutMs?: number;
   /** Probes allowed at once in half-open; that many successes close the breaker. @default 1 */
   readonly halfOpenMaxProbes?: number;
 }
@@ -22,7 +35,9 @@ export const breakerPolicyDefaults = {
   rollingCountTimeoutMs: 10_000,
   rollingCountBuckets: 10,
   volumeThreshold: 10,
-  resetTimeoutMs: 30_000,
+  consecutiveFailures: 5,
+  resetTimeoutMs: 1_000,
+  maxResetTimeoutMs: 60_000,
   halfOpenMaxProbes: 1,
 } as const satisfies Required<BreakerPolicyOptions>;
 
@@ -36,21 +51,75 @@ export function checkBreakerOptions(options: BreakerPolicyOptions = {}): Require
     integer: true,
   });
   checkNumber('volumeThreshold', o.volumeThreshold, { min: 0, integer: true });
+  checkNumber('consecutiveFailures', o.consecutiveFailures, { min: 0, integer: true });
   checkNumber('resetTimeoutMs', o.resetTimeoutMs, { min: 0 });
+  checkNumber('maxResetTimeoutMs', o.maxResetTimeoutMs, { min: o.resetTimeoutMs });
   checkNumber('halfOpenMaxProbes', o.halfOpenMaxProbes, { min: 1, integer: true });
   return o;
 }
 
 /**
+ * The two rules both breaker implementations add to the failure-rate window: the run of
+ * consecutive failures that trips at once, and the open time that grows with consecutive
+ * trips. Pure: no clock, the caller says what happened.
+ */
+export class TripRules {
+  readonly #o: Required<BreakerPolicyOptions>;
+  #run = 0;
+  #trips = 0;
+
+  constructor(options: Required<BreakerPolicyOptions>) {
+    this.#o = options;
+  }
+
+  /** Trips since the breaker last closed. */
+  get trips(): number {
+    return this.#trips;
+  }
+
+  /** A failure while closed: true when it completes a run of consecutiveFailures. */
+  failure(): boolean {
+    this.#run++;
+    return this.#o.consecutiveFailures > 0 && this.#run >= this.#o.consecutiveFailures;
+  }
+
+  /** A success while closed breaks the run. */
+  success(): void {
+    this.#run = 0;
+  }
+
+  /** How long the next trip keeps the breaker open. */
+  get nextOpenMs(): number {
+    return Math.min(this.#o.maxResetTimeoutMs, this.#o.resetTimeoutMs * 2 ** Math.min(this.#trips, 40));
+  }
+
+  /** The breaker opens (a trip, or a failed probe): how long it stays open this time. */
+  opened(): number {
+    const ms = this.nextOpenMs;
+    this.#run = 0;
+    this.#trips++;
+    return ms;
+  }
+
+  /** A probe succeeded: the next outage starts with the short open time again. */
+  closed(): void {
+    this.#run = 0;
+    this.#trips = 0;
+  }
+}
+
+/**
  * The circuit-breaker decision as a pure state machine (opossum's semantics, without its
- * timers): time is read from the clock when asked, so "open → half-open after resetTimeoutMs"
+ * timers): time is read from the clock when asked, so "open → half-open after the open time"
  * happens on the first look after the deadline, and tests drive it with FakeClock.
  *
- * Closed: every call passes; successes and failures go to a ring of time buckets. When the
- * window holds at least volumeThreshold calls and failures are >= errorThresholdPercentage of
- * them, it opens. Open: nothing passes. Half-open: up to halfOpenMaxProbes calls pass at once;
- * any probe failure reopens (a new reset timeout), halfOpenMaxProbes probe successes close it
- * with an empty window, so failures from before the outage cannot reopen it at once.
+ * Closed: every call passes; successes and failures go to a ring of time buckets. It opens
+ * when consecutiveFailures calls in a row failed, or when the window holds at least
+ * volumeThreshold calls and failures are >= errorThresholdPercentage of them. Open: nothing
+ * passes, for resetTimeoutMs doubled per consecutive trip up to maxResetTimeoutMs.
+ * Half-open: up to halfOpenMaxProbes calls pass at once; any probe failure reopens (a longer
+ * open time), halfOpenMaxProbes probe successes close it with an empty window, so failures
+ * from before the outage cannot reopen it at once, and the open time starts short again.
  * Outcomes reported while open (requests started before it opened) are ignored.
  */
 export class BreakerPolicy implements HostBreaker {
@@ -62,14 +131,17 @@ export class BreakerPolicy implements HostBreaker {
   readonly #ok: number[];
   readonly #failed: number[];
   readonly #listeners = new Set<(t: { from: BreakerState; to: BreakerState }) => void>();
+  readonly #trip: TripRules;
   #state: BreakerState = 'closed';
   #openedAt = 0;
+  #openMs = 0;
   #probes = 0;
   #probeSuccesses = 0;
 
   constructor(options: BreakerPolicyOptions = {}, clock: Clock) {
     this.#o = checkBreakerOptions(options);
     this.#clock = clock;
+    this.#trip = new TripRules(this.#o);
     this.#bucketMs = this.#o.rollingCountTimeoutMs / this.#o.rollingCountBuckets;
     const n = this.#o.rollingCountBuckets;
     this.#epoch = new Array<number>(n).fill(Number.NEGATIVE_INFINITY);
@@ -78,12 +150,23 @@ export class BreakerPolicy implements HostBreaker {
   }
 
   get state(): BreakerState {
-    if (this.#state === 'open' && this.#clock.monotonic() - this.#openedAt >= this.#o.resetTimeoutMs) {
+    if (this.#state === 'open' && this.#clock.monotonic() - this.#openedAt >= this.#openMs) {
       this.#probes = 0;
       this.#probeSuccesses = 0;
       this.#transition('halfOpen');
     }
     return this.#state;
+  }
+
+  /** Open: ms until it reads half-open. Otherwise 0. */
+  get retryInMs(): number {
+    if (this.state !== 'open') return 0;
+    return Math.max(0, this.#openedAt + this.#openMs - this.#clock.monotonic());
+  }
+
+  /** Trips since it last closed (the open time doubles with each). */
+  get trips(): number {
+    return this.#trip.trips;
   }
 
   /** Calls and failures in the rolling window now. */
@@ -115,8 +198,10 @@ export class BreakerPolicy implements HostBreaker {
 
   onSuccess(): void {
     const state = this.state;
-    if (state === 'closed') this.#record(false);
-    else if (state === 'halfOpen') {
+    if (state === 'closed') {
+      this.#trip.success();
+      this.#record(false);
+    } else if (state === 'halfOpen') {
       this.#probes = Math.max(0, this.#probes - 1);
       if (++this.#probeSuccesses >= this.#o.halfOpenMaxProbes) this.#close();
     }
@@ -130,6 +215,10 @@ export class BreakerPolicy implements HostBreaker {
     }
     if (state !== 'closed') return;
     this.#record(true);
+    if (this.#trip.failure()) {
+      this.#open();
+      return;
+    }
     const { calls, failures } = this.window;
     if (
       calls >= this.#o.volumeThreshold &&
@@ -162,10 +251,12 @@ export class BreakerPolicy implements HostBreaker {
 
   #open(): void {
     this.#openedAt = this.#clock.monotonic();
+    this.#openMs = this.#trip.opened();
     this.#transition('open');
   }
 
   #close(): void {
+    this.#trip.closed();
     this.#epoch.fill(Number.NEGATIVE_INFINITY);
     this.#transition('closed');
   }

@@ -11,16 +11,32 @@ export interface Clock {
   now(): number;
   /** Monotonic milliseconds, for measuring durations. */
   monotonic(): number;
-  /** Runs fn once after ms. Real timers are unref'd: a pending timer never keeps the process alive. */
-  setTimer(fn: () => void, ms: number): Timer;
+  /**
+   * Runs fn once after ms. Real timers are unref'd: a pending timer never keeps the process
+   * alive, unless `keepAlive` says that it stands for work still to do (the scheduler's
+   * wake-up while tasks wait: without it `--once` exited 0 with the work undone).
+   */
+  setTimer(fn: () => void, ms: number, options?: TimerOptions): Timer;
 }
+
+export interface TimerOptions {
+  /** Keep the process alive until the timer fires or is cancelled. @default false */
+  readonly keepAlive?: boolean;
+}
+
+/**
+ * Node's largest timer delay (2^31-1 ms, 24.8 days). A longer one fires after 1 ms instead,
+ * which would turn a wake-up for a monthly recrawl into a busy loop: setTimer caps delays at
+ * this, and callers re-check their deadline when woken (the scheduler does).
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
 
 export const systemClock: Clock = {
   now: () => Date.now(),
   monotonic: () => performance.now(),
-  setTimer(fn, ms) {
-    const h = setTimeout(fn, Math.max(0, ms));
-    h.unref();
+  setTimer(fn, ms, options) {
+    const h = setTimeout(fn, Math.min(MAX_TIMER_MS, Math.max(0, ms)));
+    if (!options?.keepAlive) h.unref();
     return { cancel: () => clearTimeout(h) };
   },
 };

@@ -25,6 +25,8 @@ export interface CrawlEvents {
     status: number;
     fields: number;
     extractErrors: number;
+    /** The page declared a charset the Encoding standard does not know (decoded with the default). */
+    decodeFallback?: boolean;
   };
   /** The attempt failed and will be retried. */
   retry: { jobId: string; host: string; url: string; reason: string; attempt: number; delayMs: number };
@@ -65,16 +67,36 @@ export interface CrawlEvents {
   resumed: Record<string, never>;
 }
 
+/** Called when a listener throws; the emit goes on with the other listeners. */
+export type ListenerErrorHandler = (event: string, error: unknown) => void;
+
+/**
+ * An event emitter whose emit() never throws (graphile-worker's safeEmit): a listener's error
+ * is handed to `onListenerError` and the remaining listeners still run. Emitters sit inside
+ * the scheduler's pump and the task runner, where a throw from, say, a 'throttled' listener
+ * was taken for a frontier failure and ended the crawl loop.
+ */
 export class TypedEmitter<E extends { [K in keyof E]: object }> {
   readonly #ee = new EventEmitter();
+  readonly #onListenerError: ListenerErrorHandler;
 
-  constructor() {
+  constructor(options: { onListenerError?: ListenerErrorHandler } = {}) {
     this.#ee.setMaxListeners(100);
+    this.#onListenerError =
+      options.onListenerError ??
+      ((event, error) => process.emitWarning(`crawld: a '${event}' listener threw: ${String(error)}`));
   }
 
   on<K extends keyof E & string>(event: K, listener: (payload: E[K]) => void): () => void {
-    this.#ee.on(event, listener);
-    return () => this.#ee.off(event, listener);
+    const safe = (payload: E[K]) => {
+      try {
+        listener(payload);
+      } catch (error) {
+        this.#listenerFailed(event, error);
+      }
+    };
+    this.#ee.on(event, safe);
+    return () => this.#ee.off(event, safe);
   }
 
   once<K extends keyof E & string>(event: K): Promise<E[K]> {
@@ -87,6 +109,14 @@ export class TypedEmitter<E extends { [K in keyof E]: object }> {
 
   listenerCount(event: keyof E & string): number {
     return this.#ee.listenerCount(event);
+  }
+
+  #listenerFailed(event: string, error: unknown): void {
+    try {
+      this.#onListenerError(event, error);
+    } catch {
+      // The handler itself failed (a logger gone at shutdown): nothing more to do safely.
+    }
   }
 }
 

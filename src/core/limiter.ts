@@ -99,7 +99,7 @@ export class ConcurrencyLimiter {
 }
 
 export interface HostLimitersOptions {
-  /** Ceiling on requests in flight over all hosts together. @default 256 */
+  /** Ceiling on requests in flight over all hosts together. @default 512 */
   readonly globalMaxInflight?: number;
   /** Idle hosts beyond this many are forgotten, least recently used first. @default 10000 */
   readonly maxHosts?: number;
@@ -110,7 +110,7 @@ export interface HostLimitersOptions {
 }
 
 export const hostLimitersDefaults = {
-  globalMaxInflight: 256,
+  globalMaxInflight: 512,
   maxHosts: 10_000,
   aimd: {},
 } as const satisfies Omit<Required<HostLimitersOptions>, 'createLimit'>;
@@ -162,6 +162,11 @@ export class HostLimiters {
   /** The host's current limit (the initial limit for a host not seen yet). */
   limitOf(host: string): number {
     return this.#hosts.peek(host)?.limit ?? this.#limiter(host).limit;
+  }
+
+  /** The host is back after an outage: let its limit grow fast again (LimitAlgorithm.resume). */
+  resume(host: string): void {
+    this.#hosts.peek(host)?.algorithm.resume?.();
   }
 
   inflightOf(host: string): number {

@@ -15,9 +15,10 @@ export interface AdaptiveControlPlaneDeps {
   readonly breakers: HostBreakerRegistry;
   /** Minimum gap between two request starts to one host (politeness). */
   readonly minDelayMs: number;
-  /** How long an open breaker's host is handed back before it is asked again. */
-  readonly breakerRecheckMs: number;
 }
+
+/** An open breaker's host is asked again after at least this (its timer may fire late). */
+const MIN_BREAKER_DEFER_MS = 50;
 
 /**
  * The gate in front of every request, in this order (cheapest refusal first, nothing
@@ -38,6 +39,10 @@ export class AdaptiveControlPlane implements ControlPlane {
 
   constructor(deps: AdaptiveControlPlaneDeps) {
     this.#d = deps;
+    // A probe succeeded after an outage: the host is healthy again at the capacity it had.
+    deps.breakers.onTransition((t) => {
+      if (t.from === 'halfOpen' && t.to === 'closed') deps.limiters.resume(t.host);
+    });
   }
 
   admit(host: string): Admission {
@@ -48,8 +53,14 @@ export class AdaptiveControlPlane implements ControlPlane {
       return { kind: 'defer', delayMs: pausedUntil - now, reason: 'host_paused' };
     }
     const breaker = d.breakers.get(host);
+    // Handed back until the breaker reads half-open, so that the probe goes out on time (the
+    // open time is short after a first trip; a fixed recheck here delayed recovery by seconds).
     if (breaker.state === 'open')
-      return { kind: 'defer', delayMs: d.breakerRecheckMs, reason: 'breaker_open' };
+      return {
+        kind: 'defer',
+        delayMs: Math.max(MIN_BREAKER_DEFER_MS, breaker.retryInMs),
+        reason: 'breaker_open',
+      };
 
     const mono = d.clock.monotonic();
     const polite = this.#polite.get(host);
@@ -110,8 +121,11 @@ export class AdaptiveControlPlane implements ControlPlane {
         return;
       case 'failure':
         breaker.onFailure();
-        // A 500 says nothing about load: no latency sample, no cut.
-        permit.ignore();
+        // A lone 500 says nothing about load: no latency sample, no cut. A failure that trips
+        // the breaker, or comes while it is open (an outage), cuts the limit, so that fewer
+        // requests are in flight when the host comes back.
+        if (breaker.state === 'closed') permit.ignore();
+        else permit.dropped();
         return;
       default:
         breaker.onIgnore();

@@ -5,7 +5,7 @@
  */
 import express, { type RequestHandler } from 'express';
 import { type AdminTokenSource, requireAdminToken } from './admin-auth.js';
-import { deadLetterView, type Parsed, parseDlqQuery, parseRedrive, parseSubmit } from './admin-validate.js';
+import { deadLetterView, parseDlqQuery, parseEmpty, parseRedrive, parseSubmit } from './admin-validate.js';
 import { REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from './config-schema.js';
 import type { Daemon } from './daemon.js';
 
@@ -71,17 +71,6 @@ function jsonBody(maxBodyBytes: number): RequestHandler {
 }
 
 /** Routes whose only valid body is none or `{}`: a stray field is a client bug worth naming. */
-function parseEmpty(body: unknown): Parsed<undefined> {
-  if (body === undefined) return { ok: true, value: undefined };
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { ok: false, issues: ['(root): must be a JSON object'] };
-  }
-  const keys = Object.keys(body);
-  return keys.length === 0
-    ? { ok: true, value: undefined }
-    : { ok: false, issues: keys.map((k) => `${k}: unknown key`) };
-}
-
 /** Draining, or the frontier store is unreachable: refuse at once rather than wait on retries. */
 function unavailable(res: express.Response): void {
   res.status(503).set('retry-after', '5').json({ error: 'not ready: frontier unavailable or shutting down' });

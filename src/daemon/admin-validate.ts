@@ -1,15 +1,15 @@
 /**
- * The admin API's wire format: parsing of request bodies and query strings into typed
- * values (or a list of per-field issues), and the JSON shapes of its answers. Pure: no
- * I/O, so the CLI (which prints the same shapes from a data dir) can share it.
- *
- * Parsing is hand-written rather than zod because every issue must name the exact field
- * (`urls[1].url: must be an absolute http(s) URL`) and unknown keys are refused, as in
+ * The admin API's wire format: zod schemas for request bodies and query strings, parsed into
+ * typed values or a list of per-field issues (`urls[1].url: must be an absolute http(s) URL`,
+ * formatted as config issues are), and the JSON shapes of its answers. Pure: no I/O, so the
+ * CLI (which prints the same shapes from a data dir) can share it. Objects are strict, as in
  * the config file: a misspelt `priorty` must not be silently ignored.
  */
+import { z } from 'zod';
 import type { NormaliseOptions } from '../core/rules.js';
 import { normaliseUrl } from '../core/url.js';
 import type { DeadLetter, EnqueueRequest } from '../ports/frontier.js';
+import { formatIssues } from './config-issues.js';
 import { isHttpUrl } from './config-schema.js';
 
 export type Parsed<T> =
@@ -32,22 +32,9 @@ export const DEFAULT_DLQ_LIMIT = 100;
 /** A 10 000-URL batch of garbage must not produce a multi-megabyte error answer. */
 const MAX_ISSUES = 100;
 
-const JOB_ID = /^[A-Za-z0-9_.-]{1,64}$/;
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function unknownKeys(
-  obj: Record<string, unknown>,
-  allowed: readonly string[],
-  at: string,
-  out: string[],
-): void {
-  for (const key of Object.keys(obj)) {
-    if (!allowed.includes(key)) out.push(`${at}${at === '' ? '' : '.'}${key}: unknown key`);
-  }
-}
+const JOB_ID_MESSAGE = 'must be a job id (1-64 letters, digits, dot, dash or underscore)';
+const jobId = z.string({ error: JOB_ID_MESSAGE }).regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: JOB_ID_MESSAGE });
+const jsonObject = { error: 'must be a JSON object' };
 
 /** Inclusive bounds the frontier can store (the Redis frontier packs priority into a score). */
 export interface PriorityRange {
@@ -55,15 +42,76 @@ export interface PriorityRange {
   readonly max: number;
 }
 
-function priorityIssue(v: unknown, range?: PriorityRange): string | undefined {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v)) return 'must be an integer';
-  if (range && (v < range.min || v > range.max)) return `must be in [${range.min}, ${range.max}]`;
-  return undefined;
-}
-
 function capIssues(issues: string[]): string[] {
   if (issues.length <= MAX_ISSUES) return issues;
   return [...issues.slice(0, MAX_ISSUES), `... and ${issues.length - MAX_ISSUES} more`];
+}
+
+function parsed<T>(result: z.ZodSafeParseResult<T>): Parsed<T> {
+  return result.success
+    ? { ok: true, value: result.data }
+    : { ok: false, issues: capIssues(formatIssues(result.error.issues)) };
+}
+
+function submitSchema(jobs: readonly SubmitJob[], range?: PriorityRange) {
+  const byId = new Map(jobs.map((j) => [j.id, j]));
+  const integer = { error: 'must be an integer' };
+  const inRange = range ? { error: `must be in [${range.min}, ${range.max}]` } : undefined;
+  const priority = z
+    .number(integer)
+    .int(integer)
+    .check((ctx) => {
+      if (range && inRange && (ctx.value < range.min || ctx.value > range.max))
+        ctx.issues.push({ code: 'custom', message: inRange.error, input: ctx.value });
+    });
+  const url = z
+    .string({ error: 'must be an absolute http(s) URL' })
+    .refine(isHttpUrl, { error: 'must be an absolute http(s) URL', abort: true })
+    .refine((u) => u.length <= MAX_URL_LENGTH, { error: `must be at most ${MAX_URL_LENGTH} characters` });
+  const item = z.strictObject({ url, job: z.unknown().optional(), priority: priority.optional() });
+  const urlsMessage = { error: `must be an array of 1 to ${MAX_SUBMIT_URLS} URLs` };
+  return z
+    .strictObject(
+      {
+        urls: z.array(z.unknown(), urlsMessage).min(1, urlsMessage).max(MAX_SUBMIT_URLS, urlsMessage),
+        job: z.unknown().optional(),
+        priority: priority.optional(),
+      },
+      jsonObject,
+    )
+    .transform((body, ctx) => {
+      const jobOf = (value: unknown, path: (string | number)[]): SubmitJob | undefined => {
+        const found = typeof value === 'string' ? byId.get(value) : undefined;
+        if (!found) ctx.addIssue({ code: 'custom', path, message: `unknown job ${JSON.stringify(value)}` });
+        return found;
+      };
+      let defaultJob = jobs[0];
+      if (body.job !== undefined) defaultJob = jobOf(body.job, ['job']);
+      else if (!defaultJob)
+        ctx.addIssue({ code: 'custom', path: ['job'], message: 'the daemon has no jobs configured' });
+      const requests: EnqueueRequest[] = [];
+      body.urls.forEach((raw, i) => {
+        // Anything but an object is the URL itself: its issues are reported at urls[i].
+        const bare = typeof raw !== 'object' || raw === null || Array.isArray(raw);
+        const result = bare ? url.safeParse(raw) : item.safeParse(raw);
+        if (!result.success) {
+          for (const issue of result.error.issues)
+            ctx.addIssue({ ...issue, path: ['urls', i, ...issue.path] } as never);
+        }
+        const obj = bare ? undefined : (raw as { job?: unknown; priority?: number });
+        const itemJob = obj?.job !== undefined ? jobOf(obj.job, ['urls', i, 'job']) : defaultJob;
+        if (!result.success || !itemJob) return;
+        const value = bare ? (result.data as string) : (result.data as { url: string }).url;
+        requests.push({
+          url: normaliseUrl(value, undefined, itemJob.normalise),
+          jobId: itemJob.id,
+          priority: obj?.priority ?? body.priority ?? itemJob.seedPriority,
+          depth: 0,
+          force: true,
+        });
+      });
+      return requests;
+    });
 }
 
 /**
@@ -77,63 +125,7 @@ export function parseSubmit(
   jobs: readonly SubmitJob[],
   range?: PriorityRange,
 ): Parsed<EnqueueRequest[]> {
-  const issues: string[] = [];
-  if (!isObject(body)) return { ok: false, issues: ['(root): must be a JSON object'] };
-  unknownKeys(body, ['urls', 'job', 'priority'], '', issues);
-  const byId = new Map(jobs.map((j) => [j.id, j]));
-  let defaultJob = jobs[0];
-  if (body.job !== undefined) {
-    defaultJob = typeof body.job === 'string' ? byId.get(body.job) : undefined;
-    if (!defaultJob) issues.push(`job: unknown job ${JSON.stringify(body.job)}`);
-  } else if (!defaultJob) {
-    issues.push('job: the daemon has no jobs configured');
-  }
-  const defaultPriority = body.priority;
-  const defaultIssue = defaultPriority === undefined ? undefined : priorityIssue(defaultPriority, range);
-  if (defaultIssue) issues.push(`priority: ${defaultIssue}`);
-  const urls = body.urls;
-  if (!Array.isArray(urls) || urls.length === 0 || urls.length > MAX_SUBMIT_URLS) {
-    issues.push(`urls: must be an array of 1 to ${MAX_SUBMIT_URLS} URLs`);
-    return { ok: false, issues: capIssues(issues) };
-  }
-
-  const requests: EnqueueRequest[] = [];
-  urls.forEach((item: unknown, i) => {
-    const at = isObject(item) ? `urls[${i}].url` : `urls[${i}]`;
-    let url: unknown = item;
-    let job = defaultJob;
-    let priority = defaultPriority;
-    if (isObject(item)) {
-      unknownKeys(item, ['url', 'job', 'priority'], `urls[${i}]`, issues);
-      url = item.url;
-      if (item.job !== undefined) {
-        job = typeof item.job === 'string' ? byId.get(item.job) : undefined;
-        if (!job) issues.push(`urls[${i}].job: unknown job ${JSON.stringify(item.job)}`);
-      }
-      if (item.priority !== undefined) {
-        priority = item.priority;
-        const p = priorityIssue(priority, range);
-        if (p) issues.push(`urls[${i}].priority: ${p}`);
-      }
-    }
-    if (typeof url !== 'string' || !isHttpUrl(url)) {
-      issues.push(`${at}: must be an absolute http(s) URL`);
-      return;
-    }
-    if (url.length > MAX_URL_LENGTH) {
-      issues.push(`${at}: must be at most ${MAX_URL_LENGTH} characters`);
-      return;
-    }
-    if (!job) return;
-    requests.push({
-      url: normaliseUrl(url, undefined, job.normalise),
-      jobId: job.id,
-      priority: typeof priority === 'number' ? priority : job.seedPriority,
-      depth: 0,
-      force: true,
-    });
-  });
-  return issues.length > 0 ? { ok: false, issues: capIssues(issues) } : { ok: true, value: requests };
+  return parsed(submitSchema(jobs, range).safeParse(body));
 }
 
 export interface DlqQuery {
@@ -142,31 +134,36 @@ export interface DlqQuery {
   readonly jobId?: string;
 }
 
-function intParam(v: unknown, name: string, min: number, max: number, issues: string[]): number | undefined {
-  if (v === undefined) return undefined;
-  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
-    issues.push(`${name}: must be an integer in [${min}, ${max}]`);
-    return undefined;
-  }
-  return n;
+/** A query parameter holding one decimal integer in [min, max] (a repeated one is an array: refused). */
+function intParam(min: number, max: number) {
+  const message = { error: `must be an integer in [${min}, ${max}]` };
+  return z
+    .string(message)
+    .regex(/^\d+$/, message)
+    .transform(Number)
+    .pipe(z.number().int(message).min(min, message).max(max, message));
 }
+
+const dlqQuerySchema = z
+  .strictObject({
+    limit: intParam(1, MAX_DLQ_LIMIT).optional(),
+    offset: intParam(0, Number.MAX_SAFE_INTEGER).optional(),
+    job: jobId.optional(),
+  })
+  .transform(
+    ({ limit, offset, job }): DlqQuery => ({
+      limit: limit ?? DEFAULT_DLQ_LIMIT,
+      offset: offset ?? 0,
+      ...(job !== undefined ? { jobId: job } : {}),
+    }),
+  );
 
 /**
  * GET /api/dlq?limit&offset&job. Any well-formed job id is accepted, not only configured
  * ones: dead letters outlive a job removed from the config.
  */
 export function parseDlqQuery(query: Record<string, unknown>): Parsed<DlqQuery> {
-  const issues: string[] = [];
-  unknownKeys(query, ['limit', 'offset', 'job'], '', issues);
-  const limit = intParam(query.limit, 'limit', 1, MAX_DLQ_LIMIT, issues) ?? DEFAULT_DLQ_LIMIT;
-  const offset = intParam(query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, issues) ?? 0;
-  const job = query.job;
-  if (job !== undefined && (typeof job !== 'string' || !JOB_ID.test(job))) {
-    issues.push('job: must be a job id (1-64 letters, digits, dot, dash or underscore)');
-  }
-  if (issues.length > 0) return { ok: false, issues };
-  return { ok: true, value: { limit, offset, ...(typeof job === 'string' ? { jobId: job } : {}) } };
+  return parsed(dlqQuerySchema.safeParse(query));
 }
 
 export interface RedriveRequest {
@@ -174,35 +171,39 @@ export interface RedriveRequest {
   readonly jobId?: string;
 }
 
+const idsMessage = { error: `must be an array of at most ${MAX_SUBMIT_URLS} ids` };
+const idMessage = { error: 'must be a non-empty string' };
+const redriveSchema = z
+  .strictObject(
+    {
+      ids: z
+        .array(z.string(idMessage).min(1, idMessage).max(64, idMessage), idsMessage)
+        .max(MAX_SUBMIT_URLS, idsMessage)
+        .optional(),
+      job: jobId.optional(),
+    },
+    jsonObject,
+  )
+  .transform(
+    ({ ids, job }): RedriveRequest => ({
+      ...(ids !== undefined ? { ids } : {}),
+      ...(job !== undefined ? { jobId: job } : {}),
+    }),
+  );
+
+const emptySchema = z.strictObject({}, jsonObject);
+
+/** POST /api/pause and /api/resume take no fields: an empty object or no body. */
+export function parseEmpty(body: unknown): Parsed<undefined> {
+  if (body === undefined) return { ok: true, value: undefined };
+  const result = parsed(emptySchema.safeParse(body));
+  return result.ok ? { ok: true, value: undefined } : result;
+}
+
 /** POST /api/dlq/redrive: `{ ids?: string[], job?: string }`; an empty body redrives all. */
 export function parseRedrive(body: unknown): Parsed<RedriveRequest> {
   if (body === undefined) return { ok: true, value: {} };
-  if (!isObject(body)) return { ok: false, issues: ['(root): must be a JSON object'] };
-  const issues: string[] = [];
-  unknownKeys(body, ['ids', 'job'], '', issues);
-  const { ids, job } = body;
-  if (ids !== undefined) {
-    if (!Array.isArray(ids) || ids.length > MAX_SUBMIT_URLS) {
-      issues.push(`ids: must be an array of at most ${MAX_SUBMIT_URLS} ids`);
-    } else {
-      ids.forEach((id: unknown, i) => {
-        if (typeof id !== 'string' || id === '' || id.length > 64) {
-          issues.push(`ids[${i}]: must be a non-empty string`);
-        }
-      });
-    }
-  }
-  if (job !== undefined && (typeof job !== 'string' || !JOB_ID.test(job))) {
-    issues.push('job: must be a job id (1-64 letters, digits, dot, dash or underscore)');
-  }
-  if (issues.length > 0) return { ok: false, issues: capIssues(issues) };
-  return {
-    ok: true,
-    value: {
-      ...(ids !== undefined ? { ids: ids as string[] } : {}),
-      ...(job !== undefined ? { jobId: job as string } : {}),
-    },
-  };
+  return parsed(redriveSchema.safeParse(body));
 }
 
 /** One dead letter as the API and `crawld dlq list --json` print it. */

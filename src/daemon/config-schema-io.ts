@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ms, positiveMs } from './config-units.js';
 
 /**
  * Config schema parts for JSON API jobs and the PostgreSQL and webhook sinks (config-schema.ts
@@ -6,7 +7,6 @@ import { z } from 'zod';
  */
 
 const positiveInt = z.number().int().positive();
-const ms = z.number().int().nonnegative();
 
 const jsonPath = z.string().min(1);
 
@@ -79,14 +79,14 @@ export const postgresSinkSchema = z.strictObject({
   table: tableName.default('crawld_results'),
   /** Rows per INSERT; a batch is written when it is full or flushIntervalMs after its first record. */
   batchSize: positiveInt.default(500),
-  flushIntervalMs: positiveInt.default(200),
+  flushIntervalMs: positiveMs.default(200),
   /** Records buffered at most; write() waits for room beyond this, slowing the crawl. */
   maxBuffer: positiveInt.default(5_000),
   /** On a conflicting (url, record_key, item): keep the stored row or overwrite it. */
   onConflict: z.enum(['nothing', 'update']).default('nothing'),
   /** Backoff between retries of a failed batch (transient errors are retried until close). */
-  retryBaseMs: positiveInt.default(200),
-  retryMaxMs: positiveInt.default(10_000),
+  retryBaseMs: positiveMs.default(200),
+  retryMaxMs: positiveMs.default(10_000),
   /** Only these jobs' records. @default every job */
   jobs: z.array(z.string()).min(1).optional(),
 });
@@ -109,7 +109,11 @@ export const webhookChangeSinkSchema = z.strictObject({
   maxAttempts: positiveInt.default(5),
   backoffBaseMs: ms.default(500),
   backoffMaxMs: ms.default(30_000),
-  timeoutMs: positiveInt.default(10_000),
+  timeoutMs: positiveMs.default(10_000),
+  /** POSTs in flight at once; more changes queue in crawld. */
+  maxConcurrent: positiveInt.default(8),
+  /** Least time between the starts of two POSTs. */
+  minTimeMs: ms.default(0),
 });
 
 export const changeSinkSchema = z.discriminatedUnion('kind', [

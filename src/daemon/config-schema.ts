@@ -1,10 +1,18 @@
 import { z } from 'zod';
+import { backoffDefaults } from '../core/backoff.js';
+import { breakerPolicyDefaults } from '../core/breaker-policy.js';
+import { hostBackoffDefaults } from '../core/host-backoff.js';
+import { aimdDefaults } from '../core/limit/aimd.js';
+import { hostLimitersDefaults } from '../core/limiter.js';
+import { retryAfterDefaults } from '../core/retry-after.js';
+import { controlIssues } from './config-checks.js';
 import {
   changeSinkSchema,
   jsonExtractSchema,
   postgresSinkSchema,
   requestSchema,
 } from './config-schema-io.js';
+import { ms, positiveMs } from './config-units.js';
 
 /**
  * The config file's schema: every option, its type and its default, in one place.
@@ -38,7 +46,6 @@ const hostPattern = z.string().regex(/^(\*|(\*\.)?[a-z0-9.-]+(:\d{1,5})?|\[[0-9a
   message: "must be a hostname, '*.example.com' or '*'",
 });
 
-const ms = z.number().int().nonnegative();
 const positiveInt = z.number().int().positive();
 
 const fieldRule = z.strictObject({
@@ -142,7 +149,7 @@ const jobSchema = z.strictObject({
       /** @default the job's seedPriority */
       priority: z.number().int().optional(),
       /** Re-read the sitemaps this often; pages whose lastmod moved forward are recrawled. */
-      refreshIntervalMs: positiveInt.optional(),
+      refreshIntervalMs: positiveMs.optional(),
       /** Also enqueue the xhtml:link rel="alternate" pages of each <url> (other languages). */
       alternates: z.boolean().default(false),
     })
@@ -198,17 +205,17 @@ const configBase = z.strictObject({
         .optional(),
       maxPending: positiveInt.default(5_000_000),
       /** Visibility timeout: a dead daemon's leased tasks return to the queue after this. */
-      leaseMs: positiveInt.default(300_000),
+      leaseMs: positiveMs.default(300_000),
     })
     .prefault({})
     .superRefine(frontierIssues),
   fetch: z
     .strictObject({
       userAgent: z.string().min(1).default('crawld/0.1'),
-      connectTimeoutMs: positiveInt.default(10_000),
-      headersTimeoutMs: positiveInt.default(15_000),
-      bodyTimeoutMs: positiveInt.default(15_000),
-      totalTimeoutMs: positiveInt.default(60_000),
+      connectTimeoutMs: positiveMs.default(10_000),
+      headersTimeoutMs: positiveMs.default(15_000),
+      bodyTimeoutMs: positiveMs.default(15_000),
+      totalTimeoutMs: positiveMs.default(60_000),
       maxBodyBytes: positiveInt.default(10 * 1024 * 1024),
       maxDecodedBytes: positiveInt.default(20 * 1024 * 1024),
       maxRedirects: z.number().int().nonnegative().default(10),
@@ -225,11 +232,11 @@ const configBase = z.strictObject({
   concurrency: z
     .strictObject({
       /** Ceiling of requests in flight across all hosts. */
-      global: positiveInt.default(512),
+      global: positiveInt.default(hostLimitersDefaults.globalMaxInflight),
       /** Ceiling of each host's adaptive limit. */
-      maxPerHost: positiveInt.default(256),
-      minPerHost: positiveInt.default(1),
-      initialPerHost: positiveInt.default(8),
+      maxPerHost: positiveInt.default(aimdDefaults.maxLimit),
+      minPerHost: positiveInt.default(aimdDefaults.minLimit),
+      initialPerHost: positiveInt.default(aimdDefaults.initialLimit),
       /** false: every host runs at maxPerHost, no AIMD. */
       adaptive: z.boolean().default(true),
       /** Latency target: relative to the host's measured baseline, or absolute. */
@@ -237,28 +244,28 @@ const configBase = z.strictObject({
         .discriminatedUnion('kind', [
           z.strictObject({
             kind: z.literal('relative'),
-            ratio: z.number().gt(1).default(1.15),
-            minMarginMs: z.number().min(0).default(10),
-            minRttWindowMs: positiveInt.default(60_000),
-            probeLimit: positiveInt.default(3),
+            ratio: z.number().gt(1).default(aimdDefaults.target.ratio),
+            minMarginMs: z.number().min(0).default(aimdDefaults.target.minMarginMs),
+            minRttWindowMs: positiveMs.default(aimdDefaults.target.minRttWindowMs),
+            probeLimit: positiveInt.default(aimdDefaults.target.probeLimit),
           }),
-          z.strictObject({ kind: z.literal('absolute'), latencyMs: positiveInt }),
+          z.strictObject({ kind: z.literal('absolute'), latencyMs: positiveMs }),
         ])
         .prefault({ kind: 'relative' }),
-      increase: z.number().positive().default(1),
+      increase: z.number().positive().default(aimdDefaults.increase),
       /** Growth after slow start: to limit × target / latency, at most × this. */
-      maxGrowthRatio: z.number().min(1).max(2).default(1.25),
-      backoffRatio: z.number().min(0.5).lt(1).default(0.9),
-      percentile: z.number().gt(0).max(1).default(0.5),
-      windowMs: positiveInt.default(1000),
-      minWindowSamples: positiveInt.default(20),
-      maxLagFraction: z.number().positive().default(0.5),
+      maxGrowthRatio: z.number().min(1).max(2).default(aimdDefaults.maxGrowthRatio),
+      backoffRatio: z.number().min(0.5).lt(1).default(aimdDefaults.backoffRatio),
+      percentile: z.number().gt(0).max(1).default(aimdDefaults.percentile),
+      windowMs: positiveMs.default(aimdDefaults.windowMs),
+      minWindowSamples: positiveInt.default(aimdDefaults.minWindowSamples),
+      maxLagFraction: z.number().positive().default(aimdDefaults.maxLagFraction),
       /** Dead band above the target: holds the limit instead of cutting it on noise. */
-      tolerance: z.number().min(0).default(0.05),
+      tolerance: z.number().min(0).default(aimdDefaults.tolerance),
       /** Double each host's limit per window under target until its first cut. */
-      slowStart: z.boolean().default(true),
+      slowStart: z.boolean().default(aimdDefaults.slowStart),
       /** Window length while a host is in slow start. */
-      slowStartWindowMs: positiveInt.default(100),
+      slowStartWindowMs: positiveMs.default(aimdDefaults.slowStartWindowMs),
     })
     .prefault({}),
   rateLimits: z
@@ -280,28 +287,40 @@ const configBase = z.strictObject({
   breaker: z
     .strictObject({
       implementation: z.enum(['opossum', 'policy']).default('opossum'),
-      errorThresholdPercentage: z.number().gt(0).max(100).default(50),
-      rollingWindowMs: positiveInt.default(10_000),
-      rollingBuckets: positiveInt.default(10),
-      volumeThreshold: positiveInt.default(10),
-      resetTimeoutMs: positiveInt.default(30_000),
-      halfOpenMaxProbes: positiveInt.default(1),
+      errorThresholdPercentage: z
+        .number()
+        .gt(0)
+        .max(100)
+        .default(breakerPolicyDefaults.errorThresholdPercentage),
+      rollingWindowMs: positiveMs.default(breakerPolicyDefaults.rollingCountTimeoutMs),
+      rollingBuckets: positiveInt.default(breakerPolicyDefaults.rollingCountBuckets),
+      volumeThreshold: positiveInt.default(breakerPolicyDefaults.volumeThreshold),
+      /** Opens after this many failures in a row (0: the rate rule only). */
+      consecutiveFailures: z.number().int().min(0).default(breakerPolicyDefaults.consecutiveFailures),
+      /** Open time after a first trip; doubled per consecutive trip up to maxResetTimeoutMs. */
+      resetTimeoutMs: positiveMs.default(breakerPolicyDefaults.resetTimeoutMs),
+      maxResetTimeoutMs: positiveMs.default(breakerPolicyDefaults.maxResetTimeoutMs),
+      halfOpenMaxProbes: positiveInt.default(breakerPolicyDefaults.halfOpenMaxProbes),
+    })
+    .refine((b) => b.maxResetTimeoutMs >= b.resetTimeoutMs, {
+      message: 'must be at least breaker.resetTimeoutMs',
+      path: ['maxResetTimeoutMs'],
     })
     .prefault({}),
   hostBackoff: z
     .strictObject({
-      initialPauseMs: ms.default(60_000),
-      maxPauseMs: ms.default(3_600_000),
-      forgiveAfterMs: ms.default(1_800_000),
+      initialPauseMs: ms.default(hostBackoffDefaults.initialPauseMs),
+      maxPauseMs: ms.default(hostBackoffDefaults.maxPauseMs),
+      forgiveAfterMs: ms.default(hostBackoffDefaults.forgiveAfterMs),
     })
     .prefault({}),
   politeness: z
     .strictObject({
       /** Minimum gap between two request starts to one host. */
       minDelayMs: ms.default(0),
-      robotsTtlMs: positiveInt.default(86_400_000),
+      robotsTtlMs: positiveMs.default(86_400_000),
       /** First refetch of an unreachable robots.txt (429, 5xx, network); doubles up to robotsTtlMs. */
-      robotsRetryMs: positiveInt.default(30_000),
+      robotsRetryMs: positiveMs.default(30_000),
       /** Crawl-delay from robots.txt is honoured up to this. */
       maxCrawlDelayMs: ms.default(60_000),
     })
@@ -309,9 +328,9 @@ const configBase = z.strictObject({
   retry: z
     .strictObject({
       maxAttempts: positiveInt.default(4),
-      baseDelayMs: ms.default(1_000),
-      maxDelayMs: ms.default(300_000),
-      retryAfterCapMs: ms.default(3_600_000),
+      baseDelayMs: ms.default(backoffDefaults.baseMs),
+      maxDelayMs: ms.default(backoffDefaults.maxMs),
+      retryAfterCapMs: ms.default(retryAfterDefaults.maxMs),
     })
     .prefault({}),
   shutdown: z.strictObject({ drainTimeoutMs: ms.default(10_000) }).prefault({}),
@@ -384,7 +403,7 @@ function redisIssues(config: z.output<typeof configBase>, ctx: z.RefinementCtx):
   });
 }
 
-export const configSchema = configBase.superRefine(redisIssues);
+export const configSchema = configBase.superRefine(redisIssues).superRefine(controlIssues);
 
 export type CrawldConfig = z.output<typeof configSchema>;
 export type JobConfig = CrawldConfig['jobs'][number];

@@ -1,33 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
-import type { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
+import { formatIssues } from './config-issues.js';
 import { type ConfigInput, type CrawldConfig, configSchema } from './config-schema.js';
 import { seedAddressIssues } from './seed-guard.js';
 
+export { formatPath } from './config-issues.js';
 export type { ConfigInput, CrawldConfig, JobConfig } from './config-schema.js';
-
-/** Formats a zod path as `jobs[0].seeds[1]`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const p of path) {
-    if (typeof p === 'number') out += `[${p}]`;
-    else out += out === '' ? String(p) : `.${String(p)}`;
-  }
-  return out === '' ? '(root)' : out;
-}
-
-function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
-  const out: string[] = [];
-  for (const issue of issues) {
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) out.push(`${formatPath([...issue.path, key])}: unknown key`);
-    } else {
-      out.push(`${formatPath(issue.path)}: ${issue.message}`);
-    }
-  }
-  return out;
-}
 
 /** Validates a parsed config object; throws ConfigError listing every bad field. */
 export function validateConfig(input: unknown): CrawldConfig {

@@ -9,6 +9,7 @@ import type { HostBreakerRegistry } from '../ports/breaker.js';
 import type { SyncRateLimiter } from '../ports/rate-limiter.js';
 import { AdaptiveControlPlane } from './adaptive-control-plane.js';
 import type { CrawldConfig } from './config.js';
+import { aimdOptionsOf, breakerOptionsOf } from './control-options.js';
 
 /**
  * Builds the control plane from config (part of the composition root). `createRateLimiter`
@@ -24,22 +25,7 @@ export function createControlPlane(
   const limiters = new HostLimiters(
     {
       globalMaxInflight: c.global,
-      aimd: {
-        initialLimit: Math.min(c.initialPerHost, c.maxPerHost),
-        minLimit: Math.min(c.minPerHost, c.maxPerHost),
-        maxLimit: c.maxPerHost,
-        increase: c.increase,
-        maxGrowthRatio: c.maxGrowthRatio,
-        backoffRatio: c.backoffRatio,
-        percentile: c.percentile,
-        windowMs: c.windowMs,
-        minWindowSamples: c.minWindowSamples,
-        maxLagFraction: c.maxLagFraction,
-        tolerance: c.tolerance,
-        slowStart: c.slowStart,
-        slowStartWindowMs: c.slowStartWindowMs,
-        target: c.target,
-      },
+      aimd: aimdOptionsOf(c),
       ...(c.adaptive ? {} : { createLimit: () => new FixedLimit(c.maxPerHost) }),
     },
     clock,
@@ -50,14 +36,7 @@ export function createControlPlane(
   };
   const rate = createRateLimiter ? createRateLimiter(rateOptions) : new LocalRateLimiter(rateOptions, clock);
   const b = config.breaker;
-  const breakerOptions = {
-    errorThresholdPercentage: b.errorThresholdPercentage,
-    rollingCountTimeoutMs: b.rollingWindowMs,
-    rollingCountBuckets: b.rollingBuckets,
-    volumeThreshold: b.volumeThreshold,
-    resetTimeoutMs: b.resetTimeoutMs,
-    halfOpenMaxProbes: b.halfOpenMaxProbes,
-  };
+  const breakerOptions = breakerOptionsOf(b);
   const breakers: HostBreakerRegistry =
     b.implementation === 'opossum'
       ? new OpossumHostBreakers(breakerOptions)
@@ -70,8 +49,6 @@ export function createControlPlane(
     backoff,
     breakers,
     minDelayMs: config.politeness.minDelayMs,
-    // Ask again a little after the breaker would go half-open.
-    breakerRecheckMs: Math.max(1000, Math.ceil(b.resetTimeoutMs / 2)),
   });
   return { control, limiters, breakers };
 }

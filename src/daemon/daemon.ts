@@ -87,7 +87,14 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
   const clock = options.clock ?? systemClock;
   const instanceId = instanceIdOf(config);
   const logger = options.logger ?? createLogger({ level: config.log.level, instanceId });
-  const events: CrawlEmitter = new TypedEmitter<CrawlEvents>();
+  // A listener's throw is logged and counted as an internal error, never the emitter's caller's
+  // failure (the scheduler's pump took one for a frontier failure and stopped).
+  const events: CrawlEmitter = new TypedEmitter<CrawlEvents>({
+    onListenerError: (event, error) => {
+      logger.error('event listener failed', { event, error: String(error) });
+      if (event !== 'internalError') events.emit('internalError', { where: `listener:${event}`, error });
+    },
+  });
   const dataDir = resolve(config.dataDir);
   // Still one daemon per data dir with a shared frontier: the dir holds this daemon's results.
   const unlock = lockDataDir(dataDir);

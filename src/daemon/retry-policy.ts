@@ -1,6 +1,7 @@
 import { backoffDelayMs } from '../core/backoff.js';
 import type { Clock, Random } from '../core/clock.js';
 import { parseRetryAfter } from '../core/retry-after.js';
+import { retryBackoffOf } from './control-options.js';
 import type { RetryPolicy } from './job-runtime.js';
 
 export interface RetryPolicyOptions {
@@ -12,7 +13,7 @@ export interface RetryPolicyOptions {
 
 /** Exponential backoff with full jitter; a server's Retry-After wins when it asks for longer. */
 export function createRetryPolicy(o: RetryPolicyOptions, clock: Clock, random: Random): RetryPolicy {
-  const backoff = { baseMs: o.baseDelayMs, maxMs: Math.max(o.baseDelayMs, o.maxDelayMs) };
+  const backoff = retryBackoffOf(o);
   return {
     maxAttempts: o.maxAttempts,
     delayMs(attempt, retryAfterMs) {

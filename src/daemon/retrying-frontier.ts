@@ -112,7 +112,8 @@ export class RetryingFrontier implements Frontier {
         this.#wakers.delete(wake);
         resolve();
       };
-      const timer: Timer = this.#o.clock.setTimer(wake, ms);
+      // Kept alive: a task or the scheduler awaits this call (the store back up), not idle time.
+      const timer: Timer = this.#o.clock.setTimer(wake, ms, { keepAlive: true });
       this.#wakers.add(wake);
     });
   }

@@ -234,6 +234,10 @@ export class Scheduler {
         leaseMs: this.options.leaseMs,
         owner: this.options.owner,
         excludeHosts: exclude,
+        // A shared frontier gives each host no more than its buffer has room for: one lease of
+        // a one-host crawl took up to bufferSize (1024 by default) and left a daemon started
+        // later nothing to lease.
+        maxPerHost: (host) => this.#hostBufferCap(host) - this.#buffers.hostSize(host),
       });
       if (this.#state !== 'running') {
         await this.#handBack(tasks, 'paused', 0);
@@ -347,11 +351,18 @@ export class Scheduler {
     if (this.#timer && this.#timerAt <= at) return;
     this.#timer?.cancel();
     this.#timerAt = at;
-    this.#timer = this.clock.setTimer(() => {
-      this.#timer = undefined;
-      this.#timerAt = Number.POSITIVE_INFINITY;
-      this.kick();
-    }, inMs);
+    // Kept alive: this timer is the only thing left when every task waits (a paused host, an
+    // open breaker, a retry delay, a rate limit, a politeness gap); unref'd, Node's loop
+    // drained and `--once` exited 0 with the work undone.
+    this.#timer = this.clock.setTimer(
+      () => {
+        this.#timer = undefined;
+        this.#timerAt = Number.POSITIVE_INFINITY;
+        this.kick();
+      },
+      inMs,
+      { keepAlive: true },
+    );
   }
 
   #start(task: Task, permit: Parameters<TaskRunner['run']>[1]): void {

@@ -76,6 +76,8 @@ export function createChangeSinks(config: CrawldConfig, dataDir: string, events:
       backoffBaseMs: s.backoffBaseMs,
       backoffMaxMs: s.backoffMaxMs,
       timeoutMs: s.timeoutMs,
+      maxConcurrent: s.maxConcurrent,
+      minTimeMs: s.minTimeMs,
       observer,
     });
   });

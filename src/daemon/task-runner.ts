@@ -171,6 +171,7 @@ export class TaskRunner {
       extraction = job.extractor.extract({
         url: res.url,
         contentType: res.contentType,
+        contentTypeHeader: res.headers['content-type'],
         body: res.body,
         ...(job.robotsMeta ? { robotsNames: ['robots', job.robotsToken ?? 'crawld'] } : {}),
       });
@@ -196,6 +197,7 @@ export class TaskRunner {
       fetchedAt: new Date(this.deps.clock.now()).toISOString(),
       depth: task.depth,
       contentType: res.contentType,
+      ...(extraction.encoding !== undefined ? { encoding: extraction.encoding } : {}),
       contentHash: hash('sha256', res.body, 'hex'),
       bytes: res.body.length,
       durationMs: Math.round(res.totalMs),
@@ -253,6 +255,7 @@ export class TaskRunner {
       status: res.status,
       fields: Object.keys(extraction.fields).length,
       extractErrors: extraction.errors.length,
+      decodeFallback: extraction.encodingFallback === true,
     });
     return 'ok';
   }

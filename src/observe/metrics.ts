@@ -128,6 +128,11 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
     labelNames: ['crawl_job'],
     registers: r,
   });
+  const decodeFallbacks = new Counter({
+    name: 'crawld_decode_fallbacks_total',
+    help: 'Pages that declared a charset the WHATWG Encoding standard does not know, decoded with the default.',
+    registers: r,
+  });
   const sinkWrites = new Counter({
     name: 'crawld_sink_writes_total',
     help: 'Records written to a sink.',
@@ -272,6 +277,7 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
     pages.inc({ crawl_job: e.jobId, result: 'ok' });
     items.inc({ crawl_job: e.jobId }, e.fields);
     if (e.extractErrors > 0) extractErrors.inc({ crawl_job: e.jobId }, e.extractErrors);
+    if (e.decodeFallback) decodeFallbacks.inc();
   });
   events.on('retry', (e) => retries.inc({ reason: e.reason }));
   events.on('deadLettered', (e) => {

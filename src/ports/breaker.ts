@@ -14,6 +14,8 @@ export interface BreakerTransition {
 export interface HostBreaker {
   /** The state now (an open breaker whose reset timeout has passed reads as halfOpen). */
   readonly state: BreakerState;
+  /** Open: ms until it reads half-open (the open time grows with consecutive trips). Otherwise 0. */
+  readonly retryInMs: number;
   /**
    * May a request go to the host now? Closed: yes. Open: no. Half-open: yes for at most
    * halfOpenMaxProbes requests whose outcome is pending; a true answer reserves that probe,

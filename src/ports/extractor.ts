@@ -14,6 +14,10 @@ export interface Extraction {
   readonly links: ExtractedLink[];
   /** Field-level problems (bad regex match, missing required field); the page is still a result. */
   readonly errors: string[];
+  /** The character encoding the body was decoded with (WHATWG name, lower case), when it was text. */
+  readonly encoding?: string;
+  /** The page declared a charset the Encoding standard does not know: decoded with the default. */
+  readonly encodingFallback?: boolean;
   /** The content of each `<meta name>` named in ExtractInput.robotsNames, in document order. */
   readonly robotsMeta?: readonly string[];
   /** The first `<link rel="canonical" href>`, resolved against the document's base URL. */
@@ -22,7 +26,10 @@ export interface Extraction {
 
 export interface ExtractInput {
   readonly url: string;
+  /** Media type without parameters, lower case. */
   readonly contentType: string;
+  /** The Content-Type header as sent (its charset parameter decides the encoding). */
+  readonly contentTypeHeader?: string;
   readonly body: Buffer;
   /** Lower-case `<meta name>` values whose content is robots directives ('robots', crawld's token). */
   readonly robotsNames?: readonly string[];

@@ -79,6 +79,12 @@ export interface LeaseOptions {
   readonly owner: string;
   /** Hosts whose tasks must not be returned now (throttled, broken or saturated hosts). */
   readonly excludeHosts?: ReadonlySet<string>;
+  /**
+   * How many tasks of `host` the caller can take now (what it can start soon). A frontier
+   * shared by several daemons honours it, so that one daemon does not lease ahead what
+   * another could start (Redis); a frontier one daemon owns may ignore it. @default no bound
+   */
+  readonly maxPerHost?: (host: string) => number;
 }
 
 export interface RetryOptions {

@@ -10,6 +10,8 @@ export interface ResultRecord {
   readonly fetchedAt: string;
   readonly depth: number;
   readonly contentType: string;
+  /** The character encoding the page was decoded with (WHATWG name): fields are UTF-8 whatever it was. */
+  readonly encoding?: string;
   /** sha256 hex of the decoded body. */
   readonly contentHash: string;
   readonly bytes: number;

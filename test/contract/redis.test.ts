@@ -56,6 +56,25 @@ describe('redis frontier specifics', () => {
     await cleanup();
   });
 
+  it('leases no more of a host than maxPerHost allows, leaving the rest to other daemons', async () => {
+    await admin.flushdb();
+    const clock = new FakeClock();
+    const a = await make(clock);
+    const b = await make(clock);
+    const other = (p: string) => req(p, { url: url(p, 'other.example') });
+    await a.enqueue([...['a1', 'a2', 'a3', 'a4', 'a5'].map((p) => req(p)), other('o1'), other('o2')]);
+    // One host, room for 2: two of its five, whatever `max` allows.
+    expect(
+      paths(await lease(a, 100, { maxPerHost: () => 2, excludeHosts: new Set(['other.example']) })),
+    ).toEqual(['a1', 'a2']);
+    // Several hosts: each capped by its own room; a host without room is not leased.
+    const room = (host: string) => (host === 'example.com' ? 1 : 0);
+    expect(paths(await lease(a, 100, { maxPerHost: room }))).toEqual(['a3']);
+    // What a did not take is there for b.
+    expect(paths(await lease(b, 100))).toEqual(['a4', 'a5', 'o1', 'o2']);
+    await cleanup();
+  });
+
   it('gives task ids of the form host|hash, stable per (job, url)', async () => {
     await admin.flushdb();
     const f = await make(new FakeClock());

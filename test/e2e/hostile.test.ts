@@ -71,7 +71,7 @@ describe('hostile servers', () => {
       retry: { maxAttempts: MAX_ATTEMPTS, baseDelayMs: 20, maxDelayMs: 100 },
       // One host serves every case: keep 429 pauses and the breaker from parking it for long.
       hostBackoff: { initialPauseMs: 20, maxPauseMs: 100 },
-      breaker: { volumeThreshold: 100_000 },
+      breaker: { volumeThreshold: 100_000, consecutiveFailures: 0 },
       jobs: [
         {
           id: 'hostile',

@@ -143,8 +143,7 @@ describe('robots.txt fetch outcomes (RFC 9309 §2.3.1), crawl --once', () => {
     for (const [name, h] of Object.entries(handlers)) sites[name] = await startSite(h);
     const all = Object.values(sites);
     const dataDir = tempDir();
-    // With --http-port for /metrics and /api/status. (--once alone keeps waiting too once the
-    // scheduler's wake-up timer keeps the process alive, issue 19.)
+    // With --http-port for /metrics and /api/status (the next test runs without one).
     const cli = startCli(['run', '--config', writeConfig(dataDir, all), '--once', '--http-port', '0']);
     try {
       const api = (await cli.waitFor(LISTENING))[1]!;
@@ -189,4 +188,20 @@ describe('robots.txt fetch outcomes (RFC 9309 §2.3.1), crawl --once', () => {
       if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
     }
   }, 120_000);
+
+  it('crawl --once without an HTTP server waits for a 503 robots.txt to recover, then crawls by it', async () => {
+    let fetches = 0;
+    const site = await startSite((req, res) => {
+      fetches++;
+      // Down for the first two fetches (30 s apart by default: robotsRetryMs set short here).
+      if (fetches <= 2) return status(503)(req, res);
+      ok(req, res);
+    });
+    const dataDir = tempDir();
+    const run = await runCli(['run', '--config', writeConfig(dataDir, [site]), '--once'], {}, 60_000);
+    expect(run.code).toBe(0);
+    expect(fetches).toBe(3);
+    expect(pages(site).sort()).toEqual(['/', '/a']);
+    expect(readJsonl(join(dataDir, 'results.jsonl'))).toHaveLength(2);
+  }, 90_000);
 });

@@ -30,35 +30,48 @@ export interface Member {
 
 export function startCluster(o: ClusterOptions): Member[] {
   const root = tempDir('crawld-cluster-');
-  const members: Member[] = [];
+  return Array.from({ length: o.daemons }, (_, i) => startMember(o, root, i));
+}
+
+/** The same, the daemons started `gapMs` apart (a daemon that joins a crawl under way). */
+export async function startClusterStaggered(
+  o: ClusterOptions,
+  gapMs: number,
+  onStarted: (m: Member) => void,
+): Promise<void> {
+  const root = tempDir('crawld-cluster-');
   for (let i = 0; i < o.daemons; i++) {
-    const id = `d${i}`;
-    const dir = join(root, id);
-    const extra = o.extra?.(i) ?? {};
-    const config = {
-      dataDir: dir,
-      instanceId: id,
-      log: { level: 'info' },
-      frontier: {
-        kind: 'redis',
-        url: `${o.redisUrl}/0`,
-        keyPrefix: o.keyPrefix,
-        leaseMs: o.leaseMs ?? 30_000,
-      },
-      ...extra,
-      fetch: {
-        allowAddresses: [new URL(o.origin).host],
-        totalTimeoutMs: 2_000,
-        ...((extra.fetch as object | undefined) ?? {}),
-      },
-      jobs: [{ id: 'site', seeds: [`${o.origin}/`] }],
-    };
-    const file = join(root, `${id}.json`);
-    writeFileSync(file, JSON.stringify(config));
-    const proc = startCli(['run', '--config', file, '--no-progress', ...(o.args ?? ['--once'])]);
-    members.push({ id, dir, results: join(dir, 'results.jsonl'), proc });
+    if (i > 0) await new Promise((r) => setTimeout(r, gapMs));
+    onStarted(startMember(o, root, i));
   }
-  return members;
+}
+
+function startMember(o: ClusterOptions, root: string, i: number): Member {
+  const id = `d${i}`;
+  const dir = join(root, id);
+  const extra = o.extra?.(i) ?? {};
+  const config = {
+    dataDir: dir,
+    instanceId: id,
+    log: { level: 'info' },
+    frontier: {
+      kind: 'redis',
+      url: `${o.redisUrl}/0`,
+      keyPrefix: o.keyPrefix,
+      leaseMs: o.leaseMs ?? 30_000,
+    },
+    ...extra,
+    fetch: {
+      allowAddresses: [new URL(o.origin).host],
+      totalTimeoutMs: 2_000,
+      ...((extra.fetch as object | undefined) ?? {}),
+    },
+    jobs: [{ id: 'site', seeds: [`${o.origin}/`] }],
+  };
+  const file = join(root, `${id}.json`);
+  writeFileSync(file, JSON.stringify(config));
+  const proc = startCli(['run', '--config', file, '--no-progress', ...(o.args ?? ['--once'])]);
+  return { id, dir, results: join(dir, 'results.jsonl'), proc };
 }
 
 /** URLs of a results file; a torn last line (SIGKILL mid-write) is not a record. */

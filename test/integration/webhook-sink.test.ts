@@ -126,6 +126,42 @@ describe('WebhookChangeSink', () => {
     expect(receiver.received).toHaveLength(3);
   });
 
+  it('queues deliveries per endpoint: at most maxConcurrent POSTs in flight, minTimeMs apart', async () => {
+    let inflight = 0;
+    let peak = 0;
+    const starts: number[] = [];
+    const server = createServer((req, res) => {
+      inflight++;
+      peak = Math.max(peak, inflight);
+      starts.push(performance.now());
+      req.resume();
+      // Held long enough that a burst of writes would pile up at the receiver.
+      setTimeout(() => {
+        inflight--;
+        res.writeHead(204).end();
+      }, 30);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    try {
+      const burst = (sink: WebhookChangeSink, n: number) =>
+        Promise.all(Array.from({ length: n }, (_, i) => sink.write({ ...change, taskId: `t${i}` })));
+      await burst(new WebhookChangeSink({ url, maxConcurrent: 3 }), 40);
+      expect(starts).toHaveLength(40);
+      expect(peak).toBe(3);
+      peak = 0;
+      await burst(new WebhookChangeSink({ url }), 40);
+      expect(peak).toBe(8); // the default
+      starts.length = 0;
+      await burst(new WebhookChangeSink({ url, maxConcurrent: 10, minTimeMs: 40 }), 6);
+      // Five gaps of at least 40 ms between starts, less one gap of slack for arrival jitter.
+      expect(starts.at(-1)! - starts[0]!).toBeGreaterThanOrEqual(4 * 40);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
   it('does not retry a 4xx other than 408 and 429', async () => {
     receiver = await startReceiver([400, 200]);
     const sink = new WebhookChangeSink({ url: receiver.url, maxAttempts: 5, backoffBaseMs: 10 });

@@ -15,10 +15,14 @@ function window(limit: AimdLimit, clock: FakeClock, rttMs: number, inflight: num
   }
 }
 
+/** The limits these cases were written for (the product defaults are 8 and 256). */
+const LIMITS = { initialLimit: 10, maxLimit: 200 } as const;
+
 function make(options: AimdOptions = {}) {
   const clock = new FakeClock();
   const limit = new AimdLimit(
     {
+      ...LIMITS,
       windowMs: 100,
       slowStartWindowMs: 100,
       minWindowSamples: 4,
@@ -42,6 +46,7 @@ function makeRelative(
   const clock = new FakeClock();
   const limit = new AimdLimit(
     {
+      ...LIMITS,
       windowMs: 100,
       minWindowSamples: 4,
       slowStart: false,
@@ -69,6 +74,25 @@ describe('AimdLimit', () => {
     expect(limit.limit).toBe(27);
     window(limit, clock, 105, 27);
     expect(limit.limit).toBe(24); // just over target: backoffRatio, and additive windows from now on
+  });
+
+  it('resume() after an outage: back to doubling per window instead of +1 per window', () => {
+    const { clock, limit } = make({ slowStart: true });
+    window(limit, clock, 50, 10);
+    expect(limit.limit).toBe(20);
+    // The outage: drops cut it (halved in slow start, which ends), then additive increase.
+    clock.advance(100);
+    limit.onSample({ rttMs: 0, inflight: 20, dropped: true });
+    expect(limit.limit).toBe(10);
+    window(limit, clock, 50, 10);
+    window(limit, clock, 50, 10);
+    const additive = limit.limit;
+    expect(additive).toBe(11); // +1 per window now (the cut's window holds)
+    limit.resume();
+    window(limit, clock, 50, additive);
+    expect(limit.limit).toBe(2 * additive);
+    window(limit, clock, 50, 2 * additive);
+    expect(limit.limit).toBe(4 * additive);
   });
 
   it('slow start: a mild excess must show twice to end it; a clear one ends it at once', () => {
@@ -106,6 +130,7 @@ describe('AimdLimit', () => {
     const clock = new FakeClock();
     const limit = new AimdLimit(
       {
+        ...LIMITS,
         windowMs: 1000,
         slowStartWindowMs: 250,
         minWindowSamples: 4,
@@ -276,7 +301,7 @@ describe('AimdLimit', () => {
   it('slow start: a window needs minWindowSamples samples started after the last change', () => {
     const clock = new FakeClock();
     const limit = new AimdLimit(
-      { windowMs: 1000, slowStartWindowMs: 100, minWindowSamples: 4, target: absolute(100) },
+      { ...LIMITS, windowMs: 1000, slowStartWindowMs: 100, minWindowSamples: 4, target: absolute(100) },
       clock,
     );
     const sample = (startedAt: number) => {

@@ -13,7 +13,7 @@ const setup = (options = {}) => {
 
 describe('BreakerPolicy', () => {
   it('opens at the error threshold only once the volume threshold is reached', () => {
-    const { breaker, transitions } = setup();
+    const { breaker, transitions } = setup({ consecutiveFailures: 0 });
     for (let i = 0; i < 9; i++) breaker.onFailure();
     expect(breaker.state).toBe('closed'); // 100% failures, but only 9 calls
     breaker.onFailure();
@@ -33,7 +33,7 @@ describe('BreakerPolicy', () => {
   });
 
   it('goes half-open after the reset timeout and closes on a probe success', () => {
-    const { clock, breaker, transitions } = setup({ volumeThreshold: 1 });
+    const { clock, breaker, transitions } = setup({ volumeThreshold: 1, resetTimeoutMs: 30_000 });
     breaker.onFailure();
     clock.advance(29_999);
     expect(breaker.canPass()).toBe(false);
@@ -47,14 +47,15 @@ describe('BreakerPolicy', () => {
     expect(breaker.window).toEqual({ calls: 0, failures: 0 });
   });
 
-  it('reopens on a probe failure, with a new reset timeout', () => {
+  it('reopens on a probe failure, open twice as long', () => {
     const { clock, breaker } = setup({ volumeThreshold: 1, resetTimeoutMs: 1000 });
     breaker.onFailure();
     clock.advance(1000);
     expect(breaker.canPass()).toBe(true);
     breaker.onFailure();
     expect(breaker.state).toBe('open');
-    clock.advance(999);
+    expect(breaker.retryInMs).toBe(2000);
+    clock.advance(1999);
     expect(breaker.state).toBe('open');
     clock.advance(1);
     expect(breaker.state).toBe('halfOpen');
@@ -74,7 +75,7 @@ describe('BreakerPolicy', () => {
   });
 
   it('old buckets roll out of the window', () => {
-    const { clock, breaker } = setup();
+    const { clock, breaker } = setup({ consecutiveFailures: 0 });
     for (let i = 0; i < 9; i++) breaker.onFailure();
     clock.advance(5_000);
     expect(breaker.window).toEqual({ calls: 9, failures: 9 });
@@ -93,11 +94,65 @@ describe('BreakerPolicy', () => {
     expect(breaker.state).toBe('halfOpen');
   });
 
+  it('trips after consecutiveFailures in a row, however healthy the window was', () => {
+    const { breaker, transitions } = setup({ consecutiveFailures: 5 });
+    // The 50% rule would need ~100 failures after these; the run rule needs 5.
+    for (let i = 0; i < 100; i++) breaker.onSuccess();
+    for (let i = 0; i < 4; i++) breaker.onFailure();
+    breaker.onSuccess(); // breaks the run
+    for (let i = 0; i < 4; i++) breaker.onFailure();
+    expect(breaker.state).toBe('closed');
+    breaker.onFailure();
+    expect(breaker.state).toBe('open');
+    expect(transitions).toEqual(['closed->open']);
+  });
+
+  it('doubles the open time per consecutive trip up to the cap; a probe success starts it short again', () => {
+    const { clock, breaker } = setup({ resetTimeoutMs: 1000, maxResetTimeoutMs: 5000 });
+    for (let i = 0; i < 5; i++) breaker.onFailure();
+    const openTimes: number[] = [];
+    for (let trip = 0; trip < 5; trip++) {
+      openTimes.push(breaker.retryInMs);
+      clock.advance(breaker.retryInMs - 1);
+      expect(breaker.canPass()).toBe(false);
+      clock.advance(1);
+      expect(breaker.canPass()).toBe(true); // the probe
+      breaker.onFailure();
+    }
+    expect(openTimes).toEqual([1000, 2000, 4000, 5000, 5000]);
+    clock.advance(5000);
+    expect(breaker.canPass()).toBe(true);
+    breaker.onSuccess();
+    expect(breaker.state).toBe('closed');
+    expect(breaker.trips).toBe(0);
+    for (let i = 0; i < 5; i++) breaker.onFailure();
+    expect(breaker.retryInMs).toBe(1000);
+  });
+
+  it('a host down for an hour costs ~60 probes with the defaults', () => {
+    const { clock, breaker } = setup();
+    for (let i = 0; i < 5; i++) breaker.onFailure();
+    let probes = 0;
+    for (let t = 0; t < 3_600_000; t += 100) {
+      clock.advance(100);
+      if (breaker.canPass()) {
+        probes++;
+        breaker.onFailure();
+      }
+    }
+    // 1+2+4+...+32 s, then one per 60 s: 6 + 59.
+    expect(probes).toBeGreaterThanOrEqual(60);
+    expect(probes).toBeLessThanOrEqual(66);
+  });
+
   it('validates options', () => {
     expect(() => new BreakerPolicy({ errorThresholdPercentage: 150 }, new FakeClock())).toThrow(
       /`errorThresholdPercentage`.*got 150/,
     );
     expect(() => new BreakerPolicy({ halfOpenMaxProbes: 0 }, new FakeClock())).toThrow(/halfOpenMaxProbes/);
+    expect(
+      () => new BreakerPolicy({ resetTimeoutMs: 2000, maxResetTimeoutMs: 1000 }, new FakeClock()),
+    ).toThrow(/maxResetTimeoutMs/);
   });
 });
 

@@ -1,19 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfigInput, validateConfig } from '../../src/daemon/config.js';
-
-const DOC = resolve(import.meta.dirname, '../../docs/config.md');
-const ENV = { CRAWLD_ADMIN_TOKEN: 'doc-admin-token-0123456789', HOOK_TOKEN: 'h', API_TOKEN: 'a' };
-
-type Section = Record<string, unknown>;
-type Doc = Record<string, unknown> & { frontier: Section; http: Section };
-
-function example(): Doc {
-  const text = /```yaml\n([\s\S]*?)```/.exec(readFileSync(DOC, 'utf8'))?.[1];
-  if (!text) throw new Error('docs/config.md has no yaml block');
-  return parseConfigInput(text, ENV) as Doc;
-}
+import { validateConfig } from '../../src/daemon/config.js';
+import { docExample } from '../helpers/config-doc.js';
 
 /** Every key path of an object, arrays entered element-wise with [] in the path. */
 function paths(value: unknown, at = ''): Set<string> {
@@ -34,7 +21,7 @@ function paths(value: unknown, at = ''): Set<string> {
 
 describe('docs/config.md', () => {
   it('is a valid config, with the sqlite frontier and one admin token source', () => {
-    const doc = example();
+    const doc = docExample();
     const { url: _u, keyPrefix: _k, ...sqlite } = doc.frontier;
     const { adminTokenFile: _f, ...http } = doc.http;
     expect(() => validateConfig({ ...doc, frontier: sqlite, http })).not.toThrow();
@@ -44,7 +31,7 @@ describe('docs/config.md', () => {
   });
 
   it('names every option the schema has (a new option must be documented)', () => {
-    const doc = example();
+    const doc = docExample();
     const { url: _u, keyPrefix: _k, ...sqlite } = doc.frontier;
     const { adminTokenFile: _f, ...http } = doc.http;
     const documented = paths(doc);

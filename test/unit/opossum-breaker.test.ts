@@ -45,6 +45,39 @@ describe('OpossumHostBreakers', () => {
     expect(a.state).toBe('open');
   });
 
+  it('trips on consecutive failures; the open time doubles per trip and starts short after a success', async () => {
+    registry = new OpossumHostBreakers({
+      volumeThreshold: 1000,
+      consecutiveFailures: 5,
+      resetTimeoutMs: 100,
+      maxResetTimeoutMs: 1000,
+    });
+    const a = registry.get('a');
+    for (let i = 0; i < 4; i++) a.onFailure();
+    await tick();
+    expect(a.state).toBe('closed');
+    a.onFailure();
+    await tick();
+    expect(a.state).toBe('open');
+    expect(a.retryInMs).toBeGreaterThan(50);
+    expect(a.retryInMs).toBeLessThanOrEqual(100);
+    await sleep(130);
+    expect(a.canPass()).toBe(true);
+    a.onFailure(); // the probe failed: open for 200 ms, and opossum's own timer says so too
+    await tick();
+    expect(a.state).toBe('open');
+    expect(a.retryInMs).toBeGreaterThan(150);
+    await sleep(a.retryInMs + 30);
+    expect(a.canPass()).toBe(true);
+    a.onSuccess();
+    await tick();
+    expect(a.state).toBe('closed');
+    for (let i = 0; i < 5; i++) a.onFailure();
+    await tick();
+    expect(a.state).toBe('open');
+    expect(a.retryInMs).toBeLessThanOrEqual(100);
+  });
+
   it('old buckets roll out of the window', async () => {
     registry = new OpossumHostBreakers({
       volumeThreshold: 4,

@@ -359,6 +359,7 @@ describe('StreamingExtractor selection', () => {
       fields: { lead: 'L' },
       links: [{ url: 'http://shop.test/n', priority: 1 }],
       errors: [],
+      encoding: 'utf-8',
     });
   });
 });

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import CircuitBreaker from 'opossum';
-import { type BreakerPolicyOptions, checkBreakerOptions } from '../../core/breaker-policy.js';
+import { type BreakerPolicyOptions, checkBreakerOptions, TripRules } from '../../core/breaker-policy.js';
 import { checkNumber } from '../../core/check.js';
 import { LruMap } from '../../core/lru-map.js';
 import type {
@@ -34,6 +34,10 @@ const replay = (ok: boolean): Promise<void> => (ok ? Promise.resolve() : Promise
  *   adapter admits up to halfOpenMaxProbes requests but the first reported outcome decides.
  * - opossum opens when the failure rate is strictly greater than the threshold (the pure
  *   policy: greater or equal).
+ * opossum has neither a consecutive-failure trip nor a growing open time; the adapter adds
+ * both with the pure policy's TripRules: a run of consecutiveFailures calls circuit.open(),
+ * and opossum reads options.resetTimeout each time it opens, so the adapter keeps it set to
+ * the next trip's open time (docs/control-plane.md).
  * To keep timers bounded, all breakers share one unref'd bucket-rotation interval (opossum's
  * rotateBucketController) and per-breaker snapshots are disabled; evicted breakers are shut down.
  */
@@ -79,7 +83,7 @@ export class OpossumHostBreakers implements HostBreakerRegistry {
         enableSnapshots: false,
         rotateBucketController: this.#rotate,
       });
-      breaker = new OpossumHostBreaker(circuit, this.#o.halfOpenMaxProbes, (from, to) => {
+      breaker = new OpossumHostBreaker(circuit, this.#o, (from, to) => {
         for (const listener of this.#listeners) listener({ host, from, to });
       });
       this.#breakers.set(host, breaker);
@@ -103,16 +107,34 @@ export class OpossumHostBreakers implements HostBreakerRegistry {
 class OpossumHostBreaker implements HostBreaker {
   #probes = 0;
   #last: BreakerState = 'closed';
+  readonly #trip: TripRules;
+  readonly #maxProbes: number;
+  /** When it last opened (Date.now, opossum's clock) and for how long. */
+  #openedAt = 0;
+  #openMs = 0;
 
   constructor(
     private readonly circuit: CircuitBreaker<[boolean], void>,
-    private readonly maxProbes: number,
+    options: Required<BreakerPolicyOptions>,
     emit: (from: BreakerState, to: BreakerState) => void,
   ) {
+    this.#trip = new TripRules(options);
+    this.#maxProbes = options.halfOpenMaxProbes;
+    // Declared by opossum's code (lib/circuit.js reads it when it opens), not by its types.
+    const opossumOptions = (circuit as unknown as { options: { resetTimeout: number } }).options;
+    opossumOptions.resetTimeout = this.#trip.nextOpenMs;
     const on = (to: BreakerState) => () => {
       const from = this.#last;
       this.#last = to;
       this.#probes = 0;
+      // opossum's own 'open' listener has armed its reset timer with options.resetTimeout;
+      // from here on it holds the open time of the trip after this one.
+      if (to === 'open') {
+        this.#openedAt = Date.now();
+        this.#openMs = this.#trip.opened();
+      }
+      if (to === 'closed') this.#trip.closed();
+      opossumOptions.resetTimeout = this.#trip.nextOpenMs;
       if (from !== to) emit(from, to);
     };
     circuit.on('open', on('open'));
@@ -125,10 +147,15 @@ class OpossumHostBreaker implements HostBreaker {
     return this.circuit.halfOpen ? 'halfOpen' : 'closed';
   }
 
+  get retryInMs(): number {
+    if (!this.circuit.opened) return 0;
+    return Math.max(0, this.#openedAt + this.#openMs - Date.now());
+  }
+
   canPass(): boolean {
     const state = this.state;
     if (state === 'closed') return true;
-    if (state === 'open' || this.#probes >= this.maxProbes) return false;
+    if (state === 'open' || this.#probes >= this.#maxProbes) return false;
     this.#probes++;
     return true;
   }
@@ -153,6 +180,13 @@ class OpossumHostBreaker implements HostBreaker {
     // Outcomes of requests started before the breaker opened are not news: opossum would
     // count them as rejections, so they are dropped here, as in the pure policy.
     if (this.circuit.opened || this.circuit.isShutdown) return;
+    if (!this.circuit.halfOpen) {
+      if (ok) this.#trip.success();
+      else if (this.#trip.failure()) {
+        this.circuit.open();
+        return;
+      }
+    }
     this.circuit.fire(ok).catch(() => undefined);
   }
 }

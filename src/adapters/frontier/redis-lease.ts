@@ -55,6 +55,14 @@ export async function leaseTasks(
     for (const [i, host] of hosts.entries()) snaps.push([host, lastSnapshot(peeked[i])]);
     plan = planLease(new Map(hosts.map((h, i) => [h, peeked[i]![0] as string[]])), options.max);
   }
+  // What the daemon can start soon, per host: the rest stays for the other daemons.
+  if (options.maxPerHost) {
+    for (const [host, p] of plan) {
+      const room = Math.floor(options.maxPerHost(host));
+      if (room <= 0) plan.delete(host);
+      else p.count = Math.min(p.count, room);
+    }
+  }
   const token = randomUUID();
   const pipe = c.pipeline();
   for (const [host, p] of plan) {

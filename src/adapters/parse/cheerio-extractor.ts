@@ -8,6 +8,7 @@ import { HtmlTooDeepError, InvalidArgumentError } from '../../core/errors.js';
 import { htmlNestingDepth, MAX_HTML_DEPTH } from '../../core/html-depth.js';
 import type { ExtractionRules } from '../../core/rules.js';
 import type { ExtractedLink, ExtractInput, Extraction, Extractor } from '../../ports/extractor.js';
+import { decodeHtml } from './charset.js';
 import { FastTokenizer } from './fast-tokenizer.js';
 import {
   type CompiledField,
@@ -18,10 +19,10 @@ import {
   isHtmlType,
   type LinkSource,
   linkSources,
-  utf8,
 } from './field-values.js';
 import { PageMeta } from './page-meta.js';
 import { StreamingExtractor } from './streaming-extractor.js';
+import { queryEncodingOf } from './url-encoding.js';
 
 export { parseNumber } from './field-values.js';
 
@@ -76,21 +77,25 @@ export class CheerioExtractor implements Extractor {
       throw new HtmlTooDeepError(`HTML nested deeper than ${MAX_HTML_DEPTH}`);
     }
     // The document cheerio/slim would build (htmlparser2's defaults), on the faster tokenizer.
-    const $ = load(parseDocument(utf8.decode(input.body), { Tokenizer: FastTokenizer }));
+    const doc = decodeHtml(input.body, input.contentTypeHeader);
+    const $ = load(parseDocument(doc.text, { Tokenizer: FastTokenizer }));
     const errors: string[] = [];
     const fields: Record<string, unknown> = {};
     for (const f of this.#fields) fields[f.name] = extractField($, f, errors);
     const meta = new PageMeta(input.robotsNames);
     for (const el of $('meta[name], link[rel]').toArray()) if ('attribs' in el) meta.tag(el.name, el.attribs);
+    const links = this.#extractLinks($, input.url, queryEncodingOf(doc.encoding));
     return {
       fields,
-      links: this.#extractLinks($, input.url),
+      links,
       errors,
+      encoding: doc.encoding,
+      ...(doc.fallback ? { encodingFallback: true } : {}),
       ...meta.result(input.url, $('base[href]').first().attr('href')),
     };
   }
 
-  #extractLinks($: CheerioAPI, pageUrl: string): ExtractedLink[] {
+  #extractLinks($: CheerioAPI, pageUrl: string, queryEncoding: string | undefined): ExtractedLink[] {
     if (this.#links.length === 0) return [];
     const base = documentBase(pageUrl, $('base[href]').first().attr('href'));
     if (base === undefined) return [];
@@ -102,7 +107,7 @@ export class CheerioExtractor implements Extractor {
       }
       return out;
     });
-    return collectLinks(this.#links, raws, base);
+    return collectLinks(this.#links, raws, base, queryEncoding);
   }
 }
 

@@ -6,6 +6,7 @@
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { ExtractionRules, FieldRule } from '../../core/rules.js';
 import type { ExtractedLink } from '../../ports/extractor.js';
+import { encodeQueryAs } from './url-encoding.js';
 
 export interface CompiledField {
   readonly name: string;
@@ -25,9 +26,6 @@ export const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 export function isHtmlType(contentType: string): boolean {
   return HTML_TYPES.has(contentType.split(';')[0]?.trim().toLowerCase() ?? '');
 }
-
-/** Bodies are decoded as UTF-8 (see decodeBody); non-fatal, so bad bytes become U+FFFD. */
-export const utf8 = new TextDecoder('utf-8', { fatal: false });
 
 export function linkSources(rules: ExtractionRules): LinkSource[] {
   const sources: LinkSource[] = rules.follow.map((f) => ({
@@ -148,9 +146,10 @@ export function documentBase(pageUrl: string, baseHref: string | undefined): URL
 
 /**
  * Absolute http(s) URL without fragment, or undefined. Keeping only http(s) drops
- * javascript:, mailto:, tel:, data: and any other scheme in one check.
+ * javascript:, mailto:, tel:, data: and any other scheme in one check. `queryEncoding` is the
+ * document's encoding when its URLs' queries are not UTF-8 (url-encoding.ts).
  */
-export function resolveLink(raw: string, base: URL): string | undefined {
+export function resolveLink(raw: string, base: URL, queryEncoding?: string): string | undefined {
   const href = raw.trim();
   // A bare '#frag' points back at this page, which is already being crawled.
   if (href === '' || href.startsWith('#')) return undefined;
@@ -161,6 +160,7 @@ export function resolveLink(raw: string, base: URL): string | undefined {
     return undefined;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  if (queryEncoding !== undefined && url.search !== '') encodeQueryAs(url, href, queryEncoding);
   url.hash = '';
   return url.href;
 }
@@ -173,11 +173,12 @@ export function collectLinks(
   sources: readonly LinkSource[],
   rawsPerSource: readonly (readonly string[])[],
   base: URL,
+  queryEncoding?: string,
 ): ExtractedLink[] {
   const found = new Map<string, ExtractedLink>();
   sources.forEach((src, i) => {
     for (const raw of rawsPerSource[i] ?? []) {
-      const url = resolveLink(raw, base);
+      const url = resolveLink(raw, base, queryEncoding);
       if (url === undefined) continue;
       const prev = found.get(url);
       if (prev === undefined || isBetter(src, prev)) {

@@ -81,20 +81,26 @@ export class JsonExtractor implements Extractor {
     this.#follow = (rules.follow ?? []).map(compileFollow);
   }
 
+  /** JSON is UTF-8 whatever the Content-Type says (RFC 8259 §8.1); a BOM is tolerated. */
   extract(input: ExtractInput): Extraction {
     let doc: unknown;
     try {
       doc = JSON.parse(input.body.toString('utf8').replace(/^\uFEFF/, ''));
     } catch (err) {
-      return { fields: {}, links: [], errors: [`invalid JSON: ${(err as Error).message}`] };
+      return {
+        fields: {},
+        links: [],
+        errors: [`invalid JSON: ${(err as Error).message}`],
+        encoding: 'utf-8',
+      };
     }
     const errors: string[] = [];
     const links = this.#links(doc, input.url, errors);
-    if (!this.#items) return { fields: this.#fieldsOf(doc, errors, ''), links, errors };
+    if (!this.#items) return { fields: this.#fieldsOf(doc, errors, ''), links, errors, encoding: 'utf-8' };
     const found = evaluate(this.#items, doc);
     const list = found.length === 1 && Array.isArray(found[0]) ? found[0] : found;
     const items = list.map((item, i) => this.#fieldsOf(item, errors, `items[${i}].`));
-    return { fields: {}, items, links, errors };
+    return { fields: {}, items, links, errors, encoding: 'utf-8' };
   }
 
   #fieldsOf(doc: unknown, errors: string[], prefix: string): Record<string, unknown> {

@@ -15,6 +15,7 @@ import { HtmlTooDeepError } from '../../core/errors.js';
 import { MAX_HTML_DEPTH } from '../../core/html-depth.js';
 import type { ExtractionRules } from '../../core/rules.js';
 import type { ExtractInput, Extraction, Extractor } from '../../ports/extractor.js';
+import { decodeHtml } from './charset.js';
 import { FastTokenizer } from './fast-tokenizer.js';
 import {
   type CompiledField,
@@ -25,10 +26,10 @@ import {
   isHtmlType,
   type LinkSource,
   linkSources,
-  utf8,
 } from './field-values.js';
 import { PageMeta } from './page-meta.js';
 import { type Attribs, parseSimpleSelector, type SimpleSelector } from './simple-selector.js';
+import { queryEncodingOf } from './url-encoding.js';
 
 /** cheerio's attr() answers these differently from the raw attribute (see its getAttr). */
 const SPECIAL_ATTR =
@@ -142,8 +143,15 @@ export class StreamingExtractor implements Extractor {
       },
       { Tokenizer: FastTokenizer },
     );
-    parser.end(utf8.decode(input.body));
-    return { ...this.#result(pass, input.url), ...meta.result(input.url, pass.baseHref) };
+    const doc = decodeHtml(input.body, input.contentTypeHeader);
+    parser.end(doc.text);
+    const result = this.#result(pass, input.url, queryEncodingOf(doc.encoding));
+    return {
+      ...result,
+      encoding: doc.encoding,
+      ...(doc.fallback ? { encodingFallback: true } : {}),
+      ...meta.result(input.url, pass.baseHref),
+    };
   }
 
   #match(pass: Pass, name: string, attribs: Attribs): void {
@@ -169,7 +177,7 @@ export class StreamingExtractor implements Extractor {
     }
   }
 
-  #result(pass: Pass, pageUrl: string): Extraction {
+  #result(pass: Pass, pageUrl: string, queryEncoding: string | undefined): Extraction {
     const errors: string[] = [];
     const fields: Record<string, unknown> = {};
     this.#fields.forEach((m, i) => {
@@ -178,7 +186,7 @@ export class StreamingExtractor implements Extractor {
     });
     if (this.#sources.length === 0) return { fields, links: [], errors };
     const base = documentBase(pageUrl, pass.baseHref);
-    const links = base === undefined ? [] : collectLinks(this.#sources, pass.links, base);
+    const links = base === undefined ? [] : collectLinks(this.#sources, pass.links, base, queryEncoding);
     return { fields, links, errors };
   }
 }

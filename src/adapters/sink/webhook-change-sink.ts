@@ -1,3 +1,4 @@
+import Bottleneck from 'bottleneck';
 import { request } from 'undici';
 import { backoffDelayMs } from '../../core/backoff.js';
 import { type Clock, type Random, sleep, systemClock, systemRandom } from '../../core/clock.js';
@@ -14,6 +15,10 @@ export interface WebhookChangeSinkOptions {
   readonly backoffMaxMs: number;
   /** Per attempt, response body included. */
   readonly timeoutMs: number;
+  /** POSTs in flight to the endpoint at once; more wait their turn. */
+  readonly maxConcurrent: number;
+  /** Least time between the starts of two POSTs (0: none). */
+  readonly minTimeMs: number;
   readonly observer: SinkObserver;
   readonly clock: Clock;
   readonly random: Random;
@@ -25,6 +30,8 @@ export const WEBHOOK_DEFAULTS = {
   backoffBaseMs: 500,
   backoffMaxMs: 30_000,
   timeoutMs: 10_000,
+  maxConcurrent: 8,
+  minTimeMs: 0,
 } as const;
 
 const SINK = 'webhook';
@@ -41,6 +48,11 @@ const SINK = 'webhook';
  * a redrive fetches the page again, detects the same change and re-delivers it. Delivery is
  * at-least-once: the receiver dedupes on taskId + generation (also sent as Idempotency-Key).
  *
+ * Deliveries are queued per endpoint in a Bottleneck limiter (`maxConcurrent`, `minTimeMs`): the
+ * first recrawl of a catalogue can find thousands of changes within seconds, and a receiver
+ * must not get thousands of POSTs at once. Each attempt is one limiter job; the backoff sleeps
+ * between attempts hold no slot, so a failing delivery does not stall the others.
+ *
  * The webhook URL is configured by the operator, so it is not subject to the crawl's SSRF
  * address policy (a receiver on localhost or a private network is the common case).
  */
@@ -49,6 +61,7 @@ export class WebhookChangeSink implements ChangeSink {
   readonly #o: WebhookChangeSinkOptions;
   readonly #inflight = new Set<Promise<void>>();
   readonly #closing = new AbortController();
+  readonly #limiter: Bottleneck;
 
   constructor(options: Partial<WebhookChangeSinkOptions> & { url: string }) {
     this.#o = {
@@ -58,6 +71,7 @@ export class WebhookChangeSink implements ChangeSink {
       random: systemRandom,
       ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
     } as WebhookChangeSinkOptions;
+    this.#limiter = new Bottleneck({ maxConcurrent: this.#o.maxConcurrent, minTime: this.#o.minTimeMs });
   }
 
   async open(): Promise<void> {}
@@ -76,6 +90,7 @@ export class WebhookChangeSink implements ChangeSink {
   async close(): Promise<void> {
     this.#closing.abort();
     await Promise.allSettled([...this.#inflight]);
+    await this.#limiter.disconnect();
   }
 
   async #deliver(change: ChangeRecord): Promise<void> {
@@ -83,7 +98,8 @@ export class WebhookChangeSink implements ChangeSink {
     const started = performance.now();
     let last = '';
     for (let attempt = 1; attempt <= this.#o.maxAttempts; attempt++) {
-      const outcome = await this.#post(body, `${change.taskId}#${change.generation}`);
+      const key = `${change.taskId}#${change.generation}`;
+      const outcome = await this.#limiter.schedule(() => this.#post(body, key));
       if (outcome === 'ok') {
         this.#o.observer.batch({ sink: SINK, records: 1, durationMs: performance.now() - started });
         return;

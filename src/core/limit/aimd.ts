@@ -30,11 +30,11 @@ export type AimdTarget =
     };
 
 export interface AimdOptions {
-  /** @default 10 */
+  /** @default 8 */
   readonly initialLimit?: number;
   /** @default 1 */
   readonly minLimit?: number;
-  /** @default 200 */
+  /** @default 256 */
   readonly maxLimit?: number;
   /** Added to the limit after a window under target in which the limit was used. @default 1 */
   readonly increase?: number;
@@ -76,9 +76,9 @@ export interface AimdOptions {
 }
 
 export const aimdDefaults = {
-  initialLimit: 10,
+  initialLimit: 8,
   minLimit: 1,
-  maxLimit: 200,
+  maxLimit: 256,
   increase: 1,
   maxGrowthRatio: 1.25,
   backoffRatio: 0.9,
@@ -245,6 +245,16 @@ export class AimdLimit implements LimitAlgorithm {
   onChange(listener: (limit: number, reason: AimdChangeReason) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Back to slow start (doubling per window until latency says stop) after an outage: the
+   * outage's drops cut a healthy host's limit (16 to 7 in bench/outage.mjs), and additive
+   * increase took 9 s to climb back.
+   */
+  resume(): void {
+    this.#slowStart = this.#o.slowStart;
+    this.#mildlyOver = false;
   }
 
   onSample(sample: LimitSample): void {

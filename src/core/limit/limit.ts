@@ -29,4 +29,9 @@ export interface LimitAlgorithm {
   onSample(sample: LimitSample): void;
   /** Called with the new limit (and why, when the algorithm says) whenever it changes; returns an unsubscribe. */
   onChange(listener: (limit: number, reason?: string) => void): () => void;
+  /**
+   * The host is back after an outage (its breaker closed): the cuts its failures caused say
+   * nothing about its capacity, so the algorithm may grow fast again. Optional.
+   */
+  resume?(): void;
 }

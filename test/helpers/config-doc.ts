@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseConfigInput } from '../../src/daemon/config.js';
+
+const DOC = resolve(import.meta.dirname, '../../docs/config.md');
+export const DOC_ENV = { CRAWLD_ADMIN_TOKEN: 'doc-admin-token-0123456789', HOOK_TOKEN: 'h', API_TOKEN: 'a' };
+
+export type Section = Record<string, unknown>;
+export type Doc = Record<string, unknown> & { frontier: Section; http: Section };
+
+/** The complete example config of docs/config.md, secrets expanded from DOC_ENV. */
+export function docExample(): Doc {
+  const text = /```yaml\n([\s\S]*?)```/.exec(readFileSync(DOC, 'utf8'))?.[1];
+  if (!text) throw new Error('docs/config.md has no yaml block');
+  return parseConfigInput(text, DOC_ENV) as Doc;
+}
+
+/** The example as one config: the SQLite frontier (url and keyPrefix are Redis-only) and one admin token source. */
+export function docConfig(): Doc {
+  const doc = docExample();
+  const { url: _u, keyPrefix: _k, ...sqlite } = doc.frontier;
+  const { adminTokenFile: _f, ...http } = doc.http;
+  return { ...doc, frontier: sqlite, http };
+}
