@@ -148,6 +148,11 @@ export class AdaptiveControlPlane implements ControlPlane {
     return this.#d.limiters.limitOf(host);
   }
 
+  breakerRetryInMs(host: string): number {
+    const breaker = this.#d.breakers.get(host);
+    return breaker.state === 'open' ? breaker.retryInMs : 0;
+  }
+
   inflight(): number {
     return this.#d.limiters.inflight;
   }

@@ -187,6 +187,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     pageState,
     changeSinks,
     lagMs: () => lag.ownDelayMs(),
+    breakerRetryInMs: (host) => control.breakerRetryInMs(host),
   });
   const jobGate = new JobGate(jobLimitsOf(config), clock);
   const scheduler = new Scheduler(frontier, control, runner, clock, events, {

@@ -57,6 +57,10 @@ export class SwappableControlPlane implements ControlPlane {
     return this.#current.hostLimit(host);
   }
 
+  breakerRetryInMs(host: string): number {
+    return this.#current.breakerRetryInMs(host);
+  }
+
   inflight(): number {
     return this.#current.inflight() + (this.#draining?.inflight() ?? 0);
   }

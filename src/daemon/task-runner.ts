@@ -43,7 +43,12 @@ export interface TaskRunnerDeps {
   };
   /** Event-loop lag now, in ms, for the limiter's lag discount. */
   readonly lagMs: () => number;
+  /** Milliseconds until the host's open breaker lets a probe through (0: not open). */
+  readonly breakerRetryInMs?: (host: string) => number;
 }
+
+/** How long after the next half-open a task whose failure left its host's breaker open is due. */
+const BREAKER_RETRY_MARGIN_MS = 1000;
 
 /** What happened to one task, for the scheduler's counters. */
 export type TaskResult = 'ok' | 'retry' | 'dead' | 'skipped' | 'deferred' | 'lost';
@@ -330,7 +335,13 @@ export class TaskRunner {
   private async retryOrDead(task: Task, reason: string, retryAfterMs?: number): Promise<TaskResult> {
     const attempt = task.attempts + 1;
     if (attempt >= this.deps.retry.maxAttempts) return this.dead(task, reason);
-    const delayMs = this.deps.retry.delayMs(attempt, retryAfterMs);
+    // A failure that left the host's breaker open (it tripped it, or it was the half-open
+    // probe) comes back after the next probe, not as that probe: the queue's head would
+    // otherwise be the probe at every half-open and spend its whole attempt budget on one
+    // outage while the host's other tasks wait.
+    const breakerMs = this.deps.breakerRetryInMs?.(task.host) ?? 0;
+    const backoffMs = this.deps.retry.delayMs(attempt, retryAfterMs);
+    const delayMs = breakerMs > 0 ? Math.max(backoffMs, breakerMs + BREAKER_RETRY_MARGIN_MS) : backoffMs;
     await this.deps.frontier.retry(task, {
       at: this.deps.clock.now() + delayMs,
       reason,

@@ -50,6 +50,8 @@ export interface ControlPlane {
   onAvailable(listener: () => void): () => void;
   /** The per-host concurrency limit now (for stats, status page and buffer sizing). */
   hostLimit(host: string): number;
+  /** Milliseconds until the host's open breaker lets a probe through; 0 when it is not open. */
+  breakerRetryInMs(host: string): number;
   inflight(): number;
   /** Global ceiling of requests in flight. */
   globalLimit(): number;

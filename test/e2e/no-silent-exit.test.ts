@@ -64,9 +64,12 @@ describe('no silent exits', () => {
   });
 
   it('waits out an open breaker', async () => {
-    // The first 12 requests (12 seeds) fail with 500 and trip the breaker; then the site is back.
-    let failures = 0;
-    site = await startFaultSite({ pages: PAGES, fault: okAfter(() => ++failures <= 12, { status: 500 }) });
+    // The site fails with 500s for 1.5 s from the first request, which trips the breaker; then it is back.
+    // (A count of failures instead made the crawl's length depend on how many requests were in
+    // flight at the trip: each failed probe doubles the open time, so 7 failed probes cost 2 min.)
+    let firstAt: number | undefined;
+    const down = (r: FaultRequest) => r.atMs - (firstAt ??= r.atMs) < 1500;
+    site = await startFaultSite({ pages: PAGES, fault: okAfter(down, { status: 500 }) });
     const seeds = Array.from({ length: 12 }, (_, i) => `${site!.origin}/p/${i + 1}`);
     const res = await crawlOnce(seeds, ['breaker: { resetTimeoutMs: 1000, volumeThreshold: 5 }']);
     expect(res.code, res.stderr + res.stdout).toBe(0);
