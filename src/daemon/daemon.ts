@@ -138,17 +138,15 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
   };
   let built = buildControl(config);
   const control = new SwappableControlPlane(built.control);
-  // robots.txt has its own fetcher: at most 5 redirects (RFC 9309 §2.3.1.2) and any media type.
-  const robotsFetcher = new UndiciFetcher({
-    ...fetcherOptions(config),
+  // robots.txt on the page fetcher's connections, with its own limits: at most 5 redirects
+  // (RFC 9309 §2.3.1.2), any media type, and any size: the head is read (one byte past the
+  // parsed 500 KiB tells a cut file), the rest never downloaded.
+  const robotsFetcher = fetcher.variant({
     maxRedirects: ROBOTS_MAX_REDIRECTS,
-    // Any size: the head is read (one byte past the parsed 500 KiB tells a cut file) and the
-    // rest never downloaded.
     maxBodyBytes: ROBOTS_MAX_BYTES + 1,
     maxDecodedBytes: ROBOTS_MAX_BYTES + 1,
     truncateBody: true,
     acceptContentTypes: ['text/*', 'application/*'],
-    connectionsPerHost: 1,
   });
   const robots = new RobotsCache({
     fetcher: robotsFetcher,
@@ -350,7 +348,6 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
         await pageState?.close();
         logger.info('shutdown: sinks flushed');
         await fetcher.close();
-        await robotsFetcher.close();
         built.breakers.close();
         await frontier.close();
         await store.close();

@@ -141,6 +141,26 @@ describe('RobotsCache (RFC 9309 §2.3.1, §2.4)', () => {
     expect(gz.outcomes).toEqual(['parsed']);
   });
 
+  it("a variant fetcher shares its parent's connections: robots.txt opens no connection of its own", async () => {
+    const server = await startServer((req, res) => {
+      const type = req.url === '/robots.txt' ? 'text/plain' : 'text/html';
+      res.writeHead(200, { 'content-type': type }).end(`${req.url}`);
+    });
+    const fetcher = makeFetcher({ acceptContentTypes: ['text/html'] });
+    const robots = fetcher.variant({ acceptContentTypes: ['text/*'], maxRedirects: 5, truncateBody: true });
+    const cache = new RobotsCache({ fetcher: robots, clock: new FakeClock(), userAgent: 'crawld' });
+    // The parent's pool, warmed; the variant's robots.txt fetch opens no connection of its own.
+    expect((await fetcher.fetch({ url: `${server.origin}/a` })).status).toBe(200);
+    expect((await fetcher.fetch({ url: `${server.origin}/b` })).status).toBe(200);
+    const warm = server.connections;
+    // text/plain: the parent's own accept list refuses it, the robots variant takes it.
+    expect((await cache.check(`${server.origin}/c`)).kind).toBe('allow');
+    expect(server.connections).toBe(warm);
+    await robots.close(); // closes nothing: the parent still fetches
+    expect((await fetcher.fetch({ url: `${server.origin}/d` })).status).toBe(200);
+    expect(server.paths).toEqual(['/a', '/b', '/robots.txt', '/d']);
+  });
+
   it('any bytes never throw: binary garbage, a NUL-filled file, an endless line', async () => {
     const garbage = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7919) % 256));
     for (const body of [garbage, Buffer.alloc(100_000), Buffer.from(`Disallow: /${'a'.repeat(2_000_000)}`)]) {
