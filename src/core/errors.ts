@@ -58,7 +58,12 @@ export class ConnectionError extends RetryableFetchError {
 
 /** Why a TLS connection was refused: bounded reasons for dead letters, logs and metrics. */
 export type TlsReason = 'tls_untrusted' | 'tls_expired' | 'tls_hostname' | 'tls_handshake';
-export const TLS_REASONS: readonly TlsReason[] = ['tls_untrusted', 'tls_expired', 'tls_hostname', 'tls_handshake'];
+export const TLS_REASONS: readonly TlsReason[] = [
+  'tls_untrusted',
+  'tls_expired',
+  'tls_hostname',
+  'tls_handshake',
+];
 
 /**
  * The server's certificate was refused or the handshake failed. Not retried: a certificate

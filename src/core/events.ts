@@ -58,6 +58,8 @@ export interface CrawlEvents {
   sinkError: { sink: string; reason: string };
   /** Records buffered in a sink and not yet stored. */
   sinkBuffer: { sink: string; depth: number };
+  /** A robots.txt fetch ended (outcome: one of ROBOTS_OUTCOMES, adapters/robots/robots-cache.ts). */
+  robotsFetch: { host: string; outcome: string };
   /** A task failed inside crawld itself (sink or frontier error); its lease will expire and it comes back. */
   internalError: { where: string; error: unknown };
   idle: Record<string, never>;

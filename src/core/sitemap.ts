@@ -2,13 +2,18 @@ import { Parser } from 'htmlparser2';
 
 export interface SitemapEntry {
   readonly loc: string;
-  /** Epoch ms of <lastmod>, when present and parseable. */
+  /** Epoch ms of <lastmod> (Atom <updated>, RSS <pubDate>), when present and parseable. */
   readonly lastmod?: number;
+  /** `<xhtml:link rel="alternate" href>` of a `<url>`: other language versions of the page. */
+  readonly alternates?: readonly string[];
 }
 
 export interface SitemapDocument {
-  /** urlset lists pages; index lists further sitemaps; text is one URL per line. */
-  readonly kind: 'urlset' | 'index' | 'text' | 'unknown';
+  /**
+   * urlset lists pages; index lists further sitemaps; text is one URL per line; rss and atom
+   * are feeds whose items' links are pages, read as search engines read them.
+   */
+  readonly kind: 'urlset' | 'index' | 'text' | 'rss' | 'atom' | 'unknown';
   readonly entries: readonly SitemapEntry[];
   /** More entries than maxEntries were present; the rest were ignored. */
   readonly truncated: boolean;
@@ -28,10 +33,35 @@ export function parseLastmod(text: string): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
+/** RSS pubDate is RFC 822 (Sat, 07 Sep 2002 00:00:01 GMT); Date.parse reads it. */
+function parseRfc822(text: string): number | undefined {
+  const t = text.trim();
+  if (!/^([A-Za-z]{3},\s*)?\d{1,2}\s+[A-Za-z]{3}\s+\d{2,4}\s+\d\d:\d\d/.test(t)) return undefined;
+  const ms = Date.parse(t);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** Namespaces whose elements are the sitemap protocol's own (sitemaps.org, Google's older one). */
+const SITEMAP_NS = /^https?:\/\/www\.(sitemaps\.org\/schemas\/sitemap|google\.com\/schemas\/sitemap)\//i;
+const XHTML_NS = 'http://www.w3.org/1999/xhtml';
+
+interface Element {
+  /** Local name, lower case. */
+  readonly name: string;
+  /** Namespace URI of a prefixed name ('' unprefixed, undefined for an undeclared prefix). */
+  readonly ns: string | undefined;
+  readonly prefixes: ReadonlyMap<string, string>;
+}
+
 /**
- * Parses a sitemap (urlset or sitemapindex XML, or the plain-text form) without building a
- * tree, so a 50 MB sitemap costs its entries, not a DOM. Namespace prefixes are ignored and
- * entities decoded (`&amp;` in query strings is the common case). Never throws on input.
+ * Parses a sitemap (urlset or sitemapindex XML, an RSS 2.0 or Atom 1.0 feed, or the plain-text
+ * form) without building a tree, so a 50 MB sitemap costs its entries, not a DOM. Only the
+ * `<loc>` that is a direct child of `<url>` (or `<sitemap>`) is the location: the image, video
+ * and news extensions, `xhtml:link` alternates and elements of unknown namespaces inside
+ * `<url>` never change it (alternates are reported apart). Unprefixed elements are taken as the
+ * sitemap's own whatever the default namespace (sitemaps with a wrong xmlns are common); a
+ * prefixed one only when its prefix is bound to the sitemaps namespace. Entities are decoded
+ * (`&amp;` in query strings is the common case) and locations trimmed. Never throws on input.
  */
 export function parseSitemap(text: string, maxEntries = SITEMAP_MAX_ENTRIES): SitemapDocument {
   const start = text.trimStart();
@@ -40,46 +70,106 @@ export function parseSitemap(text: string, maxEntries = SITEMAP_MAX_ENTRIES): Si
   let kind: SitemapDocument['kind'] = 'unknown';
   const entries: SitemapEntry[] = [];
   let truncated = false;
-  let inEntry = false;
+  const stack: Element[] = [];
+  /** The entry being read (a <url>, <sitemap>, <item> or <entry>), at stack depth `entryDepth`. */
+  let entryDepth = -1;
   let field: 'loc' | 'lastmod' | undefined;
+  let fieldDepth = -1;
   let loc = '';
   let lastmod = '';
-  const local = (name: string) => name.slice(name.indexOf(':') + 1).toLowerCase();
+  let alternates: string[] = [];
+
+  const own = (e: Element | undefined) =>
+    e !== undefined && (e.ns === '' || (e.ns !== undefined && SITEMAP_NS.test(e.ns)));
+  const entryName = () =>
+    kind === 'urlset' ? 'url' : kind === 'index' ? 'sitemap' : kind === 'rss' ? 'item' : 'entry';
 
   const parser = new Parser(
     {
-      onopentagname(raw) {
-        const name = local(raw);
-        if (kind === 'unknown' && (name === 'urlset' || name === 'sitemapindex')) {
-          kind = name === 'urlset' ? 'urlset' : 'index';
-        } else if ((name === 'url' && kind === 'urlset') || (name === 'sitemap' && kind === 'index')) {
-          inEntry = true;
+      onopentag(raw, attribs) {
+        const parent = stack[stack.length - 1];
+        const prefixes = new Map(parent?.prefixes ?? []);
+        for (const [k, v] of Object.entries(attribs)) {
+          if (k.toLowerCase().startsWith('xmlns:')) prefixes.set(k.slice(6).toLowerCase(), v);
+        }
+        const colon = raw.indexOf(':');
+        const name = raw.slice(colon + 1).toLowerCase();
+        const ns = colon < 0 ? '' : prefixes.get(raw.slice(0, colon).toLowerCase());
+        const el: Element = { name, ns, prefixes };
+        stack.push(el);
+        const depth = stack.length - 1;
+        if (depth === 0) {
+          if (own(el) && name === 'urlset') kind = 'urlset';
+          else if (own(el) && name === 'sitemapindex') kind = 'index';
+          else if (colon < 0 && name === 'rss') kind = 'rss';
+          else if (colon < 0 && name === 'feed') kind = 'atom';
+          return;
+        }
+        if (kind === 'unknown') return;
+        // urlset/url, sitemapindex/sitemap, feed/entry: depth 1; rss/channel/item: depth 2.
+        const wantDepth = kind === 'rss' ? 2 : 1;
+        if (entryDepth < 0 && depth === wantDepth && own(el) && name === entryName()) {
+          entryDepth = depth;
           loc = '';
           lastmod = '';
-        } else if (inEntry && (name === 'loc' || name === 'lastmod')) {
-          field = name;
+          alternates = [];
+          return;
+        }
+        if (entryDepth < 0 || depth !== entryDepth + 1) return;
+        // A direct child of the entry.
+        if (kind === 'atom') {
+          if (own(el) && name === 'link' && loc === '') {
+            const rel = (attribs.rel ?? 'alternate').trim().toLowerCase();
+            if (rel === 'alternate' && attribs.href !== undefined) loc = attribs.href;
+          } else if (own(el) && name === 'updated') {
+            field = 'lastmod';
+            fieldDepth = depth;
+          }
+          return;
+        }
+        if (kind === 'urlset' && name === 'link' && ns === XHTML_NS) {
+          if ((attribs.rel ?? '').trim().toLowerCase() === 'alternate' && attribs.href)
+            alternates.push(attribs.href.trim());
+          return;
+        }
+        if (!own(el)) return;
+        if (kind === 'rss' ? name === 'link' : name === 'loc') {
+          field = 'loc';
+          fieldDepth = depth;
+        } else if (kind === 'rss' ? name === 'pubdate' : name === 'lastmod') {
+          field = 'lastmod';
+          fieldDepth = depth;
         }
       },
       ontext(data) {
         if (field === 'loc') loc += data;
         else if (field === 'lastmod') lastmod += data;
       },
-      onclosetag(raw) {
-        const name = local(raw);
-        if (name === 'loc' || name === 'lastmod') {
+      onclosetag() {
+        const depth = stack.length - 1;
+        stack.pop();
+        if (depth === fieldDepth) {
           field = undefined;
-        } else if (inEntry && (name === 'url' || name === 'sitemap')) {
-          inEntry = false;
-          const l = loc.trim();
-          if (l === '') return;
-          if (entries.length >= maxEntries) {
-            truncated = true;
-            parser.pause();
-            return;
-          }
-          const m = lastmod === '' ? undefined : parseLastmod(lastmod);
-          entries.push(m === undefined ? { loc: l } : { loc: l, lastmod: m });
+          fieldDepth = -1;
         }
+        if (depth !== entryDepth) return;
+        entryDepth = -1;
+        const l = loc.trim();
+        if (l === '') return;
+        if (entries.length >= maxEntries) {
+          truncated = true;
+          parser.pause();
+          return;
+        }
+        const m =
+          lastmod === ''
+            ? undefined
+            : (parseLastmod(lastmod) ?? (kind === 'rss' ? parseRfc822(lastmod) : undefined));
+        entries.push({
+          loc: l,
+          ...(m !== undefined ? { lastmod: m } : {}),
+          ...(alternates.length > 0 ? { alternates } : {}),
+        });
       },
     },
     { xmlMode: true, decodeEntities: true, recognizeCDATA: true },

@@ -111,8 +111,22 @@ const jobSchema = z.strictObject({
   extract: extractSchema.optional(),
   /** Method, headers (secrets as ${ENV}), body and cookies of every request of the job. */
   request: requestSchema.prefault({}),
-  /** Obey robots.txt (disallowed URLs are skipped, Crawl-delay honoured). */
-  robots: z.boolean().default(true),
+  /**
+   * Politeness (docs/politeness.md). true: obey robots.txt (disallowed URLs skipped,
+   * Crawl-delay honoured) and meta robots / X-Robots-Tag; false: neither. The object form sets
+   * each: `txt`, `meta` (nofollow: no links followed; noindex: the record says `noindex: true`),
+   * `dropNoindex` (noindex pages write no record).
+   */
+  robots: z
+    .union([
+      z.boolean(),
+      z.strictObject({
+        txt: z.boolean().default(true),
+        meta: z.boolean().default(true),
+        dropNoindex: z.boolean().default(false),
+      }),
+    ])
+    .default(true),
   /** Compare extracted fields with the previous crawl and write change records. @default true when recrawlIntervalMs is set */
   detectChanges: z.boolean().optional(),
   /** Recrawl every page of the job this long after it was fetched. */
@@ -145,6 +159,8 @@ const jobSchema = z.strictObject({
       priority: z.number().int().optional(),
       /** Re-read the sitemaps this often; pages whose lastmod moved forward are recrawled. */
       refreshIntervalMs: positiveMs.optional(),
+      /** Also enqueue the xhtml:link rel="alternate" pages of each <url> (other languages). */
+      alternates: z.boolean().default(false),
     })
     .optional(),
 });
@@ -322,6 +338,8 @@ const configBase = z.strictObject({
       /** Minimum gap between two request starts to one host. */
       minDelayMs: ms.default(0),
       robotsTtlMs: positiveMs.default(86_400_000),
+      /** First refetch of an unreachable robots.txt (429, 5xx, network); doubles up to robotsTtlMs. */
+      robotsRetryMs: positiveMs.default(30_000),
       /** Crawl-delay from robots.txt is honoured up to this. */
       maxCrawlDelayMs: ms.default(60_000),
     })

@@ -2,7 +2,13 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
 import { MemoryPageStateStore, SqlitePageStateStore } from '../adapters/page-state/sqlite-page-state.js';
-import { RobotsCache } from '../adapters/robots/robots-cache.js';
+import {
+  ROBOTS_MAX_REDIRECTS,
+  ROBOTS_UNREACHABLE,
+  RobotsCache,
+  type UnreachableHost,
+} from '../adapters/robots/robots-cache.js';
+import { ROBOTS_MAX_BYTES } from '../adapters/robots/robots-txt.js';
 import { type Clock, systemClock, systemRandom } from '../core/clock.js';
 import { type CrawlEmitter, type CrawlEvents, TypedEmitter } from '../core/events.js';
 import { JobGate, type JobLimits } from '../core/job-gate.js';
@@ -57,6 +63,8 @@ export interface Daemon {
   readonly startedAt: number;
   readonly metrics: Metrics;
   readonly control: ControlPlane;
+  /** Hosts whose robots.txt is unreachable (RFC 9309 §2.3.1.4), for the status page. */
+  robotsUnreachable(): UnreachableHost[];
   /** Resolves when the crawl loop ends (once-mode end or stop()). */
   run(): Promise<void>;
   submit(requests: readonly EnqueueRequest[]): Promise<EnqueueResult>;
@@ -108,7 +116,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
   const sinksFor = sinksForJob(config, sinks);
   const partial = new PartialRecords();
   const fetcher = new UndiciFetcher(fetcherOptions(config));
-  const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j)]));
+  const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j, config.fetch.userAgent)]));
   const trackChanges = [...jobs.values()].some((j) => j.detectChanges);
   const pageState: PageStateStore | undefined = !trackChanges
     ? undefined
@@ -130,11 +138,27 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
   };
   let built = buildControl(config);
   const control = new SwappableControlPlane(built.control);
+  // robots.txt on the page fetcher's connections, with its own limits: at most 5 redirects
+  // (RFC 9309 §2.3.1.2), any media type, and any size: the head is read (one byte past the
+  // parsed 500 KiB tells a cut file), the rest never downloaded.
+  const robotsFetcher = fetcher.variant({
+    maxRedirects: ROBOTS_MAX_REDIRECTS,
+    maxBodyBytes: ROBOTS_MAX_BYTES + 1,
+    maxDecodedBytes: ROBOTS_MAX_BYTES + 1,
+    truncateBody: true,
+    acceptContentTypes: ['text/*', 'application/*'],
+  });
   const robots = new RobotsCache({
-    fetcher,
+    fetcher: robotsFetcher,
     clock,
     userAgent: config.fetch.userAgent,
     ttlMs: config.politeness.robotsTtlMs,
+    retryMs: Math.min(config.politeness.robotsRetryMs, config.politeness.robotsTtlMs),
+    onFetch: (host, outcome) => {
+      events.emit('robotsFetch', { host, outcome });
+      if (ROBOTS_UNREACHABLE.has(outcome))
+        logger.warn('robots.txt unreachable: host waits', { host, outcome });
+    },
     onCrawlDelay: (host, delayMs) =>
       built.control.setCrawlDelay(host, Math.min(delayMs, current.politeness.maxCrawlDelayMs)),
   });
@@ -280,6 +304,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     startedAt,
     metrics,
     control,
+    robotsUnreachable: () => robots.unreachable(),
     run: () => scheduler.run(),
     async submit(requests) {
       const res = await frontier.enqueue(requests);
@@ -301,7 +326,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       for (const job of next.jobs) {
         const isNew = !jobs.has(job.id);
         if (isNew) metrics.addJob(job.id);
-        jobs.set(job.id, compileJob(job));
+        jobs.set(job.id, compileJob(job, next.fetch.userAgent));
         if (isNew) await frontier.enqueue(seedRequests(job));
       }
       current = next;

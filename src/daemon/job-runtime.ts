@@ -14,6 +14,12 @@ export interface JobRuntime {
   readonly detectChanges: boolean;
   /** Obey robots.txt. */
   readonly robots: boolean;
+  /** Obey meta robots and X-Robots-Tag (nofollow, noindex). @default false */
+  readonly robotsMeta?: boolean;
+  /** Write no record for a noindex page (else it is marked `noindex: true`). @default false */
+  readonly dropNoindex?: boolean;
+  /** The robots.txt / meta product token of the job's User-Agent (lower case). */
+  readonly robotsToken?: string;
   /** Request settings (job-request.ts). Header values may be secrets: never log them. @default 'GET' */
   readonly method?: string;
   readonly headers?: Readonly<Record<string, string>>;

@@ -1,3 +1,4 @@
+import { productToken } from '../adapters/robots/robots-txt.js';
 import type { ScopeRules } from '../core/rules.js';
 import { normaliseUrl } from '../core/url.js';
 import type { EnqueueRequest } from '../ports/frontier.js';
@@ -5,8 +6,19 @@ import type { JobConfig } from './config.js';
 import { compileExtractor, compileRequest } from './job-request.js';
 import type { JobRuntime } from './job-runtime.js';
 
+/** `robots: true | false | { txt, meta, dropNoindex }` as the runner reads it. */
+function robotsSettings(robots: JobConfig['robots'], userAgent: string) {
+  const r = typeof robots === 'boolean' ? { txt: robots, meta: robots, dropNoindex: false } : robots;
+  return {
+    robots: r.txt,
+    robotsMeta: r.meta,
+    dropNoindex: r.dropNoindex,
+    robotsToken: productToken(userAgent),
+  };
+}
+
 /** Compiles a job's config into the objects the scheduler runs. */
-export function compileJob(job: JobConfig): JobRuntime {
+export function compileJob(job: JobConfig, defaultUserAgent = 'crawld'): JobRuntime {
   const scope: ScopeRules = {
     hosts: job.scope.hosts ?? [...new Set(job.seeds.map((s) => new URL(s).host))],
     include: job.scope.include.map((r) => new RegExp(r)),
@@ -24,7 +36,7 @@ export function compileJob(job: JobConfig): JobRuntime {
     normalise: job.normalise,
     recrawlIntervalMs: job.recrawlIntervalMs,
     maxLinksPerPage: job.scope.maxLinksPerPage,
-    robots: job.robots,
+    ...robotsSettings(job.robots, request.headers['user-agent'] ?? defaultUserAgent),
     detectChanges: job.detectChanges ?? job.recrawlIntervalMs !== undefined,
   };
 }

@@ -16,6 +16,9 @@ const SITEMAP_TYPES = [
   'application/gzip',
   'application/x-gzip',
   'application/octet-stream',
+  // Feeds, read as sitemaps (docs/sitemaps.md).
+  'application/rss+xml',
+  'application/atom+xml',
 ];
 
 export interface SitemapRuntime {

@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import type { NormaliseOptions, ScopeRules } from '../core/rules.js';
-import { parseSitemap, robotsSitemaps } from '../core/sitemap.js';
+import { parseSitemap, robotsSitemaps, type SitemapEntry } from '../core/sitemap.js';
 import { normaliseInScope, tryNormaliseUrl } from '../core/url.js';
 import { redactUrl } from '../observe/logger.js';
 import type { Fetcher } from '../ports/fetcher.js';
@@ -19,6 +19,8 @@ export interface SitemapSettings {
   /** Largest sitemap after decompression (a gzip bomb stops here). */
   readonly maxBytes: number;
   readonly priority: number;
+  /** Also enqueue each `<url>`'s `xhtml:link rel="alternate"` pages (other languages). @default false */
+  readonly alternates?: boolean;
 }
 
 export interface SitemapJob {
@@ -129,20 +131,25 @@ export class SitemapSeeder {
   async #enqueuePages(
     job: SitemapJob,
     settings: SitemapSettings,
-    entries: readonly { loc: string; lastmod?: number }[],
+    entries: readonly SitemapEntry[],
     result: SitemapDiscovery,
   ): Promise<void> {
     const pages: { url: string; lastmod?: number }[] = [];
-    for (const e of entries) {
-      if (result.urls >= settings.maxUrls) break;
-      const v = normaliseInScope(e.loc, 0, job.scope, job.normalise);
+    const take = (loc: string, lastmod: number | undefined) => {
+      const v = normaliseInScope(loc, 0, job.scope, job.normalise);
       if (!v.ok) {
         result.outOfScope++;
-        continue;
+        return;
       }
       const url = v.url;
       result.urls++;
-      pages.push(e.lastmod === undefined ? { url } : { url, lastmod: e.lastmod });
+      pages.push(lastmod === undefined ? { url } : { url, lastmod });
+    };
+    for (const e of entries) {
+      if (result.urls >= settings.maxUrls) break;
+      take(e.loc, e.lastmod);
+      if (settings.alternates !== true) continue;
+      for (const alt of e.alternates ?? []) if (result.urls < settings.maxUrls) take(alt, undefined);
     }
     if (pages.length === 0) return;
     const known = await this.#deps.store.lastmods(

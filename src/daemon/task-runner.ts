@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import type { RobotsVerdict } from '../adapters/robots/robots-cache.js';
 import type { Clock } from '../core/clock.js';
 import {
   AbortedError,
@@ -10,6 +11,7 @@ import {
 } from '../core/errors.js';
 import type { CrawlEmitter } from '../core/events.js';
 import { diffFields, fieldsHash } from '../core/field-diff.js';
+import { NO_DIRECTIVES, pageDirectives } from '../core/meta-robots.js';
 import { normaliseInScope } from '../core/url.js';
 import type { Outcome, Permit } from '../ports/control-plane.js';
 import type { Extraction } from '../ports/extractor.js';
@@ -35,8 +37,10 @@ export interface TaskRunnerDeps {
   /** Previous fields per page, for change detection. */
   readonly pageState?: PageStateStore;
   readonly changeSinks?: readonly ChangeSink[];
-  /** robots.txt checks; undefined turns them off for every job. */
-  readonly robots?: { isAllowed(url: string, signal?: AbortSignal): Promise<boolean> };
+  /** robots.txt checks (adapters/robots/robots-cache.ts); undefined turns them off for every job. */
+  readonly robots?: {
+    check(url: string, signal?: AbortSignal, userAgent?: string): Promise<RobotsVerdict>;
+  };
   /** Event-loop lag now, in ms, for the limiter's lag discount. */
   readonly lagMs: () => number;
   /** Milliseconds until the host's open breaker lets a probe through (0: not open). */
@@ -64,13 +68,20 @@ export class TaskRunner {
       return this.dead(task, 'unknown_job');
     }
     if (job.robots && this.deps.robots) {
-      let allowed: boolean;
+      let verdict: RobotsVerdict;
       try {
-        allowed = await this.deps.robots.isAllowed(task.url, signal);
+        // The task's URL as it was discovered; the job's own User-Agent picks its product token.
+        verdict = await this.deps.robots.check(task.url, signal, job.headers?.['user-agent']);
       } catch (err) {
         return this.onFetchError(task, permit, err);
       }
-      if (!allowed) {
+      if (verdict.kind === 'unreachable') {
+        // RFC 9309 §2.3.1.4: nothing on the host is fetched; the task waits, uncharged, until
+        // robots.txt is fetched again (never dead-lettered for this).
+        permit.release({ kind: 'ignore' });
+        return this.waitForRobots(task, verdict.retryAt);
+      }
+      if (verdict.kind === 'disallow') {
         permit.release({ kind: 'ignore' });
         return this.skip(task, 'robots');
       }
@@ -167,6 +178,7 @@ export class TaskRunner {
         contentType: res.contentType,
         contentTypeHeader: res.headers['content-type'],
         body: res.body,
+        ...(job.robotsMeta ? { robotsNames: ['robots', job.robotsToken ?? 'crawld'] } : {}),
       });
     } catch (err) {
       // The HTML extractors refuse a page nested thousands deep: any parser would block the
@@ -175,7 +187,11 @@ export class TaskRunner {
       // An extractor bug must not take the daemon down: record the page without fields.
       extraction = { fields: {}, links: [], errors: [`extractor: ${String(err)}`] };
     }
-    await this.enqueueLinks(task, job, extraction);
+    const directives = job.robotsMeta
+      ? pageDirectives(extraction.robotsMeta ?? [], res.headers['x-robots-tag'], job.robotsToken ?? 'crawld')
+      : NO_DIRECTIVES;
+    // nofollow / none: no link on this page is followed (counted as discovered, not added).
+    await this.enqueueLinks(task, job, directives.nofollow ? { ...extraction, links: [] } : extraction);
     const record: ResultRecord = {
       url: task.url,
       finalUrl: res.url,
@@ -192,7 +208,20 @@ export class TaskRunner {
       durationMs: Math.round(res.totalMs),
       fields: extraction.fields,
       ...(extraction.items ? { items: extraction.items } : {}),
+      ...(directives.noindex ? { noindex: true as const } : {}),
+      ...(extraction.canonicalUrl !== undefined ? { canonicalUrl: extraction.canonicalUrl } : {}),
     };
+    if (directives.noindex && job.dropNoindex === true) {
+      // The job keeps noindex pages out of its sinks: links were followed, no record is written.
+      this.deps.events.emit('skipped', {
+        jobId: task.jobId,
+        host: task.host,
+        url: task.url,
+        reason: 'noindex',
+      });
+      await this.deps.frontier.ack(task, this.#recrawl(job));
+      return 'skipped';
+    }
     const key = recordKey(record);
     for (const sink of this.deps.sinksFor?.(task.jobId) ?? this.deps.sinks) {
       if (this.deps.partial?.holds(key, sink)) continue;
@@ -223,9 +252,7 @@ export class TaskRunner {
         throw err;
       }
     }
-    const recrawlAt =
-      job.recrawlIntervalMs !== undefined ? this.deps.clock.now() + job.recrawlIntervalMs : undefined;
-    await this.deps.frontier.ack(task, recrawlAt !== undefined ? { recrawlAt } : undefined);
+    await this.deps.frontier.ack(task, this.#recrawl(job));
     this.deps.events.emit('pageDone', {
       jobId: task.jobId,
       host: task.host,
@@ -329,6 +356,24 @@ export class TaskRunner {
       delayMs,
     });
     return 'retry';
+  }
+
+  #recrawl(job: JobRuntime): { recrawlAt: number } | undefined {
+    return job.recrawlIntervalMs !== undefined
+      ? { recrawlAt: this.deps.clock.now() + job.recrawlIntervalMs }
+      : undefined;
+  }
+
+  private async waitForRobots(task: Task, retryAt: number): Promise<TaskResult> {
+    const now = this.deps.clock.now();
+    await this.deps.frontier.retry(task, { at: retryAt, reason: 'robots_unreachable', chargeAttempt: false });
+    this.deps.events.emit('deferred', {
+      jobId: task.jobId,
+      host: task.host,
+      reason: 'robots_unreachable',
+      delayMs: Math.max(0, retryAt - now),
+    });
+    return 'deferred';
   }
 
   /** Ends a task without a record (robots, content type, too deep): acked, counted as skipped. */

@@ -68,7 +68,7 @@ export const DEAD_LETTER_REASONS = [
 ] as const;
 
 /** crawld_skipped_total{reason}. */
-export const SKIP_REASONS = ['robots', 'content_type', 'html_too_deep'] as const;
+export const SKIP_REASONS = ['robots', 'content_type', 'html_too_deep', 'noindex'] as const;
 
 /** crawld_deferred_total{reason}: the scheduler's hand-backs (src/daemon/scheduler.ts, adaptive-control-plane.ts). */
 export const DEFER_REASONS = [
@@ -79,6 +79,7 @@ export const DEFER_REASONS = [
   'lease_expiring',
   'rate_limit',
   'politeness',
+  'robots_unreachable',
 ] as const;
 
 /** crawld_rate_limit_waits_total{reason}, crawld_rate_limit_wait_seconds_total{reason}. */

@@ -3,6 +3,7 @@ import type { CrawlEmitter } from '../core/events.js';
 import type { FrontierStats } from '../ports/frontier.js';
 import { HostLabels } from './host-labels.js';
 import * as known from './label-values.js';
+import { registerRobotsMetrics } from './robots-metrics.js';
 import { registerSinkMetrics } from './sink-metrics.js';
 
 /** What the metrics read at scrape time (gauges that mirror state rather than count events). */
@@ -377,6 +378,7 @@ export function createMetrics(
   });
   events.on('sinkWrite', (e) => sinkWrites.inc({ sink: e.sink }, e.records));
   registerSinkMetrics(events, registry, config.sinks ?? []);
+  registerRobotsMetrics(events, registry);
   events.on('internalError', () => internalErrors.inc());
   events.on('throttled', (e) => {
     throttled.inc({ host: hosts.label(e.host), reason: e.reason });

@@ -144,6 +144,7 @@ export async function collectStatus(d: Daemon, sampler: RateSampler, now: number
       paused: hosts.paused,
       shown: hosts.rows,
     },
+    robots: { unreachable: d.robotsUnreachable().slice(0, MAX_HOSTS) },
   };
 }
 

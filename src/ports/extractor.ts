@@ -18,6 +18,10 @@ export interface Extraction {
   readonly encoding?: string;
   /** The page declared a charset the Encoding standard does not know: decoded with the default. */
   readonly encodingFallback?: boolean;
+  /** The content of each `<meta name>` named in ExtractInput.robotsNames, in document order. */
+  readonly robotsMeta?: readonly string[];
+  /** The first `<link rel="canonical" href>`, resolved against the document's base URL. */
+  readonly canonicalUrl?: string;
 }
 
 export interface ExtractInput {
@@ -27,6 +31,8 @@ export interface ExtractInput {
   /** The Content-Type header as sent (its charset parameter decides the encoding). */
   readonly contentTypeHeader?: string;
   readonly body: Buffer;
+  /** Lower-case `<meta name>` values whose content is robots directives ('robots', crawld's token). */
+  readonly robotsNames?: readonly string[];
 }
 
 /** Turns one fetched body into fields and links, according to rules fixed at construction. */

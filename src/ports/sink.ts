@@ -22,6 +22,10 @@ export interface ResultRecord {
    * record so that a sink stores all of them or none (one exactly-once key per page).
    */
   readonly items?: Record<string, unknown>[];
+  /** The page asked not to be indexed (meta robots / X-Robots-Tag noindex or none). */
+  readonly noindex?: true;
+  /** The page's `<link rel="canonical">`, resolved. */
+  readonly canonicalUrl?: string;
 }
 
 /** The exactly-once key of a record: one record per task per generation. */

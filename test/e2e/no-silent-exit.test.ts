@@ -68,7 +68,10 @@ describe('no silent exits', () => {
     // (A count of failures instead made the crawl's length depend on how many requests were in
     // flight at the trip: each failed probe doubles the open time, so 7 failed probes cost 2 min.)
     let firstAt: number | undefined;
-    const down = (r: FaultRequest) => r.atMs - (firstAt ??= r.atMs) < 1500;
+    const down = (r: FaultRequest) => {
+      firstAt ??= r.atMs;
+      return r.atMs - firstAt < 1500;
+    };
     site = await startFaultSite({ pages: PAGES, fault: okAfter(down, { status: 500 }) });
     const seeds = Array.from({ length: 12 }, (_, i) => `${site!.origin}/p/${i + 1}`);
     const res = await crawlOnce(seeds, ['breaker: { resetTimeoutMs: 1000, volumeThreshold: 5 }']);

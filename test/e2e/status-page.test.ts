@@ -111,6 +111,9 @@ describe('status page', () => {
     expect(await row.locator('td.host').textContent()).toMatch(/^127\.0\.0\.1:\d+$/);
     expect(await row.locator('.badge').textContent()).toBe('closed');
     expect(await row.locator('td.num').textContent()).toMatch(/^\d+ \/ \d+$/);
+    // The demo site's robots.txt answers: no host waits for it.
+    await page.locator('#robots-count', { hasText: '(0)' }).waitFor();
+    expect(await page.isVisible('#robots-empty')).toBe(true);
 
     // By now several polls have passed: a rate, a sparkline and a live connection.
     await page.locator('#rate', { hasText: /[1-9]/ }).waitFor(); // a rate above zero

@@ -137,6 +137,29 @@ describe('PostgresSink', () => {
     expect(await count(table)).toBe(5);
   });
 
+  it('stores noindex and canonicalUrl in their columns, also in a table an older crawld made', async () => {
+    const table = freshTable();
+    // The table as it was before these columns existed.
+    await admin.query(`CREATE TABLE ${table} (
+      url text NOT NULL, record_key text NOT NULL, item integer NOT NULL, job_id text NOT NULL,
+      task_id text NOT NULL, generation integer NOT NULL, final_url text NOT NULL, status integer NOT NULL,
+      fetched_at timestamptz NOT NULL, depth integer NOT NULL, content_type text NOT NULL,
+      content_hash text NOT NULL, bytes bigint NOT NULL, duration_ms integer NOT NULL, fields jsonb NOT NULL,
+      written_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (url, record_key, item))`);
+    const sink = newSink(table);
+    await sink.open();
+    await sink.write(record(0, { noindex: true, canonicalUrl: 'http://site.test/canon' }));
+    await sink.write(record(1));
+    await sink.close();
+    const r = await admin.query(
+      `SELECT record_key, noindex, canonical_url FROM ${table} ORDER BY record_key`,
+    );
+    expect(r.rows).toEqual([
+      { record_key: 't0#0', noindex: true, canonical_url: 'http://site.test/canon' },
+      { record_key: 't1#0', noindex: false, canonical_url: null },
+    ]);
+  });
+
   it("onConflict 'update' overwrites the stored row instead", async () => {
     const table = freshTable();
     const sink = newSink(table, { onConflict: 'update' });

@@ -73,3 +73,101 @@ describe('robotsSitemaps', () => {
     expect(robotsSitemaps(txt)).toEqual(['http://a.test/s.xml', 'http://a.test/t.xml.gz']);
   });
 });
+
+describe('parseSitemap: extensions, alternates and feeds (issue 20)', () => {
+  it("image, video and news extensions and unknown namespaces never change a <url>'s location", () => {
+    const xml = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"
+        xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"
+        xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"
+        xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"
+        xmlns:foo="http://foo.test/ns">
+  <url>
+    <loc>
+      http://a.test/u/1?a=1&amp;b=2
+    </loc>
+    <image:image><image:loc>http://a.test/img/1.jpg</image:loc></image:image>
+    <image:image><image:loc>http://a.test/img/2.jpg</image:loc><image:caption>c</image:caption></image:image>
+  </url>
+  <url>
+    <video:video><video:thumbnail_loc>http://a.test/t.jpg</video:thumbnail_loc>
+      <video:content_loc>http://a.test/v.mp4</video:content_loc><video:player_loc>http://a.test/p</video:player_loc></video:video>
+    <loc>http://a.test/u/2</loc>
+    <news:news><news:publication><news:name>N</news:name></news:publication><news:title>T</news:title></news:news>
+    <foo:loc>http://a.test/foo</foo:loc>
+    <foo:wrap><loc>http://a.test/nested</loc></foo:wrap>
+    <lastmod>2024-05-01</lastmod>
+  </url>
+  <url><image:image><image:loc>http://a.test/img/only.jpg</image:loc></image:image></url>
+</urlset>`;
+    const doc = parseSitemap(xml);
+    expect(doc.kind).toBe('urlset');
+    expect(doc.entries).toEqual([
+      { loc: 'http://a.test/u/1?a=1&b=2' },
+      { loc: 'http://a.test/u/2', lastmod: Date.UTC(2024, 4, 1) },
+    ]);
+  });
+
+  it('xhtml:link alternates are reported apart from the location', () => {
+    const xml = `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">
+  <url><loc>http://a.test/en</loc>
+    <xhtml:link rel="alternate" hreflang="de" href="http://a.test/de"/>
+    <xhtml:link rel="alternate" hreflang="fr" href=" http://a.test/fr "/>
+  </url>
+</urlset>`;
+    expect(parseSitemap(xml).entries).toEqual([
+      { loc: 'http://a.test/en', alternates: ['http://a.test/de', 'http://a.test/fr'] },
+    ]);
+  });
+
+  it('a sitemap index reads only <sitemap><loc>', () => {
+    const xml = `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:x="urn:x">
+  <sitemap><x:loc>http://a.test/no.xml</x:loc><loc> http://a.test/s1.xml </loc></sitemap></sitemapindex>`;
+    expect(parseSitemap(xml)).toMatchObject({ kind: 'index', entries: [{ loc: 'http://a.test/s1.xml' }] });
+  });
+
+  it('RSS 2.0: <item><link>, pubDate as lastmod; the channel link is not a page', () => {
+    const rss = `<?xml version="1.0"?><rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel>
+  <title>T</title><link>http://a.test/</link>
+  <item><title>one</title><link> http://a.test/posts/1?x=1&amp;y=2 </link><pubDate>Wed, 01 May 2024 10:00:00 GMT</pubDate>
+    <media:content url="http://a.test/m.jpg"/><guid>http://a.test/guid</guid></item>
+  <item><link><![CDATA[http://a.test/posts/2]]></link></item>
+  <item><title>no link</title></item>
+</channel></rss>`;
+    const doc = parseSitemap(rss);
+    expect(doc.kind).toBe('rss');
+    expect(doc.entries).toEqual([
+      { loc: 'http://a.test/posts/1?x=1&y=2', lastmod: Date.UTC(2024, 4, 1, 10) },
+      { loc: 'http://a.test/posts/2' },
+    ]);
+  });
+
+  it('Atom 1.0: <entry><link href> (rel alternate or none), updated as lastmod; the feed links are not pages', () => {
+    const atom = `<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom">
+  <title>T</title><link href="http://a.test/"/><link rel="self" href="http://a.test/feed.xml"/>
+  <entry><title>1</title><link rel="edit" href="http://a.test/edit/1"/><link href="http://a.test/e/1"/>
+    <updated>2024-05-01T10:00:00Z</updated><id>urn:x</id></entry>
+  <entry><link rel="alternate" type="text/html" href="http://a.test/e/2"/><link href="http://a.test/e/2b"/></entry>
+  <entry><link rel="enclosure" href="http://a.test/x.mp3"/></entry>
+</feed>`;
+    const doc = parseSitemap(atom);
+    expect(doc.kind).toBe('atom');
+    expect(doc.entries).toEqual([
+      { loc: 'http://a.test/e/1', lastmod: Date.UTC(2024, 4, 1, 10) },
+      { loc: 'http://a.test/e/2' },
+    ]);
+  });
+
+  it('any bytes never throw', () => {
+    for (const t of [
+      '<urlset><url><loc>',
+      '<rss><channel><item><link>x',
+      '<feed><entry><link',
+      '\u0000\uFFFD<<>>',
+      '<urlset>'.repeat(10_000),
+    ]) {
+      expect(() => parseSitemap(t)).not.toThrow();
+    }
+  });
+});

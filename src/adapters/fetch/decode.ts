@@ -11,6 +11,8 @@ export type Coding = 'gzip' | 'deflate' | 'br';
 export interface BodyLimits {
   readonly maxBodyBytes: number;
   readonly maxDecodedBytes: number;
+  /** Cut a body at the caps and return its head instead of failing. @default false */
+  readonly truncateBody?: boolean;
 }
 
 export interface DecodedBody {
@@ -57,7 +59,11 @@ async function* countWire(
   for await (const chunk of source) {
     const total = onBytes(chunk.length);
     if (total > limits.maxBodyBytes) {
-      throw new BodyTooLargeError(`body exceeds maxBodyBytes ${limits.maxBodyBytes}`);
+      if (!limits.truncateBody)
+        throw new BodyTooLargeError(`body exceeds maxBodyBytes ${limits.maxBodyBytes}`);
+      // The head up to the cap; returning ends the read and releases the socket.
+      yield chunk.subarray(0, chunk.length - (total - limits.maxBodyBytes));
+      return;
     }
     yield chunk;
   }
@@ -129,6 +135,11 @@ export async function readBody(
   let decoded = 0;
   for await (const chunk of stream) {
     decoded += chunk.length;
+    if (decoded > limits.maxDecodedBytes && limits.truncateBody) {
+      chunks.push(chunk.subarray(0, chunk.length - (decoded - limits.maxDecodedBytes)));
+      decoded = limits.maxDecodedBytes;
+      break;
+    }
     if (decoded > limits.maxDecodedBytes) {
       throw new DecodedTooLargeError(
         `decoded body exceeds maxDecodedBytes ${limits.maxDecodedBytes} after ${wireBytes} wire bytes`,

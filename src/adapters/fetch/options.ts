@@ -14,6 +14,11 @@ export interface UndiciFetcherOptions {
   readonly maxBodyBytes: number;
   /** Cap on bytes after content decoding, so decompression bombs stop early. */
   readonly maxDecodedBytes: number;
+  /**
+   * Cut a 2xx body at maxBodyBytes / maxDecodedBytes and return its head instead of failing
+   * (robots.txt: RFC 9309 §2.5 applies the first 500 KiB of a larger file). @default false
+   */
+  readonly truncateBody?: boolean;
   readonly maxRedirects: number;
   /** Keep-alive sockets per origin. */
   readonly connectionsPerHost: number;

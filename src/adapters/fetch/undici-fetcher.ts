@@ -27,23 +27,28 @@ type ResponseData = Dispatcher.ResponseData<null>;
 export class UndiciFetcher implements Fetcher {
   readonly options: UndiciFetcherOptions;
   readonly #agent: Agent;
+  /** The agent belongs to another fetcher (a variant): close() leaves it to that one. */
+  readonly #borrowed: boolean;
   readonly #baseHeaders: Readonly<Record<string, string>>;
 
-  constructor(options: Partial<UndiciFetcherOptions> = {}) {
+  constructor(options: Partial<UndiciFetcherOptions> = {}, sharedAgent?: Agent) {
     const o = resolveFetcherOptions(options);
     this.options = o;
-    this.#agent = new Agent({
-      connections: o.connectionsPerHost,
-      pipelining: 1,
-      headersTimeout: o.headersTimeoutMs,
-      bodyTimeout: o.bodyTimeoutMs,
-      connect: guardedConnector({
-        policy: o.addressPolicy,
-        connectTimeoutMs: o.connectTimeoutMs,
-        ...(o.lookup ? { lookup: o.lookup } : {}),
-        ...(o.ca ? { ca: o.ca } : {}),
-      }),
-    });
+    this.#borrowed = sharedAgent !== undefined;
+    this.#agent =
+      sharedAgent ??
+      new Agent({
+        connections: o.connectionsPerHost,
+        pipelining: 1,
+        headersTimeout: o.headersTimeoutMs,
+        bodyTimeout: o.bodyTimeoutMs,
+        connect: guardedConnector({
+          policy: o.addressPolicy,
+          connectTimeoutMs: o.connectTimeoutMs,
+          ...(o.lookup ? { lookup: o.lookup } : {}),
+          ...(o.ca ? { ca: o.ca } : {}),
+        }),
+      });
     this.#baseHeaders = {
       'user-agent': o.userAgent,
       accept: o.acceptContentTypes.join(', '),
@@ -88,8 +93,24 @@ export class UndiciFetcher implements Fetcher {
     }
   }
 
+  /**
+   * A fetcher with other limits on this one's connection pool (robots.txt: 5 redirects, only
+   * its head read), so it opens no connections of its own. Pool, timeouts and the SSRF guard
+   * stay this fetcher's; closing the variant closes nothing.
+   */
+  variant(
+    overrides: Partial<
+      Pick<
+        UndiciFetcherOptions,
+        'maxRedirects' | 'maxBodyBytes' | 'maxDecodedBytes' | 'truncateBody' | 'acceptContentTypes'
+      >
+    >,
+  ): UndiciFetcher {
+    return new UndiciFetcher({ ...this.options, ...overrides }, this.#agent);
+  }
+
   async close(): Promise<void> {
-    await this.#agent.close();
+    if (!this.#borrowed) await this.#agent.close();
   }
 
   async #fetchChain(
@@ -172,7 +193,7 @@ export class UndiciFetcher implements Fetcher {
       throw new ContentTypeError(`${hop.url.href}: content type ${JSON.stringify(contentType)} not accepted`);
     }
     const declared = Number(headers['content-length']);
-    if (Number.isFinite(declared) && declared > this.options.maxBodyBytes) {
+    if (Number.isFinite(declared) && declared > this.options.maxBodyBytes && !this.options.truncateBody) {
       throw new BodyTooLargeError(
         `${hop.url.href}: Content-Length ${declared} exceeds maxBodyBytes ${this.options.maxBodyBytes}`,
       );

@@ -20,6 +20,7 @@ import {
   type LinkSource,
   linkSources,
 } from './field-values.js';
+import { PageMeta } from './page-meta.js';
 import { StreamingExtractor } from './streaming-extractor.js';
 import { queryEncodingOf } from './url-encoding.js';
 
@@ -81,6 +82,8 @@ export class CheerioExtractor implements Extractor {
     const errors: string[] = [];
     const fields: Record<string, unknown> = {};
     for (const f of this.#fields) fields[f.name] = extractField($, f, errors);
+    const meta = new PageMeta(input.robotsNames);
+    for (const el of $('meta[name], link[rel]').toArray()) if ('attribs' in el) meta.tag(el.name, el.attribs);
     const links = this.#extractLinks($, input.url, queryEncodingOf(doc.encoding));
     return {
       fields,
@@ -88,6 +91,7 @@ export class CheerioExtractor implements Extractor {
       errors,
       encoding: doc.encoding,
       ...(doc.fallback ? { encodingFallback: true } : {}),
+      ...meta.result(input.url, $('base[href]').first().attr('href')),
     };
   }
 

@@ -27,6 +27,7 @@ import {
   type LinkSource,
   linkSources,
 } from './field-values.js';
+import { PageMeta } from './page-meta.js';
 import { type Attribs, parseSimpleSelector, type SimpleSelector } from './simple-selector.js';
 import { queryEncodingOf } from './url-encoding.js';
 
@@ -114,6 +115,7 @@ export class StreamingExtractor implements Extractor {
   extract(input: ExtractInput): Extraction {
     if (!isHtmlType(input.contentType)) return { fields: {}, links: [], errors: [] };
     const pass = new Pass(this.#fields.length, this.#links.length);
+    const meta = new PageMeta(input.robotsNames);
     const tags = this.#tags;
     const parser = new Parser(
       {
@@ -126,6 +128,7 @@ export class StreamingExtractor implements Extractor {
           if (name === 'base' && pass.baseHref === undefined && Object.hasOwn(attribs, 'href')) {
             pass.baseHref = attribs.href;
           }
+          if (name === 'meta' || name === 'link') meta.tag(name, attribs);
           if (tags !== undefined && !tags.has(name)) return;
           this.#match(pass, name, attribs);
         },
@@ -143,7 +146,12 @@ export class StreamingExtractor implements Extractor {
     const doc = decodeHtml(input.body, input.contentTypeHeader);
     parser.end(doc.text);
     const result = this.#result(pass, input.url, queryEncodingOf(doc.encoding));
-    return { ...result, encoding: doc.encoding, ...(doc.fallback ? { encodingFallback: true } : {}) };
+    return {
+      ...result,
+      encoding: doc.encoding,
+      ...(doc.fallback ? { encodingFallback: true } : {}),
+      ...meta.result(input.url, pass.baseHref),
+    };
   }
 
   #match(pass: Pass, name: string, attribs: Attribs): void {

@@ -1,96 +1,232 @@
-import { createRequire } from 'node:module';
 import type { Clock } from '../../core/clock.js';
-import { AbortedError } from '../../core/errors.js';
+import {
+  AbortedError,
+  BlockedAddressError,
+  ContentTypeError,
+  FetchError,
+  RedirectLoopError,
+  TooManyRedirectsError,
+} from '../../core/errors.js';
 import { LruMap } from '../../core/lru-map.js';
 import type { Fetcher } from '../../ports/fetcher.js';
+import {
+  crawlDelayFor,
+  isAllowedBy,
+  parseRobotsTxt,
+  productToken,
+  ROBOTS_MAX_BYTES,
+  type RobotsTxt,
+  robotsBodyText,
+} from './robots-txt.js';
 
-interface Robot {
-  isAllowed(url: string, ua?: string): boolean | undefined;
-  getCrawlDelay(ua?: string): number | undefined;
-  getSitemaps(): string[];
-}
-// robots-parser is CommonJS and its bundled typings describe an ES default export that does
-// not exist at run time under NodeNext resolution: load it the CommonJS way.
-const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, text: string) => Robot;
+/**
+ * How one robots.txt fetch ended (the `outcome` label of crawld_robots_fetches_total).
+ * parsed: 2xx. unavailable: 4xx other than 429, or more than 5 redirects: everything allowed.
+ * blocked_address: the SSRF guard refused the host; the page's own fetch is refused and
+ * dead-lettered for that, so robots does not hold it. The rest make the host unreachable
+ * (RFC 9309 §2.3.1.4): nothing on it is fetched.
+ */
+export const ROBOTS_OUTCOMES = [
+  'parsed',
+  'unavailable',
+  'too_many_redirects',
+  'rate_limited',
+  'server_error',
+  'network_error',
+  'timeout',
+  'blocked_address',
+] as const;
+export type RobotsOutcome = (typeof ROBOTS_OUTCOMES)[number];
+/** The outcomes that make a host unreachable. */
+export const ROBOTS_UNREACHABLE: ReadonlySet<RobotsOutcome> = new Set([
+  'rate_limited',
+  'server_error',
+  'network_error',
+  'timeout',
+]);
+
+/** RFC 9309 §2.3.1.2: at least five consecutive redirects are followed. */
+export const ROBOTS_MAX_REDIRECTS = 5;
 
 export interface RobotsCacheOptions {
   readonly fetcher: Fetcher;
   readonly clock: Clock;
-  /** Product token matched against User-agent lines. */
+  /** The default User-Agent (fetch.userAgent); its product token is matched. */
   readonly userAgent: string;
-  /** @default 86400000 (24 h) */
+  /** How long a fetched (or 4xx) robots.txt is used before it is fetched again. @default 86400000 */
   readonly ttlMs?: number;
-  /** How long a robots.txt that could not be fetched (5xx, network) counts as allow-all. @default 600000 */
-  readonly failureTtlMs?: number;
+  /** First refetch after an unreachable robots.txt; doubles per failure up to ttlMs. @default 30000 */
+  readonly retryMs?: number;
   /** @default 10000 */
   readonly maxHosts?: number;
-  /** robots.txt larger than this is treated as allow-all (Google reads the first 500 KiB). @default 512000 */
+  /** Bytes of a larger file that are parsed (cut at a line end). @default 512000 */
   readonly maxBytes?: number;
   /** Called with the Crawl-delay (ms) each time a host's robots.txt is (re)loaded. */
   readonly onCrawlDelay?: (host: string, delayMs: number) => void;
   /** Called with the Sitemap: URLs each time a host's robots.txt is (re)loaded. */
   readonly onSitemaps?: (host: string, urls: readonly string[]) => void;
+  /** Called once per robots.txt fetch with how it ended. */
+  readonly onFetch?: (host: string, outcome: RobotsOutcome) => void;
 }
 
+/** What the cache says about one URL. */
+export type RobotsVerdict =
+  | { readonly kind: 'allow' }
+  | { readonly kind: 'disallow' }
+  /** robots.txt unreachable and no earlier copy: wait until `retryAt` (epoch ms), fetch nothing. */
+  | { readonly kind: 'unreachable'; readonly retryAt: number; readonly outcome: RobotsOutcome };
+
 interface Entry {
-  robot: Robot | undefined;
-  expiresAt: number;
+  readonly host: string;
+  /** The rules in force: the last parsed copy; null = everything allowed (4xx); undefined = none yet. */
+  rules: RobotsTxt | null | undefined;
+  /** When robots.txt is fetched again. */
+  refetchAt: number;
+  /** Consecutive unreachable fetches (for the backoff). */
+  failures: number;
+  /** Set while unreachable: since when, and how the last fetch ended. */
+  unreachableSince?: number;
+  lastOutcome?: RobotsOutcome;
   loading?: Promise<void>;
 }
 
+export interface UnreachableHost {
+  readonly origin: string;
+  readonly since: number;
+  readonly retryAt: number;
+  readonly outcome: RobotsOutcome;
+  /** An earlier copy keeps applying (RFC 9309 §2.4); false: nothing on the host is fetched. */
+  readonly usingCachedCopy: boolean;
+}
+
 /**
- * robots.txt per origin, cached with a TTL. One fetch per origin at a time: concurrent
- * checks for the same host wait for the same load. A missing file (4xx) allows all, as the
- * RFC 9309 says; an unreachable one (5xx, network error) allows all for a short time so a
- * flaky robots.txt cannot turn into a permanent skip of the whole site.
+ * robots.txt per origin, per RFC 9309 §2.3.1: fetched once per origin at a time (concurrent
+ * checks wait for the same load), cached for ttlMs. A 4xx allows everything; 429, 5xx and
+ * network failures make the host unreachable: its URLs wait (the caller defers them) while
+ * robots.txt is fetched again with a doubling backoff, and an earlier copy, if any, keeps
+ * applying meanwhile (§2.4). Matching is robots-txt.ts on the URL exactly as it is given.
  */
 export class RobotsCache {
-  readonly #o: Required<Omit<RobotsCacheOptions, 'onCrawlDelay' | 'onSitemaps'>> &
-    Pick<RobotsCacheOptions, 'onCrawlDelay' | 'onSitemaps'>;
+  readonly #o: Required<Omit<RobotsCacheOptions, 'onCrawlDelay' | 'onSitemaps' | 'onFetch'>> &
+    Pick<RobotsCacheOptions, 'onCrawlDelay' | 'onSitemaps' | 'onFetch'>;
   readonly #entries: LruMap<string, Entry>;
   readonly #token: string;
 
   constructor(options: RobotsCacheOptions) {
-    this.#o = { ttlMs: 86_400_000, failureTtlMs: 600_000, maxHosts: 10_000, maxBytes: 512_000, ...options };
+    this.#o = {
+      ttlMs: 86_400_000,
+      retryMs: 30_000,
+      maxHosts: 10_000,
+      maxBytes: ROBOTS_MAX_BYTES,
+      ...options,
+    };
     this.#entries = new LruMap(this.#o.maxHosts, (e) => e.loading === undefined);
-    this.#token = (options.userAgent.split(/[/\s]/)[0] ?? options.userAgent).toLowerCase();
+    this.#token = productToken(options.userAgent);
   }
 
-  /** True when the URL may be fetched. Never throws for what a server sends. */
-  async isAllowed(url: string, signal?: AbortSignal): Promise<boolean> {
+  /** The verdict for a URL (as discovered, never rewritten). Never throws for what a server sends. */
+  async check(url: string, signal?: AbortSignal, userAgent?: string): Promise<RobotsVerdict> {
     const u = new URL(url);
     const origin = u.origin;
     let entry = this.#entries.get(origin);
-    if (!entry || (entry.loading === undefined && entry.expiresAt <= this.#o.clock.now())) {
-      const fresh: Entry = { robot: undefined, expiresAt: 0 };
-      fresh.loading = this.#load(origin, u.host, fresh, signal).finally(() => {
-        fresh.loading = undefined;
+    if (!entry) {
+      entry = { host: u.host, rules: undefined, refetchAt: 0, failures: 0 };
+      this.#entries.set(origin, entry);
+    }
+    if (entry.loading === undefined && entry.refetchAt <= this.#o.clock.now()) {
+      const e = entry;
+      e.loading = this.#load(origin, e, signal).finally(() => {
+        e.loading = undefined;
       });
-      this.#entries.set(origin, fresh);
-      entry = fresh;
     }
     if (entry.loading) await entry.loading;
-    return entry.robot?.isAllowed(url, this.#token) ?? true;
+    if (entry.rules === undefined) {
+      return { kind: 'unreachable', retryAt: entry.refetchAt, outcome: entry.lastOutcome ?? 'network_error' };
+    }
+    if (entry.rules === null) return { kind: 'allow' };
+    const token = userAgent !== undefined ? productToken(userAgent) : this.#token;
+    return isAllowedBy(entry.rules, token, url) ? { kind: 'allow' } : { kind: 'disallow' };
   }
 
-  async #load(origin: string, host: string, entry: Entry, signal?: AbortSignal): Promise<void> {
-    const robotsUrl = `${origin}/robots.txt`;
+  /** True when the URL may be fetched now (unreachable counts as no). */
+  async isAllowed(url: string, signal?: AbortSignal): Promise<boolean> {
+    return (await this.check(url, signal)).kind === 'allow';
+  }
+
+  /** Hosts whose last robots.txt fetch made them unreachable (status page). */
+  unreachable(): UnreachableHost[] {
+    const out: UnreachableHost[] = [];
+    for (const [origin, e] of this.#entries.entries()) {
+      if (e.unreachableSince === undefined || e.lastOutcome === undefined) continue;
+      out.push({
+        origin,
+        since: e.unreachableSince,
+        retryAt: e.refetchAt,
+        outcome: e.lastOutcome,
+        usingCachedCopy: e.rules !== undefined,
+      });
+    }
+    return out;
+  }
+
+  async #load(origin: string, entry: Entry, signal?: AbortSignal): Promise<void> {
+    const outcome = await this.#fetch(`${origin}/robots.txt`, entry, signal);
     const now = this.#o.clock.now();
+    entry.lastOutcome = outcome;
+    this.#o.onFetch?.(entry.host, outcome);
+    if (!ROBOTS_UNREACHABLE.has(outcome)) {
+      entry.failures = 0;
+      entry.unreachableSince = undefined;
+      entry.refetchAt = now + this.#o.ttlMs;
+      return;
+    }
+    entry.failures++;
+    entry.unreachableSince ??= now;
+    entry.refetchAt = now + Math.min(this.#o.ttlMs, this.#o.retryMs * 2 ** Math.min(entry.failures - 1, 30));
+  }
+
+  /** Fetches and applies one robots.txt; returns how it ended. Rethrows only our own abort. */
+  async #fetch(robotsUrl: string, entry: Entry, signal?: AbortSignal): Promise<RobotsOutcome> {
     try {
-      const res = await this.#o.fetcher.fetch({ url: robotsUrl, signal });
-      if (res.status >= 200 && res.status < 300 && res.body.length <= this.#o.maxBytes) {
-        entry.robot = robotsParser(robotsUrl, res.body.toString('utf8'));
-        entry.expiresAt = now + this.#o.ttlMs;
-        const delaySec = entry.robot.getCrawlDelay(this.#token);
-        this.#o.onCrawlDelay?.(host, typeof delaySec === 'number' && delaySec > 0 ? delaySec * 1000 : 0);
-        const sitemaps = entry.robot.getSitemaps();
-        if (sitemaps.length > 0) this.#o.onSitemaps?.(host, sitemaps);
-        return;
+      const res = await this.#o.fetcher.fetch({ url: robotsUrl, ...(signal ? { signal } : {}) });
+      if (res.redirects.length > ROBOTS_MAX_REDIRECTS) {
+        entry.rules = null;
+        return 'too_many_redirects';
       }
-      entry.expiresAt = now + (res.status >= 400 && res.status < 500 ? this.#o.ttlMs : this.#o.failureTtlMs);
+      if (res.status >= 200 && res.status < 300) {
+        const rules = parseRobotsTxt(robotsBodyText(res.body, this.#o.maxBytes));
+        entry.rules = rules;
+        const delaySec = crawlDelayFor(rules, this.#token);
+        this.#o.onCrawlDelay?.(entry.host, delaySec !== undefined && delaySec > 0 ? delaySec * 1000 : 0);
+        if (rules.sitemaps.length > 0) this.#o.onSitemaps?.(entry.host, rules.sitemaps);
+        return 'parsed';
+      }
+      if (res.status === 429) return 'rate_limited';
+      if (res.status >= 500) return 'server_error';
+      // 4xx, and 1xx/3xx a fetcher did not follow: unavailable, everything allowed (§2.3.1.3).
+      entry.rules = null;
+      return 'unavailable';
     } catch (err) {
       if (err instanceof AbortedError) throw err;
-      entry.expiresAt = now + this.#o.failureTtlMs;
+      if (err instanceof TooManyRedirectsError || err instanceof RedirectLoopError) {
+        entry.rules = null;
+        return 'too_many_redirects';
+      }
+      // Larger than the fetcher's cap: nothing to parse. Allowing all would ignore the file the
+      // site published, so the host counts as unreachable until it serves something readable.
+      if (err instanceof BlockedAddressError) {
+        entry.rules = null;
+        return 'blocked_address';
+      }
+      // A 2xx of a media type no robots.txt has (image/png): no rules published.
+      if (err instanceof ContentTypeError) {
+        entry.rules = null;
+        return 'unavailable';
+      }
+      if (err instanceof FetchError && /timeout/.test(err.reason)) return 'timeout';
+      // DNS failure, refused or reset connection: unreachable. (A body past the fetcher's caps
+      // cannot end here with the daemon's robots fetcher, which keeps the head of any size.)
+      return 'network_error';
     }
   }
 }

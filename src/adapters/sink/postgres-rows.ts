@@ -19,6 +19,8 @@ export interface PgRow {
   readonly durationMs: number;
   /** JSON text for the jsonb column. */
   readonly fields: string;
+  readonly noindex: boolean;
+  readonly canonicalUrl: string | null;
 }
 
 /** The rows of one record: one per item when it has items (none for an empty list), else one. */
@@ -37,6 +39,8 @@ export function rowsOf(r: ResultRecord): PgRow[] {
     contentHash: r.contentHash,
     bytes: r.bytes,
     durationMs: r.durationMs,
+    noindex: r.noindex === true,
+    canonicalUrl: r.canonicalUrl ?? null,
   };
   if (!r.items) return [{ ...base, item: 0, fields: jsonbText(r.fields) }];
   return r.items.map((fields, item) => ({ ...base, item, fields: jsonbText({ ...r.fields, ...fields }) }));
@@ -78,6 +82,9 @@ export function tableDdl(table: string): string[] {
       written_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (url, record_key, item)
     )`,
+    // Columns added after the first release: a table made by an older crawld gets them too.
+    `ALTER TABLE ${q} ADD COLUMN IF NOT EXISTS noindex boolean NOT NULL DEFAULT false`,
+    `ALTER TABLE ${q} ADD COLUMN IF NOT EXISTS canonical_url text`,
     // recover() looks records up by key alone.
     `CREATE INDEX IF NOT EXISTS "${`${base}_record_key_idx`.slice(0, 63)}" ON ${q} (record_key)`,
   ];

@@ -313,18 +313,20 @@ async function insertRows(
       ? `DO UPDATE SET final_url = EXCLUDED.final_url, status = EXCLUDED.status,
          fetched_at = EXCLUDED.fetched_at, content_type = EXCLUDED.content_type,
          content_hash = EXCLUDED.content_hash, bytes = EXCLUDED.bytes,
-         duration_ms = EXCLUDED.duration_ms, fields = EXCLUDED.fields, written_at = now()`
+         duration_ms = EXCLUDED.duration_ms, fields = EXCLUDED.fields, noindex = EXCLUDED.noindex,
+         canonical_url = EXCLUDED.canonical_url, written_at = now()`
       : 'DO NOTHING';
   await pool.query(
     `INSERT INTO ${table} (url, record_key, item, job_id, task_id, generation, final_url, status,
-       fetched_at, depth, content_type, content_hash, bytes, duration_ms, fields)
+       fetched_at, depth, content_type, content_hash, bytes, duration_ms, fields, noindex, canonical_url)
      SELECT u.url, u.record_key, u.item, u.job_id, u.task_id, u.generation, u.final_url, u.status,
-       u.fetched_at, u.depth, u.content_type, u.content_hash, u.bytes, u.duration_ms, u.fields::jsonb
+       u.fetched_at, u.depth, u.content_type, u.content_hash, u.bytes, u.duration_ms, u.fields::jsonb,
+       u.noindex, u.canonical_url
      FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::text[],
        $8::int[], $9::timestamptz[], $10::int[], $11::text[], $12::text[], $13::bigint[], $14::int[],
-       $15::text[])
+       $15::text[], $16::boolean[], $17::text[])
        AS u(url, record_key, item, job_id, task_id, generation, final_url, status, fetched_at, depth,
-         content_type, content_hash, bytes, duration_ms, fields)
+         content_type, content_hash, bytes, duration_ms, fields, noindex, canonical_url)
      ON CONFLICT (url, record_key, item) ${conflict}`,
     [
       col('url'),
@@ -342,6 +344,8 @@ async function insertRows(
       col('bytes'),
       col('durationMs'),
       col('fields'),
+      col('noindex'),
+      col('canonicalUrl'),
     ],
   );
 }

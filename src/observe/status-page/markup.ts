@@ -75,6 +75,11 @@ export const STATUS_HTML = `<!doctype html>
     </div>
     <p id="hosts-empty" class="empty">No host is tracked yet.</p>
   </section>
+  <section>
+    <h2 class="section" title="robots.txt answered 429, 5xx or not at all: nothing on the host is fetched until it is readable (RFC 9309)">Hosts waiting for robots.txt <small id="robots-count"></small></h2>
+    <ul id="robots-unreachable"></ul>
+    <p id="robots-empty" class="empty">None.</p>
+  </section>
 </main>
 <footer>Updated <span id="updated">never</span> · refreshes every second ·
   <a href="api/status">api/status</a> · <a href="api/stats">api/stats</a> · <a href="metrics">metrics</a></footer>

@@ -106,6 +106,19 @@ export const STATUS_JS = `'use strict';
       : '(' + n(s.hosts.total) + ')');
   }
 
+  function renderRobots(s) {
+    const list = $('robots-unreachable');
+    const hosts = (s.robots && s.robots.unreachable) || [];
+    list.replaceChildren(...hosts.map((h) => {
+      const li = document.createElement('li');
+      li.textContent = h.origin + ' — ' + h.outcome + ', next try in ' + duration(Math.max(0, h.retryAt - s.now) / 1000) +
+        (h.usingCachedCopy ? ' (earlier copy applies)' : '');
+      return li;
+    }));
+    $('robots-empty').hidden = hosts.length > 0;
+    set('robots-count', '(' + n(hosts.length) + ')');
+  }
+
   function render(s) {
     const state = STATES.includes(s.state) ? s.state : 'unknown';
     $('state').className = 'badge ' + state;
@@ -137,6 +150,7 @@ export const STATUS_JS = `'use strict';
     }
     renderSpark();
     renderHosts(s);
+    renderRobots(s);
     document.title = r(s.rates.pagesPerSec) + ' pages/s · ' + state + ' · crawld';
     set('updated', new Date().toLocaleTimeString());
     $('conn').className = 'conn';
