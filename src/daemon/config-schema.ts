@@ -99,8 +99,24 @@ const jobSchema = z.strictObject({
   robots: z.boolean().default(true),
   /** Compare extracted fields with the previous crawl and write change records. @default true when recrawlIntervalMs is set */
   detectChanges: z.boolean().optional(),
-  /** Recrawl every page of the job this long after it was fetched. */
+  /**
+   * Recrawl every page of the job this long after it was fetched. Recrawls are conditional
+   * (If-None-Match / If-Modified-Since from the page's last 200; docs/recrawl.md).
+   */
   recrawlIntervalMs: positiveInt.optional(),
+  /**
+   * Adaptive recrawl intervals, starting from recrawlIntervalMs: a page that did not change
+   * waits longer next time, one that changed comes back sooner, within [min, max].
+   */
+  recrawl: z
+    .strictObject({
+      minIntervalMs: positiveInt,
+      maxIntervalMs: positiveInt,
+      adaptive: z.boolean().default(true),
+    })
+    .optional(),
+  /** Write a record (`status: 304, unchanged: true`) for a recrawl the server answered 304. */
+  recordUnchanged: z.boolean().default(true),
   /**
    * The job's own limits at each host it crawls, on top of the host's: e.g. an API's
    * contracted rate. Per daemon (not shared through Redis).
@@ -300,7 +316,7 @@ const configBase = z.strictObject({
   sinks: z.array(sinkSchema).default([{ kind: 'jsonl' }]),
   /** Where change records go (jobs with detectChanges). @default DATA_DIR/changes.jsonl */
   changeSinks: z.array(changeSinkSchema).default([{ kind: 'jsonl' }]),
-  jobs: z.array(jobSchema).default([]),
+  jobs: z.array(jobSchema.superRefine(recrawlIssues)).default([]),
 });
 
 /** The Redis frontier's score packs priority into 12 bits (src/adapters/frontier/redis-keys.ts). */
@@ -315,6 +331,33 @@ export function isRedisUrl(s: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** recrawl needs a starting interval inside [minIntervalMs, maxIntervalMs]. */
+function recrawlIssues(
+  j: {
+    recrawlIntervalMs?: number | undefined;
+    recrawl?: { minIntervalMs: number; maxIntervalMs: number } | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const r = j.recrawl;
+  if (!r) return;
+  const issue = (path: string, message: string) =>
+    ctx.addIssue({ code: 'custom', path: ['recrawl', path], message });
+  if (r.minIntervalMs > r.maxIntervalMs) issue('minIntervalMs', 'must not exceed maxIntervalMs');
+  else if (j.recrawlIntervalMs === undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['recrawlIntervalMs'],
+      message: 'is required with recrawl (the starting interval)',
+    });
+  else if (j.recrawlIntervalMs < r.minIntervalMs || j.recrawlIntervalMs > r.maxIntervalMs)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['recrawlIntervalMs'],
+      message: 'must lie within recrawl.minIntervalMs..maxIntervalMs',
+    });
 }
 
 function frontierIssues(

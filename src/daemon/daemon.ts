@@ -103,7 +103,9 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
   const fetcher = new UndiciFetcher(fetcherOptions(config));
   const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j)]));
   const trackChanges = [...jobs.values()].some((j) => j.detectChanges);
-  const pageState: PageStateStore | undefined = !trackChanges
+  // Recrawling jobs keep validators and intervals in the page state even without change records.
+  const keepPages = trackChanges || [...jobs.values()].some((j) => j.recrawl);
+  const pageState: PageStateStore | undefined = !keepPages
     ? undefined
     : config.frontier.kind === 'memory'
       ? new MemoryPageStateStore()

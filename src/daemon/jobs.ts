@@ -23,6 +23,17 @@ export function compileJob(job: JobConfig): JobRuntime {
     scope,
     normalise: job.normalise,
     recrawlIntervalMs: job.recrawlIntervalMs,
+    ...(job.recrawlIntervalMs !== undefined
+      ? {
+          recrawl: {
+            startMs: job.recrawlIntervalMs,
+            minMs: job.recrawl?.minIntervalMs ?? job.recrawlIntervalMs,
+            maxMs: job.recrawl?.maxIntervalMs ?? job.recrawlIntervalMs,
+            adaptive: job.recrawl?.adaptive ?? false,
+          },
+        }
+      : {}),
+    recordUnchanged: job.recordUnchanged,
     maxLinksPerPage: job.scope.maxLinksPerPage,
     robots: job.robots,
     detectChanges: job.detectChanges ?? job.recrawlIntervalMs !== undefined,

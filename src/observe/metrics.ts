@@ -151,6 +151,17 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
     labelNames: ['crawl_job'],
     registers: r,
   });
+  // No labels, so both are present (at 0) from the first scrape.
+  const unchangedPages = new Counter({
+    name: 'crawld_unchanged_pages_total',
+    help: 'Conditional recrawls answered 304 Not Modified (no body downloaded).',
+    registers: r,
+  });
+  const unchangedBytes = new Counter({
+    name: 'crawld_unchanged_bytes_saved_total',
+    help: "Estimated bytes a 304 saved: the decoded body size of the page's previous 200.",
+    registers: r,
+  });
   const internalErrors = new Counter({
     name: 'crawld_internal_errors_total',
     help: 'Failures inside crawld (sink or frontier errors) while running a task.',
@@ -297,6 +308,10 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
     throttledSeconds.inc({ reason: e.reason }, e.delayMs / 1000);
   });
   events.on('change', (e) => changes.inc({ crawl_job: e.jobId }));
+  events.on('unchanged', (e) => {
+    unchangedPages.inc();
+    unchangedBytes.inc(e.savedBytes);
+  });
 
   return { registry, hosts };
 }
