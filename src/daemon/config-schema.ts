@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { proxyUrlProblem } from '../adapters/fetch/proxy.js';
 import {
   changeSinkSchema,
   jsonExtractSchema,
@@ -23,6 +24,12 @@ export function isHttpUrl(s: string): boolean {
   }
 }
 
+/** A proxy URL; the message never repeats the value, which may carry credentials. */
+const proxyUrl = z.string().superRefine((v, ctx) => {
+  const problem = proxyUrlProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+const proxyChoice = z.union([z.literal(false), proxyUrl, z.array(proxyUrl).min(1)]);
 const regex = z.string().refine(isValidRegex, { message: 'must be a valid regular expression' });
 
 function isValidRegex(s: string): boolean {
@@ -115,6 +122,8 @@ const jobSchema = z.strictObject({
       adaptive: z.boolean().default(true),
     })
     .optional(),
+  /** The job's proxies (a URL or a list), overriding fetch.proxy; false: direct. */
+  proxy: proxyChoice.optional(),
   /** Write a record (`status: 304, unchanged: true`) for a recrawl the server answered 304. */
   recordUnchanged: z.boolean().default(true),
   /**
@@ -220,6 +229,11 @@ const configBase = z.strictObject({
       allowPrivateNetworks: z.boolean().default(false),
       /** Exact addresses allowed even when private networks are not: 'IP', 'IP:PORT' or CIDR. */
       allowAddresses: z.array(z.string().min(1)).default([]),
+      /**
+       * HTTP(S) proxy URL, or a list to rotate through; false: direct, whatever the environment.
+       * Unset: HTTPS_PROXY / HTTP_PROXY / NO_PROXY. Credentials in the URL (or ${ENV}) are never logged.
+       */
+      proxy: proxyChoice.optional(),
     })
     .prefault({}),
   concurrency: z

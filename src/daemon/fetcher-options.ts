@@ -1,8 +1,12 @@
 import type { UndiciFetcherOptions } from '../adapters/fetch/options.js';
+import { type ProxySettings, proxySettingsFromEnv } from '../adapters/fetch/proxy.js';
 import type { CrawldConfig } from './config.js';
 
 /** The fetch section of the config as UndiciFetcher options (page and sitemap fetchers share it). */
-export function fetcherOptions(config: Pick<CrawldConfig, 'fetch' | 'concurrency'>): UndiciFetcherOptions {
+export function fetcherOptions(
+  config: Pick<CrawldConfig, 'fetch' | 'concurrency'>,
+  env: NodeJS.ProcessEnv = process.env,
+): UndiciFetcherOptions {
   const { fetch } = config;
   return {
     userAgent: fetch.userAgent,
@@ -21,5 +25,13 @@ export function fetcherOptions(config: Pick<CrawldConfig, 'fetch' | 'concurrency
       allowPrivateNetworks: fetch.allowPrivateNetworks,
       allow: fetch.allowAddresses,
     },
+    proxy: proxySettings(fetch.proxy, env),
   };
+}
+
+/** fetch.proxy for both schemes; unset, the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
+function proxySettings(proxy: string | string[] | false | undefined, env: NodeJS.ProcessEnv): ProxySettings {
+  if (proxy === undefined) return proxySettingsFromEnv(env);
+  const list = proxy === false ? [] : typeof proxy === 'string' ? [proxy] : proxy;
+  return { http: list, https: list, noProxy: [] };
 }

@@ -11,6 +11,8 @@ export interface JobRuntime {
   readonly recrawlIntervalMs?: number;
   /** Per-page recrawl intervals (core/recrawl-interval.ts); set with recrawlIntervalMs. */
   readonly recrawl?: RecrawlPolicy;
+  /** The job's proxies (overriding the fetcher's), or false for direct. */
+  readonly proxy?: readonly string[] | false;
   /** Write a record for a 304 (conditional recrawl found the page unchanged). @default true */
   readonly recordUnchanged?: boolean;
   /** Links followed from one page (document order); the rest are dropped as over_cap. */

@@ -34,6 +34,7 @@ export function compileJob(job: JobConfig): JobRuntime {
         }
       : {}),
     recordUnchanged: job.recordUnchanged,
+    ...(job.proxy !== undefined ? { proxy: typeof job.proxy === 'string' ? [job.proxy] : job.proxy } : {}),
     maxLinksPerPage: job.scope.maxLinksPerPage,
     robots: job.robots,
     detectChanges: job.detectChanges ?? job.recrawlIntervalMs !== undefined,

@@ -7,6 +7,7 @@ import {
   FetchError,
   HtmlTooDeepError,
   HttpStatusError,
+  ProxyError,
 } from '../core/errors.js';
 import type { CrawlEmitter } from '../core/events.js';
 import { diffFields, fieldsHash } from '../core/field-diff.js';
@@ -88,6 +89,7 @@ export class TaskRunner {
         signal,
         ...(job.method !== undefined ? { method: job.method } : {}),
         ...(headers !== undefined ? { headers } : {}),
+        ...(job.proxy !== undefined ? { proxy: job.proxy } : {}),
         ...(job.body !== undefined ? { body: job.body } : {}),
       });
     } catch (err) {
@@ -163,7 +165,8 @@ export class TaskRunner {
       permit.release({ kind: 'success', ttfbMs: 0, lagMs: 0 });
       return this.skip(task, 'content_type');
     }
-    const overload = fe.retryable;
+    // A proxy's failure says nothing about the target host: its breaker and limit stay as they are.
+    const overload = fe.retryable && !(fe instanceof ProxyError);
     permit.release(overload ? { kind: 'dropped' } : { kind: 'ignore' });
     if (fe.retryable) return this.retryOrDead(task, fe.reason);
     return this.dead(task, fe.reason);

@@ -1,6 +1,7 @@
 import type { LookupFunction } from 'node:net';
 import { type AddressPolicy, compileAllowList, DEFAULT_ADDRESS_POLICY } from '../../core/address.js';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { NO_PROXY, type ProxySettings, proxyUrlProblem } from './proxy.js';
 
 export interface UndiciFetcherOptions {
   readonly userAgent: string;
@@ -22,6 +23,8 @@ export interface UndiciFetcherOptions {
   readonly addressPolicy: AddressPolicy;
   /** dns.lookup-compatible resolver; tests inject one to map names to local servers. */
   readonly lookup?: LookupFunction;
+  /** Proxies per target scheme and NO_PROXY (fetch.proxy or the environment). */
+  readonly proxy: ProxySettings;
 }
 
 const MiB = 1024 * 1024;
@@ -45,6 +48,7 @@ export const DEFAULT_FETCHER_OPTIONS: Readonly<Omit<UndiciFetcherOptions, 'looku
     'text/xml',
   ]),
   addressPolicy: DEFAULT_ADDRESS_POLICY,
+  proxy: NO_PROXY,
 });
 
 function bad(name: string, value: unknown, want: string): never {
@@ -84,6 +88,11 @@ export function resolveFetcherOptions(input: Partial<UndiciFetcherOptions> = {})
   }
   if (!Array.isArray(policy.allow)) bad('addressPolicy.allow', policy.allow, 'an array of strings');
   compileAllowList(policy.allow);
+  for (const url of [...o.proxy.http, ...o.proxy.https]) {
+    const problem = proxyUrlProblem(url);
+    // The message never repeats the URL: it may carry credentials.
+    if (problem) throw new InvalidArgumentError(`UndiciFetcher option proxy: ${problem}`);
+  }
   if (o.lookup !== undefined && typeof o.lookup !== 'function') bad('lookup', typeof o.lookup, 'a function');
   return o;
 }
