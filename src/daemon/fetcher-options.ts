@@ -1,5 +1,5 @@
 import type { UndiciFetcherOptions } from '../adapters/fetch/options.js';
-import { type ProxySettings, proxySettingsFromEnv } from '../adapters/fetch/proxy.js';
+import { type ProxySettings, proxyIndexes, proxySettingsFromEnv } from '../adapters/fetch/proxy.js';
 import type { CrawldConfig } from './config.js';
 
 /** The fetch section of the config as UndiciFetcher options (page and sitemap fetchers share it). */
@@ -27,6 +27,18 @@ export function fetcherOptions(
     },
     proxy: proxySettings(fetch.proxy, env),
   };
+}
+
+/** The jobs' own proxy URLs, in config order (indexed after fetch.proxy's). */
+export function jobProxies(config: Pick<CrawldConfig, 'jobs'>): string[] {
+  return config.jobs.flatMap((j) =>
+    j.proxy === undefined || j.proxy === false ? [] : typeof j.proxy === 'string' ? [j.proxy] : j.proxy,
+  );
+}
+
+/** How many distinct proxies the config (or environment) names: the metrics' proxy labels 0..n-1. */
+export function proxyCount(options: UndiciFetcherOptions): number {
+  return proxyIndexes(options.proxy, options.extraProxies).size;
 }
 
 /** fetch.proxy for both schemes; unset, the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */

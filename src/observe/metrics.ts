@@ -15,6 +15,8 @@ export interface MetricSources {
   breakers(): Iterable<readonly [string, number]>;
   paused(): boolean;
   ready(): boolean;
+  /** How many proxies are configured (labels 0..n-1 of crawld_proxy_requests_total). */
+  proxies?(): number;
 }
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -162,6 +164,17 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
     help: "Estimated bytes a 304 saved: the decoded body size of the page's previous 200.",
     registers: r,
   });
+  const proxyRequests = new Counter({
+    name: 'crawld_proxy_requests_total',
+    help: 'Requests sent through each proxy (by index in the config), by result: ok, proxy_error, proxy_auth.',
+    labelNames: ['proxy', 'result'],
+    registers: r,
+    collect() {
+      // Every configured proxy's series from the first scrape.
+      for (let i = 0; i < (sources.proxies?.() ?? 0); i++)
+        for (const result of ['ok', 'proxy_error', 'proxy_auth']) this.inc({ proxy: String(i), result }, 0);
+    },
+  });
   const internalErrors = new Counter({
     name: 'crawld_internal_errors_total',
     help: 'Failures inside crawld (sink or frontier errors) while running a task.',
@@ -308,6 +321,7 @@ export function createMetrics(events: CrawlEmitter, sources: MetricSources, buil
     throttledSeconds.inc({ reason: e.reason }, e.delayMs / 1000);
   });
   events.on('change', (e) => changes.inc({ crawl_job: e.jobId }));
+  events.on('proxy', (e) => proxyRequests.inc({ proxy: String(e.proxy), result: e.result }));
   events.on('unchanged', (e) => {
     unchangedPages.inc();
     unchangedBytes.inc(e.savedBytes);

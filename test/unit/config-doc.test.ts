@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { parseConfigInput, validateConfig } from '../../src/daemon/config.js';
 
 const DOC = resolve(import.meta.dirname, '../../docs/config.md');
-const ENV = { CRAWLD_ADMIN_TOKEN: 'doc-admin-token-0123456789', HOOK_TOKEN: 'h', API_TOKEN: 'a', PROXY_PASS: 'p' };
+const ENV = {
+  CRAWLD_ADMIN_TOKEN: 'doc-admin-token-0123456789',
+  HOOK_TOKEN: 'h',
+  API_TOKEN: 'a',
+  PROXY_PASS: 'p',
+};
 
 type Section = Record<string, unknown>;
 type Doc = Record<string, unknown> & { frontier: Section; http: Section };

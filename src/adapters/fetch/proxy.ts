@@ -15,6 +15,15 @@ export interface ProxySettings {
   readonly noProxy: readonly string[];
 }
 
+export type ProxyResult = 'ok' | 'proxy_error' | 'proxy_auth';
+
+/** Every proxy in index order: the settings' lists, then the extra ones, each URL once. */
+export function proxyIndexes(settings: ProxySettings, extra: readonly string[] = []): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const u of [...settings.http, ...settings.https, ...extra]) if (!out.has(u)) out.set(u, out.size);
+  return out;
+}
+
 export const NO_PROXY: ProxySettings = Object.freeze({ http: [], https: [], noProxy: [] });
 
 /** The conventional environment variables (upper case wins over lower case, as curl does for most). */

@@ -16,7 +16,7 @@ import { parseContentEncoding, readBody } from './decode.js';
 import { guardedConnector, guardedLookup } from './guarded-lookup.js';
 import { toFetchError } from './map-error.js';
 import { resolveFetcherOptions, type UndiciFetcherOptions } from './options.js';
-import { asProxyError, bypassesProxy, ProxyPool, type ProxyUse } from './proxy.js';
+import { asProxyError, bypassesProxy, ProxyPool, type ProxyUse, proxyIndexes } from './proxy.js';
 import { type Hop, isRedirect, RedirectChain } from './redirects.js';
 import { type HopTiming, timedDispatcher } from './timing.js';
 
@@ -34,11 +34,12 @@ export class UndiciFetcher implements Fetcher {
   readonly #baseHeaders: Readonly<Record<string, string>>;
   /** Proxy pools by their URL list; a proxy's index (its metrics label) by URL, in order of first use. */
   readonly #pools = new Map<string, ProxyPool>();
-  readonly #proxyIndex = new Map<string, number>();
+  readonly #proxyIndex: Map<string, number>;
 
   constructor(options: Partial<UndiciFetcherOptions> = {}) {
     const o = resolveFetcherOptions(options);
     this.options = o;
+    this.#proxyIndex = proxyIndexes(o.proxy, o.extraProxies);
     this.#agent = new Agent({
       connections: o.connectionsPerHost,
       pipelining: 1,
@@ -109,7 +110,6 @@ export class UndiciFetcher implements Fetcher {
     const key = urls.join('\n');
     let pool = this.#pools.get(key);
     if (!pool) {
-      const first = this.#proxyIndex.size;
       for (const u of urls) if (!this.#proxyIndex.has(u)) this.#proxyIndex.set(u, this.#proxyIndex.size);
       pool = new ProxyPool(
         urls,
@@ -119,7 +119,7 @@ export class UndiciFetcher implements Fetcher {
           bodyTimeout: this.options.bodyTimeoutMs,
           connectTimeoutMs: this.options.connectTimeoutMs,
         },
-        urls.map((u) => this.#proxyIndex.get(u) ?? first),
+        urls.map((u) => this.#proxyIndex.get(u) ?? 0),
       );
       this.#pools.set(key, pool);
     }
@@ -178,8 +178,9 @@ export class UndiciFetcher implements Fetcher {
         });
       } catch (err) {
         const pe = proxy && !signal.aborted ? asProxyError(err, proxy.index) : undefined;
-        if (pe) {
-          proxy?.failed();
+        if (pe && proxy) {
+          proxy.failed();
+          this.options.onProxy?.(proxy.index, pe.reason);
           throw pe;
         }
         throw err;
@@ -187,9 +188,13 @@ export class UndiciFetcher implements Fetcher {
       if (proxy && res.statusCode === 407) {
         res.body.destroy();
         proxy.failed();
+        this.options.onProxy?.(proxy.index, 'proxy_auth');
         throw new ProxyError(`proxy #${proxy.index} answered 407 Proxy Authentication Required`, true);
       }
-      proxy?.succeeded();
+      if (proxy) {
+        proxy.succeeded();
+        this.options.onProxy?.(proxy.index, 'ok');
+      }
       // Late errors on an abandoned body must never become uncaught exceptions.
       res.body.on('error', noop);
       const location = headerValue(res.headers['location']);
