@@ -131,6 +131,8 @@ const siteOptions = {
   'latency-ms': { type: 'string' },
   'error-rate': { type: 'string' },
   capacity: { type: 'string' },
+  'change-rate': { type: 'string' },
+  'cycle-ms': { type: 'string' },
 } as const;
 
 function siteArgs(values: Record<string, unknown>, portKey: string, defaultPort: number) {
@@ -145,9 +147,16 @@ function siteArgs(values: Record<string, unknown>, portKey: string, defaultPort:
 
 export async function siteCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, siteOptions);
+  // A cycle is one price epoch: with --change-rate R, that fraction of pages changes per cycle.
+  const cycleMs = intOpt(values['cycle-ms'], 'cycle-ms', 1, 2_147_483_647) ?? 60_000;
+  const start = Date.now();
   const site = await startDemoSite({
     ...siteArgs(values, 'port', 8300),
     host: strOpt(values.host) ?? '127.0.0.1',
+    changeRate: numOpt(values['change-rate'], 'change-rate', 0, 1),
+    ...(values['change-rate'] !== undefined || values['cycle-ms'] !== undefined
+      ? { priceEpoch: () => Math.floor((Date.now() - start) / cycleMs) }
+      : {}),
   });
   process.stdout.write(`crawld demo site: ${site.url} (${siteArgs(values, 'port', 8300).pages} pages)\n`);
   await new Promise<void>((resolve) => {

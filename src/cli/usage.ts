@@ -10,6 +10,7 @@ Usage:
   crawld demo [--pages N] [--latency-ms L] [--site-port P] [--data-dir DIR] [--once]
               [--http-port P] [--max-concurrency N] [--rate R] [--capacity K]
   crawld site [--port P] [--host H] [--pages N] [--latency-ms L] [--error-rate R] [--capacity K]
+              [--change-rate R] [--cycle-ms MS]
   crawld check-config FILE
   crawld submit URL... [--api URL] [--token-file F] [--priority N] [--job ID]
   crawld dlq list [--api URL | --data-dir DIR | --frontier redis://...] [--json] [--limit N]

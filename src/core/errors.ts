@@ -110,6 +110,19 @@ export class BlockedAddressError extends FetchError {
   override readonly code: string = 'CRAWLD_ERR_BLOCKED_ADDRESS';
   override readonly reason = 'blocked_address';
 }
+/**
+ * The proxy failed, not the target: down, closed the connection, refused CONNECT, or wants
+ * credentials (reason proxy_auth). Retried, through another proxy if there is one; never
+ * charged to the target host's breaker or limiter.
+ */
+export class ProxyError extends RetryableFetchError {
+  override readonly code: string = 'CRAWLD_ERR_PROXY';
+  override readonly reason: 'proxy_error' | 'proxy_auth';
+  constructor(message: string, auth: boolean, options?: ErrorOptions) {
+    super(message, options);
+    this.reason = auth ? 'proxy_auth' : 'proxy_error';
+  }
+}
 export class ContentTypeError extends FetchError {
   override readonly code: string = 'CRAWLD_ERR_CONTENT_TYPE';
   override readonly reason = 'content_type';

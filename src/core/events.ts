@@ -48,6 +48,10 @@ export interface CrawlEvents {
   fetchError: { jobId: string; host: string; reason: string; code: string };
   /** A host's next request was held back by a token bucket or a politeness delay. */
   throttled: { host: string; reason: 'rate_limit' | 'politeness'; delayMs: number };
+  /** A request went through proxy number `proxy` (its index, never its URL). */
+  proxy: { proxy: number; result: 'ok' | 'proxy_error' | 'proxy_auth' };
+  /** A conditional recrawl got 304: savedBytes is the body size of the page's last 200. */
+  unchanged: { jobId: string; host: string; savedBytes: number };
   /** Extracted fields differ from the previous crawl of the page. */
   change: { jobId: string; host: string; url: string; fields: string[] };
   /** Sink write done. */

@@ -7,6 +7,7 @@ import { aimdDefaults } from '../core/limit/aimd.js';
 import { hostLimitersDefaults } from '../core/limiter.js';
 import { retryAfterDefaults } from '../core/retry-after.js';
 import { controlIssues } from './config-checks.js';
+import { proxyUrlProblem } from '../adapters/fetch/proxy.js';
 import {
   changeSinkSchema,
   jsonExtractSchema,
@@ -40,6 +41,12 @@ function isPemFile(path: string): boolean {
   }
 }
 
+/** A proxy URL; the message never repeats the value, which may carry credentials. */
+const proxyUrl = z.string().superRefine((v, ctx) => {
+  const problem = proxyUrlProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+const proxyChoice = z.union([z.literal(false), proxyUrl, z.array(proxyUrl).min(1)]);
 const regex = z.string().refine(isValidRegex, { message: 'must be a valid regular expression' });
 
 function isValidRegex(s: string): boolean {
@@ -129,8 +136,26 @@ const jobSchema = z.strictObject({
     .default(true),
   /** Compare extracted fields with the previous crawl and write change records. @default true when recrawlIntervalMs is set */
   detectChanges: z.boolean().optional(),
-  /** Recrawl every page of the job this long after it was fetched. */
+  /**
+   * Recrawl every page of the job this long after it was fetched. Recrawls are conditional
+   * (If-None-Match / If-Modified-Since from the page's last 200; docs/recrawl.md).
+   */
   recrawlIntervalMs: positiveInt.optional(),
+  /**
+   * Adaptive recrawl intervals, starting from recrawlIntervalMs: a page that did not change
+   * waits longer next time, one that changed comes back sooner, within [min, max].
+   */
+  recrawl: z
+    .strictObject({
+      minIntervalMs: positiveInt,
+      maxIntervalMs: positiveInt,
+      adaptive: z.boolean().default(true),
+    })
+    .optional(),
+  /** The job's proxies (a URL or a list), overriding fetch.proxy; false: direct. */
+  proxy: proxyChoice.optional(),
+  /** Write a record (`status: 304, unchanged: true`) for a recrawl the server answered 304. */
+  recordUnchanged: z.boolean().default(true),
   /**
    * The job's own limits at each host it crawls, on top of the host's: e.g. an API's
    * contracted rate. Per daemon (not shared through Redis).
@@ -246,6 +271,11 @@ const configBase = z.strictObject({
             .optional(),
         })
         .prefault({}),
+      /**
+       * HTTP(S) proxy URL, or a list to rotate through; false: direct, whatever the environment.
+       * Unset: HTTPS_PROXY / HTTP_PROXY / NO_PROXY. Credentials in the URL (or ${ENV}) are never logged.
+       */
+      proxy: proxyChoice.optional(),
     })
     .prefault({}),
   concurrency: z
@@ -356,7 +386,7 @@ const configBase = z.strictObject({
   sinks: z.array(sinkSchema).default([{ kind: 'jsonl' }]),
   /** Where change records go (jobs with detectChanges). @default DATA_DIR/changes.jsonl */
   changeSinks: z.array(changeSinkSchema).default([{ kind: 'jsonl' }]),
-  jobs: z.array(jobSchema).default([]),
+  jobs: z.array(jobSchema.superRefine(recrawlIssues)).default([]),
 });
 
 /** The Redis frontier's score packs priority into 12 bits (src/adapters/frontier/redis-keys.ts). */
@@ -371,6 +401,33 @@ export function isRedisUrl(s: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** recrawl needs a starting interval inside [minIntervalMs, maxIntervalMs]. */
+function recrawlIssues(
+  j: {
+    recrawlIntervalMs?: number | undefined;
+    recrawl?: { minIntervalMs: number; maxIntervalMs: number } | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const r = j.recrawl;
+  if (!r) return;
+  const issue = (path: string, message: string) =>
+    ctx.addIssue({ code: 'custom', path: ['recrawl', path], message });
+  if (r.minIntervalMs > r.maxIntervalMs) issue('minIntervalMs', 'must not exceed maxIntervalMs');
+  else if (j.recrawlIntervalMs === undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['recrawlIntervalMs'],
+      message: 'is required with recrawl (the starting interval)',
+    });
+  else if (j.recrawlIntervalMs < r.minIntervalMs || j.recrawlIntervalMs > r.maxIntervalMs)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['recrawlIntervalMs'],
+      message: 'must lie within recrawl.minIntervalMs..maxIntervalMs',
+    });
 }
 
 function frontierIssues(

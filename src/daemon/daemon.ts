@@ -22,7 +22,7 @@ import { VERSION } from '../version.js';
 import type { CrawldConfig } from './config.js';
 import { createControlPlane } from './control-factory.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { fetcherOptions } from './fetcher-options.js';
+import { fetcherOptions, jobProxies, proxyCount } from './fetcher-options.js';
 import { createFrontier } from './frontier-factory.js';
 import type { RetryPolicy } from './job-runtime.js';
 import { compileJob, seedRequests } from './jobs.js';
@@ -115,10 +115,18 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
   const sinks: Sink[] = await createSinks(config, dataDir, events);
   const sinksFor = sinksForJob(config, sinks);
   const partial = new PartialRecords();
-  const fetcher = new UndiciFetcher(fetcherOptions(config));
+  const fetchOptions = {
+    ...fetcherOptions(config),
+    extraProxies: jobProxies(config),
+    onProxy: (proxy: number, result: CrawlEvents['proxy']['result']) =>
+      events.emit('proxy', { proxy, result }),
+  };
+  const fetcher = new UndiciFetcher(fetchOptions);
   const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j, config.fetch.userAgent)]));
   const trackChanges = [...jobs.values()].some((j) => j.detectChanges);
-  const pageState: PageStateStore | undefined = !trackChanges
+  // Recrawling jobs keep validators and intervals in the page state even without change records.
+  const keepPages = trackChanges || [...jobs.values()].some((j) => j.recrawl);
+  const pageState: PageStateStore | undefined = !keepPages
     ? undefined
     : config.frontier.kind === 'memory'
       ? new MemoryPageStateStore()
@@ -283,6 +291,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       breakers: () => [...control.hostSnapshots()].map((h) => [h.host, breakerCode[h.breaker]] as const),
       paused: () => scheduler.state === 'paused',
       ready: () => daemon.ready(),
+      proxies: () => proxyCount(fetchOptions),
     },
     { version: VERSION },
     {

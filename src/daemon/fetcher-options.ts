@@ -1,10 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import type { UndiciFetcherOptions } from '../adapters/fetch/options.js';
+import { type ProxySettings, proxyIndexes, proxySettingsFromEnv } from '../adapters/fetch/proxy.js';
 import type { CrawldConfig } from './config.js';
 
 /** The fetch section of the config as UndiciFetcher options (page and sitemap fetchers share it). */
-export function fetcherOptions(config: Pick<CrawldConfig, 'fetch' | 'concurrency'>): UndiciFetcherOptions {
+export function fetcherOptions(
+  config: Pick<CrawldConfig, 'fetch' | 'concurrency'>,
+  env: NodeJS.ProcessEnv = process.env,
+): UndiciFetcherOptions {
   const { fetch } = config;
   return {
     userAgent: fetch.userAgent,
@@ -24,7 +28,27 @@ export function fetcherOptions(config: Pick<CrawldConfig, 'fetch' | 'concurrency
       allow: fetch.allowAddresses,
     },
     ...(fetch.tls.ca !== undefined ? { ca: trustedCas(fetch.tls.ca) } : {}),
+    proxy: proxySettings(fetch.proxy, env),
   };
+}
+
+/** The jobs' own proxy URLs, in config order (indexed after fetch.proxy's). */
+export function jobProxies(config: Pick<CrawldConfig, 'jobs'>): string[] {
+  return config.jobs.flatMap((j) =>
+    j.proxy === undefined || j.proxy === false ? [] : typeof j.proxy === 'string' ? [j.proxy] : j.proxy,
+  );
+}
+
+/** How many distinct proxies the config (or environment) names: the metrics' proxy labels 0..n-1. */
+export function proxyCount(options: UndiciFetcherOptions): number {
+  return proxyIndexes(options.proxy, options.extraProxies).size;
+}
+
+/** fetch.proxy for both schemes; unset, the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
+function proxySettings(proxy: string | string[] | false | undefined, env: NodeJS.ProcessEnv): ProxySettings {
+  if (proxy === undefined) return proxySettingsFromEnv(env);
+  const list = proxy === false ? [] : typeof proxy === 'string' ? [proxy] : proxy;
+  return { http: list, https: list, noProxy: [] };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { RecrawlPolicy } from '../core/recrawl-interval.js';
 import type { NormaliseOptions, ScopeRules } from '../core/rules.js';
 import type { Extractor } from '../ports/extractor.js';
 
@@ -8,6 +9,12 @@ export interface JobRuntime {
   readonly scope: ScopeRules;
   readonly normalise: NormaliseOptions;
   readonly recrawlIntervalMs?: number;
+  /** Per-page recrawl intervals (core/recrawl-interval.ts); set with recrawlIntervalMs. */
+  readonly recrawl?: RecrawlPolicy;
+  /** The job's proxies (overriding the fetcher's), or false for direct. */
+  readonly proxy?: readonly string[] | false;
+  /** Write a record for a 304 (conditional recrawl found the page unchanged). @default true */
+  readonly recordUnchanged?: boolean;
   /** Links followed from one page (document order); the rest are dropped as over_cap. */
   readonly maxLinksPerPage?: number;
   /** Compare fields with the previous crawl and emit change records. */

@@ -35,6 +35,18 @@ export function compileJob(job: JobConfig, defaultUserAgent = 'crawld'): JobRunt
     scope,
     normalise: job.normalise,
     recrawlIntervalMs: job.recrawlIntervalMs,
+    ...(job.recrawlIntervalMs !== undefined
+      ? {
+          recrawl: {
+            startMs: job.recrawlIntervalMs,
+            minMs: job.recrawl?.minIntervalMs ?? job.recrawlIntervalMs,
+            maxMs: job.recrawl?.maxIntervalMs ?? job.recrawlIntervalMs,
+            adaptive: job.recrawl?.adaptive ?? false,
+          },
+        }
+      : {}),
+    recordUnchanged: job.recordUnchanged,
+    ...(job.proxy !== undefined ? { proxy: typeof job.proxy === 'string' ? [job.proxy] : job.proxy } : {}),
     maxLinksPerPage: job.scope.maxLinksPerPage,
     ...robotsSettings(job.robots, request.headers['user-agent'] ?? defaultUserAgent),
     detectChanges: job.detectChanges ?? job.recrawlIntervalMs !== undefined,

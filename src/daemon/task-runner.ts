@@ -8,18 +8,27 @@ import {
   FetchError,
   HtmlTooDeepError,
   HttpStatusError,
+  ProxyError,
 } from '../core/errors.js';
 import type { CrawlEmitter } from '../core/events.js';
 import { diffFields, fieldsHash } from '../core/field-diff.js';
 import { NO_DIRECTIVES, pageDirectives } from '../core/meta-robots.js';
+import { nextRecrawlInterval } from '../core/recrawl-interval.js';
 import { normaliseInScope } from '../core/url.js';
 import type { Outcome, Permit } from '../ports/control-plane.js';
 import type { Extraction } from '../ports/extractor.js';
 import type { Fetcher, FetchResponse } from '../ports/fetcher.js';
 import type { EnqueueRequest, Frontier, Task } from '../ports/frontier.js';
-import type { ChangeRecord, ChangeSink, PageStateStore } from '../ports/page-state.js';
+import type { ChangeRecord, ChangeSink, PageState, PageStateStore } from '../ports/page-state.js';
 import { type ResultRecord, recordKey, type Sink } from '../ports/sink.js';
 import type { JobRuntime, RetryPolicy } from './job-runtime.js';
+import {
+  conditionalHeaders,
+  hasValidator,
+  unchangedRecord,
+  validEtag,
+  validLastModified,
+} from './page-memory.js';
 import type { PartialRecords } from './partial-records.js';
 
 export interface TaskRunnerDeps {
@@ -86,13 +95,17 @@ export class TaskRunner {
         return this.skip(task, 'robots');
       }
     }
+    const prev = await this.#previous(task, job);
+    // A recrawl asks for the page only if it changed since the validators of its last 200.
+    const headers = job.recrawl ? conditionalHeaders(prev, job.headers) : job.headers;
     let res: FetchResponse;
     try {
       res = await this.deps.fetcher.fetch({
         url: task.url,
         signal,
         ...(job.method !== undefined ? { method: job.method } : {}),
-        ...(job.headers !== undefined ? { headers: job.headers } : {}),
+        ...(headers !== undefined ? { headers } : {}),
+        ...(job.proxy !== undefined ? { proxy: job.proxy } : {}),
         ...(job.body !== undefined ? { body: job.body } : {}),
       });
     } catch (err) {
@@ -118,7 +131,11 @@ export class TaskRunner {
       wireBytes: res.wireBytes,
       bytes: res.body.length,
     });
-    if (res.status >= 200 && res.status < 300) return this.onSuccess(task, job, res);
+    if (res.status >= 200 && res.status < 300) return this.onSuccess(task, job, res, prev);
+    // 304 only answers a request that carried a validator; one to a request without is an
+    // error (http_304 below), as the server answered a question nobody asked.
+    if (res.status === 304 && job.recrawl && hasValidator(prev))
+      return this.onUnchanged(task, job, res, prev);
     const httpErr = new HttpStatusError(res.status);
     if (httpErr.retryable) return this.retryOrDead(task, httpErr.reason, retryAfterMs);
     return this.dead(task, httpErr.reason);
@@ -164,13 +181,77 @@ export class TaskRunner {
       permit.release({ kind: 'success', ttfbMs: 0, lagMs: 0 });
       return this.skip(task, 'content_type');
     }
-    const overload = fe.retryable;
+    // A proxy's failure says nothing about the target host: its breaker and limit stay as they are.
+    const overload = fe.retryable && !(fe instanceof ProxyError);
     permit.release(overload ? { kind: 'dropped' } : { kind: 'ignore' });
     if (fe.retryable) return this.retryOrDead(task, fe.reason);
     return this.dead(task, fe.reason);
   }
 
-  private async onSuccess(task: Task, job: JobRuntime, res: FetchResponse): Promise<TaskResult> {
+  /** The page's stored state, when its job keeps one (change detection or recrawls). */
+  async #previous(task: Task, job: JobRuntime): Promise<PageState | undefined> {
+    const store = this.deps.pageState;
+    if (!store || !(job.detectChanges || job.recrawl)) return undefined;
+    return store.get(task.jobId, task.url);
+  }
+
+  /**
+   * A conditional recrawl answered 304: no body, so no extraction, no links and no change
+   * record; the previous fields stand and the page's interval grows (when adaptive).
+   */
+  private async onUnchanged(
+    task: Task,
+    job: JobRuntime,
+    res: FetchResponse,
+    prev: PageState,
+  ): Promise<TaskResult> {
+    const now = this.deps.clock.now();
+    if (job.recordUnchanged !== false) {
+      const record = unchangedRecord(
+        {
+          url: task.url,
+          finalUrl: res.url,
+          jobId: task.jobId,
+          taskId: task.id,
+          generation: task.generation,
+          fetchedAt: new Date(now).toISOString(),
+          depth: task.depth,
+          contentType: res.contentType,
+          durationMs: Math.round(res.totalMs),
+        },
+        prev,
+      );
+      await this.#write(task, record);
+    }
+    this.deps.events.emit('unchanged', {
+      jobId: task.jobId,
+      host: task.host,
+      savedBytes: prev.bodyBytes ?? 0,
+    });
+    const intervalMs = job.recrawl ? nextRecrawlInterval(job.recrawl, prev.intervalMs, false) : undefined;
+    if (intervalMs !== undefined && intervalMs !== prev.intervalMs)
+      await this.deps.pageState?.put(task.jobId, task.url, { ...prev, intervalMs });
+    await this.deps.frontier.ack(
+      task,
+      intervalMs !== undefined ? { recrawlAt: now + intervalMs } : undefined,
+    );
+    this.deps.events.emit('pageDone', {
+      jobId: task.jobId,
+      host: task.host,
+      url: task.url,
+      status: res.status,
+      fields: 0,
+      extractErrors: 0,
+    });
+    return 'ok';
+  }
+
+  private async onSuccess(
+    task: Task,
+    job: JobRuntime,
+    res: FetchResponse,
+    prev: PageState | undefined,
+  ): Promise<TaskResult> {
     let extraction: Extraction;
     try {
       extraction = job.extractor.extract({
@@ -222,6 +303,38 @@ export class TaskRunner {
       await this.deps.frontier.ack(task, this.#recrawl(job));
       return 'skipped';
     }
+    await this.#write(task, record);
+    let intervalMs: number | undefined;
+    if (job.detectChanges || job.recrawl) {
+      const watched = extraction.items
+        ? { ...extraction.fields, items: extraction.items }
+        : extraction.fields;
+      try {
+        intervalMs = await this.detectChange(task, job, watched, prev, res, record.contentHash);
+      } catch (err) {
+        // A change sink gave up (webhook down past its retries): the page goes to the DLQ with
+        // its state not updated, so a redrive detects the change again and re-delivers it.
+        if (err instanceof ChangeDeliveryError) return this.dead(task, err.reason);
+        throw err;
+      }
+    }
+    intervalMs ??= job.recrawlIntervalMs;
+    const recrawlAt = intervalMs !== undefined ? this.deps.clock.now() + intervalMs : undefined;
+    await this.deps.frontier.ack(task, recrawlAt !== undefined ? { recrawlAt } : undefined);
+    this.deps.events.emit('pageDone', {
+      jobId: task.jobId,
+      host: task.host,
+      url: task.url,
+      status: res.status,
+      fields: Object.keys(extraction.fields).length,
+      extractErrors: extraction.errors.length,
+      decodeFallback: extraction.encodingFallback === true,
+    });
+    return 'ok';
+  }
+
+  /** Writes a record to the job's sinks, once each across a crash (PartialRecords). */
+  async #write(task: Task, record: ResultRecord): Promise<void> {
     const key = recordKey(record);
     for (const sink of this.deps.sinksFor?.(task.jobId) ?? this.deps.sinks) {
       if (this.deps.partial?.holds(key, sink)) continue;
@@ -239,44 +352,35 @@ export class TaskRunner {
       this.deps.events.emit('sinkWrite', { sink: sink.name, records: 1 });
     }
     this.deps.partial?.done(key);
-    if (job.detectChanges) {
-      const watched = extraction.items
-        ? { ...extraction.fields, items: extraction.items }
-        : extraction.fields;
-      try {
-        await this.detectChange(task, watched);
-      } catch (err) {
-        // A change sink gave up (webhook down past its retries): the page goes to the DLQ with
-        // its state not updated, so a redrive detects the change again and re-delivers it.
-        if (err instanceof ChangeDeliveryError) return this.dead(task, err.reason);
-        throw err;
-      }
-    }
-    await this.deps.frontier.ack(task, this.#recrawl(job));
-    this.deps.events.emit('pageDone', {
-      jobId: task.jobId,
-      host: task.host,
-      url: task.url,
-      status: res.status,
-      fields: Object.keys(extraction.fields).length,
-      extractErrors: extraction.errors.length,
-      decodeFallback: extraction.encodingFallback === true,
-    });
-    return 'ok';
   }
 
   /**
-   * Compares with the previous crawl's fields. The change record is written before the new
-   * state is stored, so a crash between the two repeats the record (at-least-once; consumers
-   * dedupe on taskId + generation) rather than losing it.
+   * Compares with the previous crawl's fields and stores the page's new state (fields,
+   * validators, body size, next recrawl interval, which it returns). The change record is
+   * written before the new state is stored, so a crash between the two repeats the record
+   * (at-least-once; consumers dedupe on taskId + generation) rather than losing it.
    */
-  private async detectChange(task: Task, fields: Record<string, unknown>): Promise<void> {
+  private async detectChange(
+    task: Task,
+    job: JobRuntime,
+    fields: Record<string, unknown>,
+    prev: PageState | undefined,
+    res: FetchResponse,
+    contentHash: string,
+  ): Promise<number | undefined> {
     const store = this.deps.pageState;
-    if (!store) return;
+    if (!store) return undefined;
     const now = this.deps.clock.now();
     const hash = fieldsHash(fields);
-    const prev = await store.get(task.jobId, task.url);
-    if (prev && prev.fieldsHash !== hash) {
+    // Without fields to compare, a new body is the change.
+    const changed =
+      prev === undefined
+        ? undefined
+        : prev.fieldsHash !== hash ||
+          (Object.keys(fields).length === 0 &&
+            prev.contentHash !== undefined &&
+            prev.contentHash !== contentHash);
+    if (job.detectChanges && prev && prev.fieldsHash !== hash) {
       const change: ChangeRecord = {
         kind: 'change',
         url: task.url,
@@ -298,8 +402,21 @@ export class TaskRunner {
         fields: Object.keys(change.changes),
       });
     }
-    if (!prev || prev.fieldsHash !== hash)
-      await store.put(task.jobId, task.url, { fieldsHash: hash, fields, fetchedAt: now });
+    const intervalMs = job.recrawl ? nextRecrawlInterval(job.recrawl, prev?.intervalMs, changed) : undefined;
+    const etag = job.recrawl ? validEtag(res.headers.etag) : undefined;
+    const lastModified = job.recrawl ? validLastModified(res.headers['last-modified']) : undefined;
+    const next: PageState = {
+      fieldsHash: hash,
+      fields,
+      // The time these fields were first seen: unchanged fields keep their date.
+      fetchedAt: prev && prev.fieldsHash === hash ? prev.fetchedAt : now,
+      ...(etag !== undefined ? { etag } : {}),
+      ...(lastModified !== undefined ? { lastModified } : {}),
+      ...(job.recrawl ? { bodyBytes: res.body.length, contentHash } : {}),
+      ...(intervalMs !== undefined ? { intervalMs } : {}),
+    };
+    if (!prev || !samePageState(prev, next)) await store.put(task.jobId, task.url, next);
+    return intervalMs;
   }
 
   private async enqueueLinks(task: Task, job: JobRuntime, extraction: Extraction): Promise<void> {
@@ -397,3 +514,15 @@ export class TaskRunner {
 }
 
 export type { Outcome };
+
+function samePageState(a: PageState, b: PageState): boolean {
+  return (
+    a.fieldsHash === b.fieldsHash &&
+    a.fetchedAt === b.fetchedAt &&
+    a.etag === b.etag &&
+    a.lastModified === b.lastModified &&
+    a.bodyBytes === b.bodyBytes &&
+    a.contentHash === b.contentHash &&
+    a.intervalMs === b.intervalMs
+  );
+}

@@ -29,6 +29,11 @@ export interface DemoSiteOptions {
   readonly seed: number;
   /** Current price epoch; prices change when it does. Overridden by setPriceEpoch(). */
   readonly priceEpoch: (() => number) | undefined;
+  /**
+   * Fraction of pages whose price changes at each new epoch (deterministic per page and
+   * epoch). Unset: every page changes at every epoch.
+   */
+  readonly changeRate: number | undefined;
 }
 
 export const DEFAULT_DEMO_SITE: DemoSiteOptions = {
@@ -40,6 +45,7 @@ export const DEFAULT_DEMO_SITE: DemoSiteOptions = {
   capacity: undefined,
   seed: 1,
   priceEpoch: undefined,
+  changeRate: undefined,
 };
 
 export interface DemoSiteStats {
@@ -51,6 +57,8 @@ export interface DemoSiteStats {
   readonly pagesServed: number;
   /** Injected 500s. */
   readonly errors: number;
+  /** 304 Not Modified answers to conditional requests for product pages. */
+  readonly notModified: number;
   readonly bytes: number;
 }
 
@@ -155,6 +163,39 @@ function renderSitemap(origin: string, pages: number): Buffer {
   );
 }
 
+/** Scanned back at most this many epochs for a page's last change (then taken as unchanged). */
+const MAX_EPOCH_SCAN = 100_000;
+
+/** The epoch page i last changed at, as of epoch e: its content is that epoch's. */
+export function pageEpoch(i: number, e: number, seed: number, changeRate: number | undefined): number {
+  if (changeRate === undefined) return e;
+  for (let k = e; k > 0 && e - k < MAX_EPOCH_SCAN; k--)
+    if (hash(seed, i, k, 5) / 2 ** 32 < changeRate) return k;
+  return 0;
+}
+
+/** Validators of a page version: a strong ETag and a Last-Modified one hour per epoch after 2026-01-01. */
+function validators(i: number, version: number, o: DemoSiteOptions): { etag: string; lastModified: string } {
+  return {
+    etag: `"p${i}-v${version}-${hash(o.seed, o.pages).toString(36)}"`,
+    lastModified: new Date(Date.UTC(2026, 0, 1) + version * 3_600_000).toUTCString(),
+  };
+}
+
+/** RFC 9110 §13.1.1-2: If-None-Match (weak comparison) decides when present, else If-Modified-Since. */
+function notModified(req: IncomingMessage, etag: string, lastModified: string): boolean {
+  const inm = req.headers['if-none-match'];
+  if (inm !== undefined) {
+    if (inm.trim() === '*') return true;
+    const strip = (t: string) => t.trim().replace(/^W\//, '');
+    return inm.split(',').some((t) => strip(t) === strip(etag));
+  }
+  const ims = req.headers['if-modified-since'];
+  if (ims === undefined) return false;
+  const since = Date.parse(ims);
+  return !Number.isNaN(since) && Date.parse(lastModified) <= since;
+}
+
 /** Page index for a request path, or undefined. Rejects '/p/007' so each page has one URL. */
 function pageIndex(path: string, pages: number): number | undefined {
   if (path === '/') return 0;
@@ -168,6 +209,8 @@ export async function startDemoSite(options: Partial<DemoSiteOptions> = {}): Pro
   const o: DemoSiteOptions = { ...DEFAULT_DEMO_SITE, ...stripUndefined(options) };
   if (!Number.isInteger(o.pages) || o.pages < 1) throw new RangeError('pages must be a positive integer');
   if (o.capacity !== undefined && !(o.capacity > 0)) throw new RangeError('capacity must be > 0');
+  if (o.changeRate !== undefined && !(o.changeRate >= 0 && o.changeRate <= 1))
+    throw new RangeError('changeRate must be within 0..1');
   const filler = renderFiller(o.seed);
   let epochOf: () => number = o.priceEpoch ?? (() => 0);
   let sitemap: { origin: string; body: Buffer } | undefined;
@@ -178,6 +221,7 @@ export async function startDemoSite(options: Partial<DemoSiteOptions> = {}): Pro
   let maxInflight = 0;
   let pagesServed = 0;
   let errors = 0;
+  let notModifiedCount = 0;
   let bytes = 0;
   let port = o.port;
 
@@ -199,8 +243,17 @@ export async function startDemoSite(options: Partial<DemoSiteOptions> = {}): Pro
         res.writeHead(301, { location: '/', 'content-length': 0 });
         return res.end();
       }
+      const version = pageEpoch(i, epochOf(), o.seed, o.changeRate);
+      const v = validators(i, version, o);
+      if (notModified(req, v.etag, v.lastModified)) {
+        notModifiedCount++;
+        res.writeHead(304, { etag: v.etag, 'last-modified': v.lastModified });
+        return res.end();
+      }
       pagesServed++;
-      return send(res, 200, 'text/html; charset=utf-8', renderPage(i, o, epochOf(), filler));
+      res.setHeader('etag', v.etag);
+      res.setHeader('last-modified', v.lastModified);
+      return send(res, 200, 'text/html; charset=utf-8', renderPage(i, o, version, filler));
     }
     const origin = `http://${req.headers.host ?? `${o.host}:${port}`}`;
     if (path === '/robots.txt') {
@@ -254,7 +307,16 @@ export async function startDemoSite(options: Partial<DemoSiteOptions> = {}): Pro
   function stats() {
     const paths: Record<string, number> = {};
     for (const [p, n] of byPath) paths[p] = n;
-    return { requests, inflight, maxInflight, pagesServed, errors, bytes, byPath: paths };
+    return {
+      requests,
+      inflight,
+      maxInflight,
+      pagesServed,
+      errors,
+      notModified: notModifiedCount,
+      bytes,
+      byPath: paths,
+    };
   }
 
   return {

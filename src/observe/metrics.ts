@@ -17,6 +17,8 @@ export interface MetricSources {
   breakers(): Iterable<readonly [string, number]>;
   paused(): boolean;
   ready(): boolean;
+  /** How many proxies are configured (labels 0..n-1 of crawld_proxy_requests_total). */
+  proxies?(): number;
 }
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -177,6 +179,28 @@ export function createMetrics(
     help: 'Pages whose extracted fields changed since their previous crawl.',
     labelNames: ['crawl_job'],
     registers: r,
+  });
+  // No labels, so both are present (at 0) from the first scrape.
+  const unchangedPages = new Counter({
+    name: 'crawld_unchanged_pages_total',
+    help: 'Conditional recrawls answered 304 Not Modified (no body downloaded).',
+    registers: r,
+  });
+  const unchangedBytes = new Counter({
+    name: 'crawld_unchanged_bytes_saved_total',
+    help: "Estimated bytes a 304 saved: the decoded body size of the page's previous 200.",
+    registers: r,
+  });
+  const proxyRequests = new Counter({
+    name: 'crawld_proxy_requests_total',
+    help: 'Requests sent through each proxy (by index in the config), by result: ok, proxy_error, proxy_auth.',
+    labelNames: ['proxy', 'result'],
+    registers: r,
+    collect() {
+      // Every configured proxy's series from the first scrape.
+      for (let i = 0; i < (sources.proxies?.() ?? 0); i++)
+        for (const result of ['ok', 'proxy_error', 'proxy_auth']) this.inc({ proxy: String(i), result }, 0);
+    },
   });
   const internalErrors = new Counter({
     name: 'crawld_internal_errors_total',
@@ -385,6 +409,11 @@ export function createMetrics(
     throttledSeconds.inc({ reason: e.reason }, e.delayMs / 1000);
   });
   events.on('change', (e) => changes.inc({ crawl_job: e.jobId }));
+  events.on('proxy', (e) => proxyRequests.inc({ proxy: String(e.proxy), result: e.result }));
+  events.on('unchanged', (e) => {
+    unchangedPages.inc();
+    unchangedBytes.inc(e.savedBytes);
+  });
 
   return { registry, hosts, addJob };
 }

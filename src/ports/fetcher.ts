@@ -10,6 +10,11 @@ export interface FetchRequest {
   readonly headers?: Readonly<Record<string, string>>;
   /** Request body (POST APIs); kept on 307/308, dropped when a redirect switches to GET. */
   readonly body?: string | Buffer;
+  /**
+   * Proxies for this request (a job's `proxy`): a list to rotate through, or false for a
+   * direct connection. Undefined: the fetcher's own setting (fetch.proxy or the environment).
+   */
+  readonly proxy?: readonly string[] | false;
   /** Aborts the request (shutdown); the fetch then rejects with AbortedError. */
   readonly signal?: AbortSignal;
 }

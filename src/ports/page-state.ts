@@ -4,6 +4,15 @@ export interface PageState {
   readonly fields: Record<string, unknown>;
   /** Epoch ms of the fetch that produced these fields. */
   readonly fetchedAt: number;
+  /** The page's validators from its last 200, sent back as If-None-Match / If-Modified-Since. */
+  readonly etag?: string;
+  readonly lastModified?: string;
+  /** Decoded body size of the last 200: what a 304 is counted as saving. */
+  readonly bodyBytes?: number;
+  /** sha256 hex of that body, repeated in the record of a 304. */
+  readonly contentHash?: string;
+  /** The page's adaptive recrawl interval (core/recrawl-interval.ts), when its job has one. */
+  readonly intervalMs?: number;
 }
 
 export interface PageStateStore {

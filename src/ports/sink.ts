@@ -6,6 +6,11 @@ export interface ResultRecord {
   readonly taskId: string;
   readonly generation: number;
   readonly status: number;
+  /**
+   * True on a recrawl the server answered 304 Not Modified: no body came, so contentHash and
+   * fields are those of the last 200, and bytes is 0.
+   */
+  readonly unchanged?: true;
   /** ISO 8601. */
   readonly fetchedAt: string;
   readonly depth: number;

@@ -5,7 +5,12 @@ import { rootCertificates } from 'node:tls';
 import { parseConfigInput } from '../../src/daemon/config.js';
 
 const DOC = resolve(import.meta.dirname, '../../docs/config.md');
-export const DOC_ENV = { CRAWLD_ADMIN_TOKEN: 'doc-admin-token-0123456789', HOOK_TOKEN: 'h', API_TOKEN: 'a' };
+export const DOC_ENV = {
+  CRAWLD_ADMIN_TOKEN: 'doc-admin-token-0123456789',
+  HOOK_TOKEN: 'h',
+  API_TOKEN: 'a',
+  PROXY_PASS: 'p',
+};
 
 export type Section = Record<string, unknown>;
 export type Doc = Record<string, unknown> & { frontier: Section; http: Section };

@@ -1,6 +1,7 @@
 import type { LookupFunction } from 'node:net';
 import { type AddressPolicy, compileAllowList, DEFAULT_ADDRESS_POLICY } from '../../core/address.js';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { NO_PROXY, type ProxyResult, type ProxySettings, proxyUrlProblem } from './proxy.js';
 
 export interface UndiciFetcherOptions {
   readonly userAgent: string;
@@ -29,6 +30,15 @@ export interface UndiciFetcherOptions {
   readonly lookup?: LookupFunction;
   /** Trusted CA certificates (PEM) for https; unset: Node's default list (and NODE_EXTRA_CA_CERTS). */
   readonly ca?: readonly string[];
+  /** Proxies per target scheme and NO_PROXY (fetch.proxy or the environment). */
+  readonly proxy: ProxySettings;
+  /**
+   * Other proxies requests may name (jobs' `proxy`): indexed after proxy.http and proxy.https,
+   * in this order, so a proxy's index (its label in errors and metrics) is stable.
+   */
+  readonly extraProxies?: readonly string[];
+  /** Told the outcome of each request sent through a proxy. */
+  readonly onProxy?: (index: number, result: ProxyResult) => void;
 }
 
 const MiB = 1024 * 1024;
@@ -52,6 +62,7 @@ export const DEFAULT_FETCHER_OPTIONS: Readonly<Omit<UndiciFetcherOptions, 'looku
     'text/xml',
   ]),
   addressPolicy: DEFAULT_ADDRESS_POLICY,
+  proxy: NO_PROXY,
 });
 
 function bad(name: string, value: unknown, want: string): never {
@@ -91,6 +102,11 @@ export function resolveFetcherOptions(input: Partial<UndiciFetcherOptions> = {})
   }
   if (!Array.isArray(policy.allow)) bad('addressPolicy.allow', policy.allow, 'an array of strings');
   compileAllowList(policy.allow);
+  for (const url of [...o.proxy.http, ...o.proxy.https, ...(o.extraProxies ?? [])]) {
+    const problem = proxyUrlProblem(url);
+    // The message never repeats the URL: it may carry credentials.
+    if (problem) throw new InvalidArgumentError(`UndiciFetcher option proxy: ${problem}`);
+  }
   if (o.lookup !== undefined && typeof o.lookup !== 'function') bad('lookup', typeof o.lookup, 'a function');
   return o;
 }

@@ -1,3 +1,5 @@
+import dns from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
 import { checkAddress, parseHostLiteral } from '../../core/address.js';
 import {
@@ -6,13 +8,15 @@ import {
   BodyTooLargeError,
   ContentTypeError,
   FetchError,
+  ProxyError,
   TotalTimeoutError,
 } from '../../core/errors.js';
 import type { Fetcher, FetchRequest, FetchResponse } from '../../ports/fetcher.js';
 import { parseContentEncoding, readBody } from './decode.js';
-import { guardedConnector } from './guarded-lookup.js';
+import { guardedConnector, guardedLookup } from './guarded-lookup.js';
 import { toFetchError } from './map-error.js';
 import { resolveFetcherOptions, type UndiciFetcherOptions } from './options.js';
+import { asProxyError, bypassesProxy, ProxyPool, type ProxyUse, proxyIndexes } from './proxy.js';
 import { type Hop, isRedirect, RedirectChain } from './redirects.js';
 import { type HopTiming, timedDispatcher } from './timing.js';
 
@@ -30,10 +34,14 @@ export class UndiciFetcher implements Fetcher {
   /** The agent belongs to another fetcher (a variant): close() leaves it to that one. */
   readonly #borrowed: boolean;
   readonly #baseHeaders: Readonly<Record<string, string>>;
+  /** Proxy pools by their URL list; a proxy's index (its metrics label) by URL, in order of first use. */
+  readonly #pools = new Map<string, ProxyPool>();
+  readonly #proxyIndex: Map<string, number>;
 
   constructor(options: Partial<UndiciFetcherOptions> = {}, sharedAgent?: Agent) {
     const o = resolveFetcherOptions(options);
     this.options = o;
+    this.#proxyIndex = proxyIndexes(o.proxy, o.extraProxies);
     this.#borrowed = sharedAgent !== undefined;
     this.#agent =
       sharedAgent ??
@@ -110,7 +118,53 @@ export class UndiciFetcher implements Fetcher {
   }
 
   async close(): Promise<void> {
-    if (!this.#borrowed) await this.#agent.close();
+    await Promise.all([
+      this.#borrowed ? undefined : this.#agent.close(),
+      ...[...this.#pools.values()].map((p) => p.close()),
+    ]);
+  }
+
+  /** The proxy a hop goes through, or undefined for a direct connection. */
+  #proxyFor(url: URL, override: readonly string[] | false | undefined): ProxyUse | undefined {
+    if (override === false) return undefined;
+    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    const settings = this.options.proxy;
+    const urls = override ?? (url.protocol === 'https:' ? settings.https : settings.http);
+    if (urls.length === 0) return undefined;
+    if (override === undefined && bypassesProxy(settings.noProxy, url.hostname, port)) return undefined;
+    const key = urls.join('\n');
+    let pool = this.#pools.get(key);
+    if (!pool) {
+      for (const u of urls) if (!this.#proxyIndex.has(u)) this.#proxyIndex.set(u, this.#proxyIndex.size);
+      pool = new ProxyPool(
+        urls,
+        {
+          connections: this.options.connectionsPerHost,
+          headersTimeout: this.options.headersTimeoutMs,
+          bodyTimeout: this.options.bodyTimeoutMs,
+          connectTimeoutMs: this.options.connectTimeoutMs,
+        },
+        urls.map((u) => this.#proxyIndex.get(u) ?? 0),
+      );
+      this.#pools.set(key, pool);
+    }
+    return pool.pick();
+  }
+
+  /**
+   * The SSRF guard through a proxy: the proxy resolves and dials the target, so crawld
+   * resolves it first and refuses it if every address is one the policy blocks.
+   */
+  async #checkTargetForProxy(url: URL): Promise<void> {
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host)) return; // literal: #checkLiteralHost has checked it
+    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    const base: LookupFunction = this.options.lookup ?? ((h, o, cb) => dns.lookup(h, o, cb));
+    await new Promise<void>((resolve, reject) => {
+      guardedLookup(this.options.addressPolicy, port, base)(host, { all: true }, (err) =>
+        err ? reject(err) : resolve(),
+      );
+    });
   }
 
   async #fetchChain(
@@ -133,16 +187,39 @@ export class UndiciFetcher implements Fetcher {
     for (;;) {
       progress.url = hop.url.href;
       this.#checkLiteralHost(hop.url);
+      const proxy = this.#proxyFor(hop.url, request.proxy);
+      if (proxy) await this.#checkTargetForProxy(hop.url);
       const timing: HopTiming = {};
       const dispatchedAt = performance.now();
-      const res = await timedDispatcher(this.#agent, timing).request({
-        origin: hop.url.origin,
-        path: hop.url.pathname + hop.url.search,
-        method: hop.method as Dispatcher.HttpMethod,
-        headers: hop.headers,
-        body: hop.body ?? null,
-        signal,
-      });
+      let res: ResponseData;
+      try {
+        res = await timedDispatcher(proxy?.agent ?? this.#agent, timing).request({
+          origin: hop.url.origin,
+          path: hop.url.pathname + hop.url.search,
+          method: hop.method as Dispatcher.HttpMethod,
+          headers: hop.headers,
+          body: hop.body ?? null,
+          signal,
+        });
+      } catch (err) {
+        const pe = proxy && !signal.aborted ? asProxyError(err, proxy.index) : undefined;
+        if (pe && proxy) {
+          proxy.failed();
+          this.options.onProxy?.(proxy.index, pe.reason);
+          throw pe;
+        }
+        throw err;
+      }
+      if (proxy && res.statusCode === 407) {
+        res.body.destroy();
+        proxy.failed();
+        this.options.onProxy?.(proxy.index, 'proxy_auth');
+        throw new ProxyError(`proxy #${proxy.index} answered 407 Proxy Authentication Required`, true);
+      }
+      if (proxy) {
+        proxy.succeeded();
+        this.options.onProxy?.(proxy.index, 'ok');
+      }
       // Late errors on an abandoned body must never become uncaught exceptions.
       res.body.on('error', noop);
       const location = headerValue(res.headers['location']);
