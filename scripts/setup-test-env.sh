@@ -17,6 +17,7 @@ declare -A PKG_FOR=(
   [chromium]=chromium
   [docker-compose]=docker-compose
   [redis-server]=redis-server
+  [redis-cli]=redis-tools
 )
 missing=()
 for cmd in "${!PKG_FOR[@]}"; do

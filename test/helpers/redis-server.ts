@@ -24,6 +24,8 @@ export interface RedisServer {
 export interface StartRedisOptions {
   /** appendonly yes with a private --dir, so restart() keeps the data. @default false */
   readonly persistent?: boolean;
+  /** More redis-server arguments (e.g. cluster mode). */
+  readonly extraArgs?: readonly string[];
 }
 
 const BIN = 'redis-server';
@@ -43,7 +45,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'crawld-redis-'));
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--daemonize', 'no'];
-  args.push('--dir', dir, '--appendonly', options.persistent ? 'yes' : 'no');
+  args.push('--dir', dir, '--appendonly', options.persistent ? 'yes' : 'no', ...(options.extraArgs ?? []));
   let child = await launch(args, port);
 
   const halt = async () => {

@@ -9,29 +9,22 @@
  * PUBLISH scripts touch the global slot.
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { LeaseOptions, Task } from '../../ports/frontier.js';
-import { execAll, script } from './redis-client.js';
+import { batch, execAll, type RedisLike, script } from './redis-client.js';
 import { lastSnapshot, planLease, type Snapshot, type TaskRow, toTaskRow } from './redis-codec.js';
 import type { RedisKeys } from './redis-keys.js';
 import { publish } from './redis-read.js';
 
 export async function leaseTasks(
-  c: Redis,
+  c: RedisLike,
   keys: RedisKeys,
   now: number,
   options: LeaseOptions,
   scanHosts: number,
 ): Promise<Task[]> {
-  const g = keys.global;
   const exclude = options.excludeHosts ?? new Set<string>();
   const scan = Math.min(options.max + exclude.size, scanHosts);
-  const [ready, due] = (await execAll(
-    c
-      .pipeline()
-      .zrange(g.ready, 0, scan - 1)
-      .zrangebyscore(g.due, '-inf', now, 'LIMIT', 0, scanHosts),
-  )) as [string[], string[]];
+  const { ready, due } = await readIndex(c, keys, now, scan, scanHosts);
   // The global top `max` tasks lie in the first `max` ready hosts; due hosts may have
   // tasks that became ready (or leases that expired) since their last publish.
   const hosts = [...new Set([...ready.filter((h) => !exclude.has(h)).slice(0, options.max), ...due])].filter(
@@ -43,7 +36,7 @@ export async function leaseTasks(
   if (hosts.length === 1) {
     plan = new Map([[hosts[0]!, { count: options.max, bound: '+inf' }]]);
   } else {
-    const pipe = c.pipeline();
+    const pipe = batch(c);
     // The host ranked k in the index (by its best task) can hold at most max - k of the
     // global top max: capping each PEEK so halves what the round trip reads.
     const rank = new Map(ready.filter((h) => !exclude.has(h)).map((h, k) => [h, k]));
@@ -56,7 +49,7 @@ export async function leaseTasks(
     plan = planLease(new Map(hosts.map((h, i) => [h, peeked[i]![0] as string[]])), options.max);
   }
   const token = randomUUID();
-  const pipe = c.pipeline();
+  const pipe = batch(c);
   for (const [host, p] of plan) {
     script(pipe, 'crawldLease', keys.hostList(host), [
       now,
@@ -77,9 +70,42 @@ export async function leaseTasks(
     after.push([host, lastSnapshot(reply)]);
   }
   if (after.length > 0) {
-    const pub = c.pipeline();
+    const pub = batch(c);
     for (const [host, snap] of after) publish(pub, keys, host, snap);
     await execAll(pub);
   }
   return rows.sort((a, b) => a.score - b.score).map((r) => r.task);
+}
+
+/**
+ * The first `scan` hosts of the ready index (by their best task's score) and the hosts
+ * whose due time has come. With several index buckets (Cluster) each bucket's first `scan`
+ * are read and merged by score: the global first `scan` are among them, so lease() keeps
+ * exact priority-then-FIFO order across hosts whatever the bucket count.
+ */
+async function readIndex(
+  c: RedisLike,
+  keys: RedisKeys,
+  now: number,
+  scan: number,
+  dueLimit: number,
+): Promise<{ ready: string[]; due: string[] }> {
+  const pipe = batch(c);
+  const withScores = keys.buckets.length > 1;
+  for (const b of keys.buckets) {
+    if (withScores) pipe.zrange(b.ready, 0, scan - 1, 'WITHSCORES');
+    else pipe.zrange(b.ready, 0, scan - 1);
+    pipe.zrangebyscore(b.due, '-inf', now, 'LIMIT', 0, dueLimit);
+  }
+  const replies = (await execAll(pipe)) as string[][];
+  if (!withScores) return { ready: replies[0]!, due: replies[1]! };
+  const ready: { host: string; score: number }[] = [];
+  const due: string[] = [];
+  for (let i = 0; i < replies.length; i += 2) {
+    const flat = replies[i]!;
+    for (let j = 0; j < flat.length; j += 2) ready.push({ host: flat[j]!, score: Number(flat[j + 1]) });
+    due.push(...replies[i + 1]!);
+  }
+  ready.sort((a, b) => a.score - b.score);
+  return { ready: ready.slice(0, scan).map((r) => r.host), due: due.slice(0, dueLimit) };
 }

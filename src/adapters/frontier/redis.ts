@@ -10,7 +10,7 @@
  * [-2048, 2047].
  */
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import type { Clock } from '../../core/clock.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import type {
@@ -26,15 +26,26 @@ import type {
 } from '../../ports/frontier.js';
 import { checkLeaseOptions, checkMaxPending, notOpenError, type PreparedRequest } from './common.js';
 import {
+  batch,
   clientOptions,
+  clusterOptions,
   defineFrontierScripts,
   execAll,
   mapRedisError,
+  parseNode,
+  type RedisLike,
   type ScriptArg,
   script,
 } from './redis-client.js';
 import { lastSnapshot, type Snapshot } from './redis-codec.js';
-import { PRIORITY_MAX, PRIORITY_MIN, RedisKeys, SEQ_LIMIT, splitTaskId } from './redis-keys.js';
+import {
+  CLUSTER_INDEX_BUCKETS,
+  PRIORITY_MAX,
+  PRIORITY_MIN,
+  RedisKeys,
+  SEQ_LIMIT,
+  splitTaskId,
+} from './redis-keys.js';
 import { leaseTasks } from './redis-lease.js';
 import { publish, readDead, readLeased, readNextReadyAt, readStats, repairIndexes } from './redis-read.js';
 import { SeenCache } from './seen-cache.js';
@@ -42,8 +53,13 @@ import { SeenCache } from './seen-cache.js';
 export interface RedisFrontierOptions {
   /** redis://[:password@]host:port[/db]. The adapter creates the client and quits it on close(). */
   url?: string;
-  /** Or an ioredis client owned by the caller (close() leaves it connected). One of url / client. */
-  client?: Redis;
+  /** Or the "host:port" start-up nodes of a Redis Cluster; the adapter creates the ioredis Cluster. */
+  nodes?: readonly string[];
+  /**
+   * Or an ioredis client (Redis or Cluster) owned by the caller (close() leaves it
+   * connected). Exactly one of url / nodes / client.
+   */
+  client?: RedisLike;
   clock: Clock;
   /** Bound on pending tasks across all daemons sharing the prefix; unbounded when omitted. */
   maxPending?: number;
@@ -65,22 +81,23 @@ export class RedisFrontier implements Frontier {
   #toPublish = new Map<string, Snapshot>();
   #publishWaiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
   readonly #scanHosts: number;
-  #client: Redis | undefined;
+  #client: RedisLike | undefined;
 
   constructor(options: RedisFrontierOptions) {
-    if ((options.url === undefined) === (options.client === undefined))
-      throw new InvalidArgumentError('RedisFrontier needs exactly one of url and client');
+    if ([options.url, options.nodes, options.client].filter((o) => o !== undefined).length !== 1)
+      throw new InvalidArgumentError('RedisFrontier needs exactly one of url, nodes and client');
     this.#options = options;
     this.#clock = options.clock;
     this.#maxPending = checkMaxPending(options.maxPending);
-    this.#keys = new RedisKeys(options.keyPrefix ?? 'crawld');
+    const cluster = options.nodes !== undefined || options.client instanceof Cluster;
+    this.#keys = new RedisKeys(options.keyPrefix ?? 'crawld', cluster ? CLUSTER_INDEX_BUCKETS : 1);
     this.#scanHosts = options.leaseScanHosts ?? 1000;
   }
 
   async open(): Promise<void> {
     if (this.#client) return;
     const owned = this.#options.client === undefined;
-    const client = this.#options.client ?? new Redis(this.#options.url!, clientOptions);
+    const client = this.#options.client ?? this.#newClient();
     // Connection errors surface on the commands (RedisUnavailableError); without a
     // listener ioredis would also print each reconnect failure as an unhandled event.
     if (owned) client.on('error', (err: unknown) => this.#options.onConnectionError?.(err));
@@ -96,6 +113,11 @@ export class RedisFrontier implements Frontier {
     // URLs the cache holds are not stored any more, and must be enqueued again when found.
     client.on('ready', this.#forgetSeen);
     this.#client = client;
+  }
+
+  #newClient(): RedisLike {
+    const { url, nodes } = this.#options;
+    return nodes ? new Cluster(nodes.map(parseNode), clusterOptions) : new Redis(url!, clientOptions);
   }
 
   readonly #forgetSeen = (): void => this.#seen.clear();
@@ -120,17 +142,22 @@ export class RedisFrontier implements Frontier {
     return this.#seen.enqueue(requests, now, (fresh) => this.#enqueue(c, fresh, now), checkPriorities);
   }
 
-  #enqueue(c: Redis, prepared: readonly PreparedRequest[], now: number): Promise<EnqueueResult> {
+  #enqueue(c: RedisLike, prepared: readonly PreparedRequest[], now: number): Promise<EnqueueResult> {
     return this.#run(async () => {
-      const g = this.#keys.global;
       const byHost = groupByHost(prepared);
-      const [end, pending] = await execAll(
-        c
-          .pipeline()
-          .incrby(g.seq, prepared.length)
-          .hget(g.totals, 'n')
-          .sadd(g.hosts, ...byHost.keys()),
-      );
+      const keys = this.#keys;
+      const head = batch(c).incrby(keys.seq, prepared.length);
+      for (const b of keys.buckets) head.hget(b.totals, 'n');
+      const hostSets = new Map<string, string[]>();
+      for (const host of byHost.keys()) {
+        const set = keys.index(host).hosts;
+        const list = hostSets.get(set);
+        if (list) list.push(host);
+        else hostSets.set(set, [host]);
+      }
+      for (const [set, hosts] of hostSets) head.sadd(set, ...hosts);
+      const [end, ...rest] = await execAll(head);
+      const pending = rest.slice(0, keys.buckets.length).reduce((n: number, v) => n + Number(v ?? 0), 0);
       let seq = this.#checkSeq(Number(end)) - prepared.length + 1;
       const argsOf = new Map<string, ScriptArg[]>();
       for (const [host, rs] of byHost) {
@@ -148,11 +175,11 @@ export class RedisFrontier implements Frontier {
           ]),
         );
       }
-      let room = this.#maxPending - Number(pending ?? 0);
+      let room = this.#maxPending - pending;
       const replies = new Map<string, unknown[]>();
       if (room >= prepared.length) {
         // Nothing can be dropped: every host in one round trip.
-        const pipe = c.pipeline();
+        const pipe = batch(c);
         for (const [host, args] of argsOf)
           script(pipe, 'crawldEnqueue', this.#keys.hostList(host), [now, prepared.length, ...args]);
         const out = await execAll(pipe);
@@ -236,9 +263,9 @@ export class RedisFrontier implements Frontier {
       }
       if (byHost.size === 0) return 0;
       const total = [...byHost.values()].reduce((n, s) => n + s.length, 0);
-      let seq = this.#checkSeq(await c.incrby(this.#keys.global.seq, total)) - total + 1;
+      let seq = this.#checkSeq(await c.incrby(this.#keys.seq, total)) - total + 1;
       const now = this.#clock.now();
-      const pipe = c.pipeline();
+      const pipe = batch(c);
       for (const [host, suffixes] of byHost) {
         const args = suffixes.flatMap((s) => [s, seq++]);
         script(pipe, 'crawldRedrive', this.#keys.hostList(host), [now, options?.jobId ?? '', ...args]);
@@ -259,7 +286,7 @@ export class RedisFrontier implements Frontier {
     const parts = splitTaskId(task.id);
     if (!parts) return false;
     return this.#run(async () => {
-      const seq = needsSeq ? this.#checkSeq(await c.incr(this.#keys.global.seq)) : 0;
+      const seq = needsSeq ? this.#checkSeq(await c.incr(this.#keys.seq)) : 0;
       const now = this.#clock.now();
       const [name, rest] = call(now, seq);
       const [first, ...tail] = rest;
@@ -299,7 +326,7 @@ export class RedisFrontier implements Frontier {
       for (const w of waiters) err === undefined ? w.resolve() : w.reject(err);
     };
     try {
-      const pipe = this.#conn().pipeline();
+      const pipe = batch(this.#conn());
       for (const [host, snap] of snaps) publish(pipe, this.#keys, host, snap);
       execAll(pipe).then(() => settle(), settle);
     } catch (err) {
@@ -312,12 +339,12 @@ export class RedisFrontier implements Frontier {
     return end;
   }
 
-  #conn(): Redis {
+  #conn(): RedisLike {
     if (!this.#client) throw notOpenError();
     return this.#client;
   }
 
-  async #run<T>(fn: (c: Redis) => Promise<T>): Promise<T> {
+  async #run<T>(fn: (c: RedisLike) => Promise<T>): Promise<T> {
     try {
       return await fn(this.#conn());
     } catch (err) {
