@@ -11,7 +11,7 @@ import {
   type RedisOptions,
 } from 'ioredis';
 import { CrawldError } from '../../core/errors.js';
-import { HOST_SCRIPTS, hostScriptSource, PUBLISH } from './redis-lua.js';
+import { BATCH, HOST_SCRIPTS, hostScriptSource, PUBLISH } from './redis-lua.js';
 
 /**
  * Redis could not be reached or cannot serve now (connection refused or lost, retries
@@ -124,6 +124,8 @@ export function defineFrontierScripts(client: RedisLike): void {
   }
   if (typeof has.crawldPublish !== 'function')
     client.defineCommand('crawldPublish', { numberOfKeys: 6, lua: PUBLISH });
+  // Six keys per operation carried: the key count is the call's first argument.
+  if (typeof has.crawldBatch !== 'function') client.defineCommand('crawldBatch', { lua: BATCH });
 }
 
 /** Calls a script defined with defineCommand on a client or a pipeline. */

@@ -3,12 +3,30 @@
  * repair(): functions over a client and the key layout, kept apart from the write path.
  */
 import type { DeadLetter, FrontierStats, Task } from '../../ports/frontier.js';
-import { batch, execAll, type RedisLike, script } from './redis-client.js';
+import { batch, execAll, type RedisLike, type ScriptArg, script } from './redis-client.js';
 import { type DeadRow, lastSnapshot, type Snapshot, toDeadRow, toTaskRow } from './redis-codec.js';
 import type { RedisKeys } from './redis-keys.js';
 
-export function publish(target: Parameters<typeof script>[0], keys: RedisKeys, host: string, snap: Snapshot) {
-  return script(target, 'crawldPublish', keys.publishList(host), [host, ...snap]);
+/**
+ * Queues on `target` the PUBLISH of host snapshots: one script call per index bucket, carrying
+ * every host of that bucket (one call in all on a single Redis).
+ */
+export function publish(
+  target: Parameters<typeof script>[0],
+  keys: RedisKeys,
+  snaps: Iterable<readonly [string, Snapshot]>,
+): number {
+  const byBucket = new Map<string, { host: string; args: ScriptArg[] }>();
+  for (const [host, snap] of snaps) {
+    const list = keys.publishList(host);
+    const entry = byBucket.get(list[0]!);
+    const args = [host, snap.length, ...snap];
+    if (entry) entry.args.push(...args);
+    else byBucket.set(list[0]!, { host, args });
+  }
+  for (const { host, args } of byBucket.values())
+    script(target, 'crawldPublish', keys.publishList(host), args);
+  return byBucket.size;
 }
 
 /**
@@ -124,7 +142,11 @@ export async function repairIndexes(client: RedisLike, keys: RedisKeys, chunk = 
       for (const host of found) script(pipe, 'crawldSnapshot', keys.hostList(host), []);
       const snaps = await execAll(pipe);
       const pub = batch(client);
-      for (const [i, host] of found.entries()) publish(pub, keys, host, lastSnapshotOf(snaps[i]));
+      publish(
+        pub,
+        keys,
+        found.map((host, i) => [host, lastSnapshotOf(snaps[i])] as const),
+      );
       await execAll(pub);
       hosts += found.length;
     } while (cursor !== '0');

@@ -25,6 +25,7 @@ import type {
   Task,
 } from '../../ports/frontier.js';
 import { checkLeaseOptions, checkMaxPending, notOpenError, type PreparedRequest } from './common.js';
+import { HostOpBatcher, SeqBatcher } from './redis-batch.js';
 import {
   batch,
   clientOptions,
@@ -46,7 +47,8 @@ import {
   SEQ_LIMIT,
   splitTaskId,
 } from './redis-keys.js';
-import { leaseTasks } from './redis-lease.js';
+import { type LeaseContext, leaseTasks } from './redis-lease.js';
+import type { BatchOp } from './redis-lua.js';
 import { publish, readDead, readLeased, readNextReadyAt, readStats, repairIndexes } from './redis-read.js';
 import { SeenCache } from './seen-cache.js';
 
@@ -81,6 +83,9 @@ export class RedisFrontier implements Frontier {
   #toPublish = new Map<string, Snapshot>();
   #publishWaiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
   readonly #scanHosts: number;
+  readonly #ops: HostOpBatcher;
+  readonly #seqs: SeqBatcher;
+  readonly #leaseContext: LeaseContext;
   #client: RedisLike | undefined;
 
   constructor(options: RedisFrontierOptions) {
@@ -92,6 +97,18 @@ export class RedisFrontier implements Frontier {
     const cluster = options.nodes !== undefined || options.client instanceof Cluster;
     this.#keys = new RedisKeys(options.keyPrefix ?? 'crawld', cluster ? CLUSTER_INDEX_BUCKETS : 1);
     this.#scanHosts = options.leaseScanHosts ?? 1000;
+    const conn = () => this.#conn();
+    this.#ops = new HostOpBatcher(conn, this.#keys, cluster);
+    this.#seqs = new SeqBatcher(conn, this.#keys.seq);
+    const self = this;
+    this.#leaseContext = {
+      get client() {
+        return self.#conn();
+      },
+      keys: this.#keys,
+      call: (host, op, args) => this.#ops.call(host, op, args),
+      publish: (snaps) => this.#publishAll(snaps),
+    };
   }
 
   async open(): Promise<void> {
@@ -178,20 +195,15 @@ export class RedisFrontier implements Frontier {
       let room = this.#maxPending - pending;
       const replies = new Map<string, unknown[]>();
       if (room >= prepared.length) {
-        // Nothing can be dropped: every host in one round trip.
-        const pipe = batch(c);
-        for (const [host, args] of argsOf)
-          script(pipe, 'crawldEnqueue', this.#keys.hostList(host), [now, prepared.length, ...args]);
-        const out = await execAll(pipe);
-        for (const [i, host] of [...argsOf.keys()].entries()) replies.set(host, out[i] as unknown[]);
+        // Nothing can be dropped: every host in one round trip (one script call on one Redis).
+        const out = await Promise.all(
+          [...argsOf].map(([host, args]) => this.#ops.call(host, 'enqueue', [now, prepared.length, ...args])),
+        );
+        for (const [i, host] of [...argsOf.keys()].entries()) replies.set(host, out[i]!);
       } else {
         // Near the bound: host by host, each told the room the previous ones left.
         for (const [host, args] of argsOf) {
-          const reply = (await script(c, 'crawldEnqueue', this.#keys.hostList(host), [
-            now,
-            Math.max(0, room),
-            ...args,
-          ])) as unknown[];
+          const reply = await this.#ops.call(host, 'enqueue', [now, Math.max(0, room), ...args]);
           room -= Number(reply[0]);
           replies.set(host, reply);
         }
@@ -206,26 +218,23 @@ export class RedisFrontier implements Frontier {
     this.#conn();
     checkLeaseOptions(options);
     if (options.max === 0) return [];
-    return this.#run((c) => leaseTasks(c, this.#keys, this.#clock.now(), options, this.#scanHosts));
+    return this.#run(() => leaseTasks(this.#leaseContext, this.#clock.now(), options, this.#scanHosts));
   }
 
   async ack(task: Task, options?: AckOptions): Promise<boolean> {
     const recrawl = options?.recrawlAt;
-    return this.#onLeased(task, recrawl !== undefined, (now, seq) => [
-      'crawldAck',
-      [now, recrawl ?? '', seq],
-    ]);
+    return this.#onLeased(task, recrawl !== undefined, (now, seq) => ['ack', [now, recrawl ?? '', seq]]);
   }
 
   async retry(task: Task, options: RetryOptions): Promise<boolean> {
     return this.#onLeased(task, true, (now, seq) => [
-      'crawldRetry',
+      'retry',
       [now, options.at, options.reason, options.chargeAttempt ? 1 : 0, seq],
     ]);
   }
 
   async deadLetter(task: Task, reason: string): Promise<boolean> {
-    return this.#onLeased(task, false, (now) => ['crawldDead', [now, reason]]);
+    return this.#onLeased(task, false, (now) => ['dead', [now, reason]]);
   }
 
   async stats(): Promise<FrontierStats> {
@@ -271,27 +280,31 @@ export class RedisFrontier implements Frontier {
         script(pipe, 'crawldRedrive', this.#keys.hostList(host), [now, options?.jobId ?? '', ...args]);
       }
       const out = (await execAll(pipe)) as unknown[][];
-      await this.#publishAll([...byHost.keys()].map((host, i) => [host, lastSnapshot(out[i])]));
+      await this.#publishAll([...byHost.keys()].map((host, i) => [host, lastSnapshot(out[i])] as const));
       return out.reduce((n, r) => n + Number(r[0]), 0);
     });
   }
 
-  /** ack / retry / deadLetter: one host script on the task's slot, then its publish. */
+  /**
+   * ack / retry / deadLetter: one host operation on the task's slot, then its publish. The
+   * operations (and sequence numbers) of one turn go together (redis-batch.ts): a daemon's
+   * workers finish together, and 100 acks cost one script call, not 100.
+   */
   async #onLeased(
     task: Task,
     needsSeq: boolean,
-    call: (now: number, seq: number) => [string, ScriptArg[]],
+    call: (now: number, seq: number) => [BatchOp, ScriptArg[]],
   ): Promise<boolean> {
-    const c = this.#conn();
+    this.#conn();
     const parts = splitTaskId(task.id);
     if (!parts) return false;
     return this.#run(async () => {
-      const seq = needsSeq ? this.#checkSeq(await c.incr(this.#keys.seq)) : 0;
+      const seq = needsSeq ? this.#checkSeq(await this.#seqs.take(1)) : 0;
       const now = this.#clock.now();
-      const [name, rest] = call(now, seq);
+      const [op, rest] = call(now, seq);
       const [first, ...tail] = rest;
       const args = [first!, parts.suffix, task.leaseToken, ...tail];
-      const reply = (await script(c, name, this.#keys.hostList(parts.host), args)) as unknown[];
+      const reply = await this.#ops.call(parts.host, op, args);
       if (Number(reply[0]) === 0) return false;
       await this.#publishAll([[parts.host, lastSnapshot(reply)]]);
       return true;
@@ -327,7 +340,7 @@ export class RedisFrontier implements Frontier {
     };
     try {
       const pipe = batch(this.#conn());
-      for (const [host, snap] of snaps) publish(pipe, this.#keys, host, snap);
+      publish(pipe, this.#keys, snaps);
       execAll(pipe).then(() => settle(), settle);
     } catch (err) {
       settle(err);
