@@ -61,20 +61,28 @@ local function refresh(now)
   return changed
 end
 -- {version, best ready score or '', due time or '', pending, leased, done, dead, prio, n, ...}
+-- One HGETALL of the meta hash gives the version, the done count and the pending counts per
+-- priority (pending = their sum: every entry to or exit from ready/delayed moves them).
 local function snapshot(changed)
-  local v = tonumber(redis.call('HGET', M, 'v') or '0')
+  local m = redis.call('HGETALL', M)
+  local v, done, pending, prio = 0, 0, 0, {}
+  for i = 1, #m, 2 do
+    local k = m[i]
+    if k == 'v' then v = tonumber(m[i + 1])
+    elseif k == 'done' then done = tonumber(m[i + 1])
+    elseif string.sub(k, 1, 2) == 'p:' then
+      local c = tonumber(m[i + 1])
+      prio[#prio + 1] = string.sub(k, 3) prio[#prio + 1] = c pending = pending + c
+    end
+  end
   if changed then v = v + 1 redis.call('HSET', M, 'v', v) end
   local head = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES')[2] or ''
   local d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2]
   local l = redis.call('ZRANGE', L, 0, 0, 'WITHSCORES')[2]
   local due = ''
   if d and l then due = math.min(tonumber(d), tonumber(l)) elseif d or l then due = tonumber(d or l) end
-  local out = {v, head, due, redis.call('ZCARD', R) + redis.call('ZCARD', D), redis.call('ZCARD', L),
-    tonumber(redis.call('HGET', M, 'done') or '0'), redis.call('ZCARD', X)}
-  local m = redis.call('HGETALL', M)
-  for i = 1, #m, 2 do
-    if string.sub(m[i], 1, 2) == 'p:' then out[#out + 1] = string.sub(m[i], 3) out[#out + 1] = tonumber(m[i + 1]) end
-  end
+  local out = {v, head, due, pending, redis.call('ZCARD', L), done, redis.call('ZCARD', X)}
+  for i = 1, #prio do out[#out + 1] = prio[i] end
   return out
 end
 `;
@@ -213,9 +221,11 @@ local function bump(field, d)
 end
 local function apply(host, S)
   local v = tonumber(S[1])
-  local new = {v = v, n = tonumber(S[4]), l = tonumber(S[5]), f = tonumber(S[6]), x = tonumber(S[7]), p = {}}
+  local new = {v = v, n = tonumber(S[4]), l = tonumber(S[5]), f = tonumber(S[6]), x = tonumber(S[7]), p = {}, h = S[2], d = S[3]}
   for i = 8, #S, 2 do new.p[S[i]] = tonumber(S[i + 1]) end
   local raw = redis.call('HGET', KEYS[1], host)
+  -- h / d: the index scores last applied (absent in snapshots stored by older versions: then
+  -- the index entries are written unconditionally, as for a host never published).
   local old = {v = -1, n = 0, l = 0, f = 0, x = 0, p = {}}
   if raw then old = cmsgpack.unpack(raw) end
   if v < old.v then return 0 end
@@ -223,10 +233,21 @@ local function apply(host, S)
   for p, c in pairs(new.p) do bump('p:' .. p, c - (old.p[p] or 0)) end
   for p, c in pairs(old.p) do if new.p[p] == nil then bump('p:' .. p, -c) end end
   redis.call('HSET', KEYS[1], host, cmsgpack.pack(new))
-  if S[2] ~= '' then redis.call('ZADD', KEYS[3], S[2], host) else redis.call('ZREM', KEYS[3], host) end
-  if S[3] ~= '' then redis.call('ZADD', KEYS[4], S[3], host) else redis.call('ZREM', KEYS[4], host) end
-  if new.x > 0 then redis.call('SADD', KEYS[5], host) else redis.call('SREM', KEYS[5], host) end
-  if new.l > 0 then redis.call('SADD', KEYS[6], host) else redis.call('SREM', KEYS[6], host) end
+  -- Index entries and host sets change only when the host's values do (most publishes move
+  -- a count, not the best score or a set membership).
+  local fresh = old.h == nil or old.d == nil
+  if fresh or old.h ~= new.h then
+    if new.h ~= '' then redis.call('ZADD', KEYS[3], new.h, host) else redis.call('ZREM', KEYS[3], host) end
+  end
+  if fresh or old.d ~= new.d then
+    if new.d ~= '' then redis.call('ZADD', KEYS[4], new.d, host) else redis.call('ZREM', KEYS[4], host) end
+  end
+  if fresh or (old.x > 0) ~= (new.x > 0) then
+    if new.x > 0 then redis.call('SADD', KEYS[5], host) else redis.call('SREM', KEYS[5], host) end
+  end
+  if fresh or (old.l > 0) ~= (new.l > 0) then
+    if new.l > 0 then redis.call('SADD', KEYS[6], host) else redis.call('SREM', KEYS[6], host) end
+  end
   return 1
 end
 local i, applied = 1, 0
