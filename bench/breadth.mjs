@@ -34,6 +34,8 @@ const { values: opt } = parseArgs({
     hosts: { type: 'string', default: '2000' },
     pages: { type: 'string', default: '15' },
     'delay-ms': { type: 'string', default: '500' },
+    /** concurrency.global of both crawls (default: the config's default). */
+    global: { type: 'string' },
     /** Internal: serve the site in this process. */
     site: { type: 'boolean', default: false },
     /** Only the breadth crawl (no single-host comparison). */
@@ -126,6 +128,7 @@ function crawl(name, seeds, minDelayMs) {
     log: { level: 'error' },
     fetch: { allowPrivateNetworks: true },
     politeness: { minDelayMs },
+    ...(opt.global ? { concurrency: { global: Number(opt.global) } } : {}),
     jobs: [
       {
         id: 'breadth',
