@@ -5,6 +5,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { freePort } from './prom-tools.js';
 import { type RedisServer, requireRedisServer, startRedis } from './redis-server.js';
 
 export interface RedisClusterServer {
@@ -40,15 +41,7 @@ export async function startRedisCluster(options: StartClusterOptions = {}): Prom
   requireRedisCli();
   const servers: RedisServer[] = [];
   try {
-    for (let i = 0; i < (options.masters ?? 3); i++) {
-      servers.push(
-        await startRedis({
-          ...(options.persistent ? { persistent: true } : {}),
-          // nodes.conf lives in the server's private --dir.
-          extraArgs: ['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000'],
-        }),
-      );
-    }
+    for (let i = 0; i < (options.masters ?? 3); i++) servers.push(await startNode(options));
     const nodes = servers.map((s) => `127.0.0.1:${s.port}`);
     await run('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes']);
     await waitClusterOk(servers.map((s) => s.port));
@@ -76,6 +69,32 @@ export async function startRedisCluster(options: StartClusterOptions = {}): Prom
   } catch (err) {
     await Promise.all(servers.map((s) => s.stop()));
     throw err;
+  }
+}
+
+/**
+ * One cluster node. Its bus port is a free port of its own (`cluster-port`), not the default
+ * port + 10000, which can be taken or beyond 65535 for an ephemeral port; a port taken between
+ * picking it and binding it is retried with fresh ones.
+ */
+async function startNode(options: StartClusterOptions): Promise<RedisServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRedis({
+        ...(options.persistent ? { persistent: true } : {}),
+        // nodes.conf lives in the server's private --dir.
+        extraArgs: [
+          '--cluster-enabled',
+          'yes',
+          '--cluster-node-timeout',
+          '2000',
+          '--cluster-port',
+          String(await freePort()),
+        ],
+      });
+    } catch (err) {
+      if (attempt >= 3 || !/Address already in use/.test(String(err))) throw err;
+    }
   }
 }
 

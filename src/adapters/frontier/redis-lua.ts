@@ -309,6 +309,18 @@ const BATCH_BODIES: Record<BatchOp, string> = {
  * go in one call; on a Cluster one call per host (a script may touch one slot only).
  */
 export const BATCH = `${PRELUDE}
+-- A host's snapshot is taken once per call, after its last operation, not once per operation
+-- (a turn's acks are often on one host): each operation gets a placeholder table, filled in
+-- at the end with the host's final snapshot. Its version moves once if any operation changed.
+local host_snapshot = snapshot
+local deferred, order, current = {}, {}, 1
+local function snapshot(changed)
+  local d = deferred[T]
+  if not d then d = {ph = {}, changed = false} deferred[T] = d order[#order + 1] = T end
+  d.changed = d.changed or changed
+  d.k = current
+  return d.ph
+end
 local ops = {}
 ${(Object.keys(BATCH_OPS) as BatchOp[])
   .map((op) => `ops[${BATCH_OPS[op]}] = function(ARGV)\n${BATCH_BODIES[op]}\nend`)
@@ -319,12 +331,18 @@ while i <= #ARGV do
   local a = {}
   for j = 1, n do a[j] = ARGV[i + 1 + j] end
   use(k)
+  current = k
   local ok, res = pcall(ops[op], a)
   if ok then out[k] = {1, res}
   elseif type(res) == 'table' and res.err then out[k] = {0, res.err}
   else out[k] = {0, tostring(res)} end
   i = i + 2 + n
   k = k + 1
+end
+for _, t in ipairs(order) do
+  local d = deferred[t]
+  use(d.k)
+  for j, v in ipairs(host_snapshot(d.changed)) do d.ph[j] = v end
 end
 return out
 `;
