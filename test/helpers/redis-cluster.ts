@@ -4,8 +4,8 @@
  * ready once every node reports cluster_state:ok. Missing binaries are a failure, never a skip.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
 import { Redis } from 'ioredis';
-import { freePort } from './prom-tools.js';
 import { type RedisServer, requireRedisServer, startRedis } from './redis-server.js';
 
 export interface RedisClusterServer {
@@ -79,9 +79,12 @@ export async function startRedisCluster(options: StartClusterOptions = {}): Prom
  */
 async function startNode(options: StartClusterOptions): Promise<RedisServer> {
   for (let attempt = 1; ; attempt++) {
+    // Both picked while both are held: two picks in a row may return the same port.
+    const [port, busPort] = await freePorts(2);
     try {
       return await startRedis({
         ...(options.persistent ? { persistent: true } : {}),
+        port: port!,
         // nodes.conf lives in the server's private --dir.
         extraArgs: [
           '--cluster-enabled',
@@ -89,12 +92,33 @@ async function startNode(options: StartClusterOptions): Promise<RedisServer> {
           '--cluster-node-timeout',
           '2000',
           '--cluster-port',
-          String(await freePort()),
+          String(busPort),
         ],
       });
     } catch (err) {
       if (attempt >= 3 || !/Address already in use/.test(String(err))) throw err;
     }
+  }
+}
+
+/** n distinct ports that were free a moment ago (listened on together, then released). */
+async function freePorts(n: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const srv = createServer();
+      servers.push(srv);
+      await new Promise<void>((resolve, reject) => {
+        srv.once('error', reject);
+        srv.listen(0, '127.0.0.1', () => resolve());
+      });
+    }
+    return servers.map((s) => {
+      const addr = s.address();
+      return typeof addr === 'object' && addr ? addr.port : 0;
+    });
+  } finally {
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   }
 }
 

@@ -26,6 +26,8 @@ export interface StartRedisOptions {
   readonly persistent?: boolean;
   /** More redis-server arguments (e.g. cluster mode). */
   readonly extraArgs?: readonly string[];
+  /** The port to listen on. @default a free port */
+  readonly port?: number;
 }
 
 const BIN = 'redis-server';
@@ -42,7 +44,7 @@ export function requireRedisServer(): void {
 
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
   requireRedisServer();
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'crawld-redis-'));
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--daemonize', 'no'];
   args.push('--dir', dir, '--appendonly', options.persistent ? 'yes' : 'no', ...(options.extraArgs ?? []));

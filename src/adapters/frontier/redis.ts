@@ -52,6 +52,9 @@ import type { BatchOp } from './redis-lua.js';
 import { publish, readDead, readLeased, readNextReadyAt, readStats, repairIndexes } from './redis-read.js';
 import { SeenCache } from './seen-cache.js';
 
+/** Pause before publishing again snapshots whose publish failed (Redis or a shard down). */
+const REPUBLISH_AFTER_MS = 1_000;
+
 export interface RedisFrontierOptions {
   /** redis://[:password@]host:port[/db]. The adapter creates the client and quits it on close(). */
   url?: string;
@@ -82,6 +85,8 @@ export class RedisFrontier implements Frontier {
   /** Snapshots for the next publish (newest per host) and the calls waiting for it. */
   #toPublish = new Map<string, Snapshot>();
   #publishWaiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+  /** Timer of the next attempt at snapshots whose publish failed. */
+  #republish: { cancel(): void } | undefined;
   readonly #scanHosts: number;
   readonly #ops: HostOpBatcher;
   readonly #seqs: SeqBatcher;
@@ -142,6 +147,9 @@ export class RedisFrontier implements Frontier {
   async close(): Promise<void> {
     const client = this.#client;
     this.#client = undefined;
+    // Unpublished snapshots are left to repair() at the next open().
+    this.#republish?.cancel();
+    this.#republish = undefined;
     client?.off('ready', this.#forgetSeen);
     if (client && !this.#options.client) await client.quit().catch(() => client.disconnect());
   }
@@ -341,10 +349,34 @@ export class RedisFrontier implements Frontier {
     try {
       const pipe = batch(this.#conn());
       publish(pipe, this.#keys, snaps);
-      execAll(pipe).then(() => settle(), settle);
+      execAll(pipe).then(
+        () => settle(),
+        () => {
+          // The host scripts are applied (the host's state is the truth); only the global
+          // view lags. Failing the caller would make it retry an ack whose token is spent
+          // (answered false) and the snapshot would never be published: the totals would
+          // keep the task leased, and --once would wait forever. So the snapshots stay
+          // queued (a newer one of a host wins) and are published again until it works.
+          this.#requeue(snaps);
+          settle();
+        },
+      );
     } catch (err) {
       settle(err);
     }
+  }
+
+  #requeue(snaps: ReadonlyMap<string, Snapshot>): void {
+    for (const [host, snap] of snaps) {
+      const queued = this.#toPublish.get(host);
+      if (queued === undefined || Number(queued[0]) < Number(snap[0])) this.#toPublish.set(host, snap);
+    }
+    this.#republish ??= this.#clock.setTimer(() => {
+      this.#republish = undefined;
+      // A flush already scheduled (waiters queued) takes the requeued snapshots along.
+      if (this.#client && this.#toPublish.size > 0 && this.#publishWaiters.length === 0)
+        this.#flushPublishes();
+    }, REPUBLISH_AFTER_MS);
   }
 
   #checkSeq(end: number): number {
