@@ -5,7 +5,9 @@
 // SQLite always; Redis too when a Redis is at hand: --redis-url URL (a server on 127.0.0.1,
 // which this FLUSHES: give it a scratch one), else a throwaway redis-server started on a free
 // 127.0.0.1 port when the binary is on PATH. --frontier sqlite|redis picks one.
-// Each adapter runs in a child process of its own, so each peak RSS is its own.
+// Each adapter runs in a child process of its own, so each peak RSS is its own. With both,
+// the summary gives Redis / SQLite ratios from this one run, and Redis memory per queued URL
+// (used_memory with every URL pending, minus before the run, over the URLs).
 // Needs a build first (npm run build).
 // Usage: node bench/frontier-scale.mjs [count] [--batch N] [--serial-ack] [--frontier sqlite|redis]
 //        [--redis-url redis://127.0.0.1:PORT]
@@ -43,7 +45,7 @@ const cpu = (from) => {
 };
 
 /** Enqueues `total` URLs, then leases and acks them all; prints rates. */
-async function exercise(frontier) {
+async function exercise(frontier, afterEnqueue = async () => {}) {
   let t0 = performance.now();
   let c0 = process.cpuUsage();
   for (let start = 0; start < total; start += ENQUEUE_BATCH) {
@@ -64,6 +66,7 @@ async function exercise(frontier) {
     `enqueue:   ${total.toLocaleString('en-US')} in ${(enqueueMs / 1000).toFixed(1)} s = ${rate(total, enqueueMs)}/s (${cpu(c0)})`,
   );
   console.log(`pending:   ${stats.pending.toLocaleString('en-US')}`);
+  await afterEnqueue();
 
   t0 = performance.now();
   c0 = process.cpuUsage();
@@ -84,6 +87,12 @@ async function exercise(frontier) {
     `lease+ack: ${acked.toLocaleString('en-US')} in ${(leaseMs / 1000).toFixed(1)} s = ${rate(acked, leaseMs)}/s (${cpu(c0)})`,
   );
   console.log(`done:      ${(await frontier.stats()).done.toLocaleString('en-US')}`);
+  return { enqueuePerSec: (total / enqueueMs) * 1000, leaseAckPerSec: (acked / leaseMs) * 1000 };
+}
+
+/** The child's figures for the parent's summary, on a line of their own. */
+function report(figures) {
+  console.log(`RESULT ${JSON.stringify(figures)}`);
 }
 
 async function runSqlite() {
@@ -94,7 +103,7 @@ async function runSqlite() {
   const frontier = new SqliteFrontier({ path, clock: systemClock });
   await frontier.open();
   try {
-    await exercise(frontier);
+    report(await exercise(frontier));
     console.log(`db file:   ${mib(statSync(path).size)} MiB`);
     console.log(`peak RSS:  ${mib(process.resourceUsage().maxRSS * 1024)} MiB`);
   } finally {
@@ -110,10 +119,17 @@ async function runRedis(url) {
   const admin = new Redis(url, { lazyConnect: true });
   await admin.connect();
   await admin.flushall();
+  const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
+  const before = await usedMemory();
+  let bytesPerUrl = Number.NaN;
   const frontier = new RedisFrontier({ url, clock: systemClock, keyPrefix: 'bench' });
   await frontier.open();
   try {
-    await exercise(frontier);
+    const figures = await exercise(frontier, async () => {
+      bytesPerUrl = ((await usedMemory()) - before) / total;
+      console.log(`memory:    ${bytesPerUrl.toFixed(0)} bytes per queued URL (used_memory, all pending)`);
+    });
+    report({ ...figures, bytesPerUrl });
     const info = await admin.info('memory');
     const peak = /used_memory_peak:(\d+)/.exec(info)?.[1];
     console.log(`peak RSS:  ${mib(process.resourceUsage().maxRSS * 1024)} MiB (crawld process)`);
@@ -146,9 +162,10 @@ async function main() {
   console.log(
     `frontier scale: ${total.toLocaleString('en-US')} URLs on ${HOSTS} hosts, enqueue calls of ${ENQUEUE_BATCH}, lease batches of ${LEASE_BATCH}`,
   );
+  const results = {};
   if (want.includes('sqlite')) {
     console.log('\n== SQLite (data dir on the local disk, WAL)');
-    await child(['--child', 'sqlite', ...forward]);
+    results.sqlite = await child(['--child', 'sqlite', ...forward]);
   }
   if (!want.includes('redis')) return;
   let url = opt['redis-url'];
@@ -170,19 +187,40 @@ async function main() {
     console.log(
       `\n== Redis (${server ? `redis-server ${server.version}, started for this run, no persistence` : url})`,
     );
-    await child(['--child', 'redis', '--redis-url', url, ...forward]);
+    results.redis = await child(['--child', 'redis', '--redis-url', url, ...forward]);
     if (server) console.log(`redis:     peak RSS ${mib(server.peakRssBytes())} MiB (redis-server process)`);
   } finally {
     await server?.stop();
   }
+  const { sqlite, redis } = results;
+  if (sqlite && redis) {
+    console.log('\n== Redis / SQLite, this run (goals: lease+ack >= 0.3, enqueue >= 0.5, <= 200 bytes/URL)');
+    console.log(`lease+ack: ${(redis.leaseAckPerSec / sqlite.leaseAckPerSec).toFixed(3)}`);
+    console.log(`enqueue:   ${(redis.enqueuePerSec / sqlite.enqueuePerSec).toFixed(3)}`);
+    console.log(`memory:    ${redis.bytesPerUrl.toFixed(0)} bytes per queued URL`);
+  }
 }
 
+/** Runs one adapter in a child process, echoing its output; resolves with its RESULT figures. */
 function child(args) {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [import.meta.filename, ...args], { stdio: 'inherit' });
+    const p = spawn(process.execPath, [import.meta.filename, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let figures;
+    let buffered = '';
+    p.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      const lines = buffered.split('\n');
+      buffered = lines.pop();
+      for (const line of lines) {
+        if (line.startsWith('RESULT ')) figures = JSON.parse(line.slice(7));
+        else console.log(line);
+      }
+    });
     p.once('error', reject);
     p.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${args[1]} run exited with ${code}`)),
+      code === 0 ? resolve(figures) : reject(new Error(`${args[1]} run exited with ${code}`)),
     );
   });
 }

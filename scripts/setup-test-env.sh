@@ -18,6 +18,7 @@ declare -A PKG_FOR=(
   [docker-compose]=docker-compose
   [redis-server]=redis-server
   [openssl]=openssl
+  [redis-cli]=redis-tools
 )
 missing=()
 for cmd in "${!PKG_FOR[@]}"; do

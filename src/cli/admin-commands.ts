@@ -11,7 +11,7 @@ import { type DeadLetterView, deadLetterView, MAX_DLQ_LIMIT } from '../daemon/ad
 import { isHttpUrl } from '../daemon/config-schema.js';
 import { DataDirLockedError, lockDataDir } from '../daemon/data-dir-lock.js';
 import type { Frontier } from '../ports/frontier.js';
-import { intOpt, parse, redisUrlOpt, strOpt, UsageError } from './args.js';
+import { frontierOpt, intOpt, parse, type SharedFrontierOpt, strOpt, UsageError } from './args.js';
 
 /** The API refused or could not be reached: a runtime failure (exit 1), not bad usage. */
 export class AdminApiError extends CrawldError {
@@ -147,17 +147,26 @@ async function withStoppedFrontier<T>(dir: string, fn: (f: Frontier) => Promise<
  * host in Redis, so no lock is needed (and a daemon's data dir does not hold the frontier).
  */
 async function withRedisFrontier<T>(
-  url: string,
+  shared: SharedFrontierOpt,
   keyPrefix: string | undefined,
   fn: (f: Frontier) => Promise<T>,
 ): Promise<T> {
   const { RedisFrontier } = await import('../adapters/frontier/redis.js');
   const frontier = new RedisFrontier({
-    url,
+    ...(shared.kind === 'redis' ? { url: shared.url } : { nodes: shared.nodes }),
     clock: systemClock,
     ...(keyPrefix !== undefined ? { keyPrefix } : {}),
   });
-  await frontier.open();
+  try {
+    await frontier.open();
+  } catch (err) {
+    // As for the daemon: no node of a cluster answering is most likely a wrong list (exit 2).
+    const unreachable = (err as { code?: unknown }).code === 'CRAWLD_ERR_REDIS_UNAVAILABLE';
+    if (shared.kind !== 'redis-cluster' || !unreachable) throw err;
+    throw new UsageError(
+      `--frontier: cannot reach any node of the Redis Cluster (${shared.nodes.join(', ')}): ${(err as Error).message}`,
+    );
+  }
   try {
     return await fn(frontier);
   } finally {
@@ -204,16 +213,16 @@ export async function dlqCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(rest, dlqOptions);
   if (positionals.length > 0) throw new UsageError(`dlq ${sub}: unexpected argument '${positionals[0]}'`);
   const dataDir = strOpt(values['data-dir']);
-  const redisUrl = redisUrlOpt(values.frontier);
-  if ([dataDir, values.api, redisUrl].filter((v) => v !== undefined).length > 1)
+  const store = frontierOpt(values.frontier);
+  if ([dataDir, values.api, store].filter((v) => v !== undefined).length > 1)
     throw new UsageError('dlq: give one of --api, --data-dir and --frontier');
   const keyPrefix = strOpt(values['key-prefix']);
-  if (keyPrefix !== undefined && redisUrl === undefined)
+  if (keyPrefix !== undefined && store === undefined)
     throw new UsageError('dlq: --key-prefix is for --frontier redis://...');
   // The stored frontier to work on directly, when not going through a daemon's API.
   const direct =
-    redisUrl !== undefined
-      ? <T>(fn: (f: Frontier) => Promise<T>) => withRedisFrontier(redisUrl, keyPrefix, fn)
+    store !== undefined
+      ? <T>(fn: (f: Frontier) => Promise<T>) => withRedisFrontier(store, keyPrefix, fn)
       : dataDir !== undefined
         ? <T>(fn: (f: Frontier) => Promise<T>) => withStoppedFrontier(dataDir, fn)
         : undefined;

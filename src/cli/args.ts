@@ -1,6 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { InvalidArgumentError } from '../core/errors.js';
-import { isRedisUrl } from '../daemon/config-schema.js';
+import { isRedisUrl, parseRedisClusterUrl } from '../daemon/config-schema.js';
 import { isPostgresUrl } from '../daemon/config-schema-io.js';
 
 /** Usage errors exit 2 like config errors: the operator typed something wrong. */
@@ -43,12 +43,24 @@ export function strOpt(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** --frontier: a shared Redis frontier, redis://HOST:PORT/DB (or rediss://). */
-export function redisUrlOpt(value: unknown, name = 'frontier'): string | undefined {
+/** A shared frontier named on the command line. */
+export type SharedFrontierOpt =
+  | { readonly kind: 'redis'; readonly url: string }
+  | { readonly kind: 'redis-cluster'; readonly nodes: string[] };
+
+/**
+ * --frontier: a shared Redis frontier, redis://HOST:PORT/DB (or rediss://), or a Redis
+ * Cluster, redis-cluster://HOST:PORT,HOST:PORT,... (start-up nodes; any reachable one will do).
+ */
+export function frontierOpt(value: unknown, name = 'frontier'): SharedFrontierOpt | undefined {
   if (value === undefined) return undefined;
   const url = String(value);
-  if (!isRedisUrl(url)) throw new UsageError(`--${name}: expected redis://HOST:PORT/DB, got '${url}'`);
-  return url;
+  if (isRedisUrl(url)) return { kind: 'redis', url };
+  const nodes = parseRedisClusterUrl(url);
+  if (nodes) return { kind: 'redis-cluster', nodes };
+  throw new UsageError(
+    `--${name}: expected redis://HOST:PORT/DB or redis-cluster://HOST:PORT,HOST:PORT,..., got '${url}'`,
+  );
 }
 
 /** --sink (repeatable): result sinks added to the config's, postgres://USER@HOST:PORT/DB for now. */

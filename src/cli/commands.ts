@@ -8,7 +8,7 @@ import {
 } from '../daemon/config.js';
 import { isHttpUrl } from '../daemon/config-schema.js';
 import { startDemoSite } from '../demo/site.js';
-import { intOpt, numOpt, parse, redisUrlOpt, sinkUrlsOpt, strOpt, UsageError } from './args.js';
+import { frontierOpt, intOpt, numOpt, parse, sinkUrlsOpt, strOpt, UsageError } from './args.js';
 import { runDaemon } from './run-daemon.js';
 
 const common = {
@@ -42,10 +42,11 @@ function applyCommon(input: ConfigInput, values: Record<string, unknown>): Crawl
       hosts: [{ hosts: '*', ratePerSec: rate }, ...(patch.rateLimits?.hosts ?? [])],
     };
   }
-  const frontierUrl = redisUrlOpt(values.frontier);
-  if (frontierUrl !== undefined) {
-    const { path: _sqliteOnly, ...rest } = patch.frontier ?? {};
-    patch.frontier = { ...rest, kind: 'redis', url: frontierUrl };
+  const shared = frontierOpt(values.frontier);
+  if (shared !== undefined) {
+    // The flag names the store: whatever the config said about another kind's location goes.
+    const { path: _sqlite, url: _redis, nodes: _cluster, ...rest } = patch.frontier ?? {};
+    patch.frontier = { ...rest, ...shared };
   }
   addSinks(patch, sinkUrlsOpt(values.sink));
   const level = strOpt(values['log-level']);

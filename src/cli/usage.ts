@@ -28,4 +28,6 @@ on a stopped daemon's data dir instead (refused while a daemon holds it), dlq --
 on a shared Redis frontier (safe while its daemons run).
 
 --frontier redis://HOST:PORT/DB shares the frontier (and the rate limits) with every daemon
-on that Redis (docs/redis.md); a password in the URL shows in ps: prefer a config file.`;
+on that Redis (docs/redis.md); a password in the URL shows in ps: prefer a config file.
+--frontier redis-cluster://HOST:PORT,HOST:PORT,... does the same on a Redis Cluster (any
+reachable start-up node will do; none reachable: exit 2).`;

@@ -1,4 +1,5 @@
 import { InvalidUrlError } from './errors.js';
+import { HostPatterns, type SplitHost } from './host-patterns.js';
 import type { NormaliseOptions, ScopeRules } from './rules.js';
 
 /**
@@ -116,11 +117,6 @@ export function hostKey(url: string): string {
   return parseHttpUrl(url).host;
 }
 
-interface SplitHost {
-  readonly name: string;
-  readonly port: string | undefined;
-}
-
 /** Splits 'host', 'host:port', '[v6]' or '[v6]:port'; lower-cases and drops a trailing dot. */
 function splitHost(host: string): SplitHost {
   const m = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(host.trim());
@@ -138,6 +134,17 @@ function splitPattern(pattern: string): SplitHost {
     if (splitPatterns.size < 10_000) splitPatterns.set(pattern, p);
   }
   return p;
+}
+
+/** Each scope's host list compiled once (scopes live as long as their job's config). */
+const compiled = new WeakMap<readonly string[], HostPatterns>();
+function compiledHosts(patterns: readonly string[]): HostPatterns {
+  let c = compiled.get(patterns);
+  if (c === undefined) {
+    c = new HostPatterns(patterns.map(splitHost));
+    compiled.set(patterns, c);
+  }
+  return c;
 }
 
 function matchesSplit(h: SplitHost, p: SplitHost): boolean {
@@ -219,7 +226,7 @@ function scopeOf(parsed: URL, url: string, depth: number, scope: ScopeRules): Sc
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, reason: 'scheme' };
   const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
   const host: SplitHost = { name: parsed.hostname.toLowerCase().replace(/\.$/, ''), port };
-  if (!scope.hosts.some((p) => matchesSplit(host, splitPattern(p)))) return { ok: false, reason: 'host' };
+  if (!compiledHosts(scope.hosts).matches(host)) return { ok: false, reason: 'host' };
   if (depth > scope.maxDepth) return { ok: false, reason: 'depth' };
   if (scope.exclude.some((re) => testRegex(re, url))) return { ok: false, reason: 'exclude' };
   if (scope.include.length > 0 && !scope.include.some((re) => testRegex(re, url))) {

@@ -32,13 +32,25 @@ const MIN_BREAKER_DEFER_MS = 50;
  * Deferring hands tasks back to the frontier uncharged so a broken host holds no buffer
  * space; waiting keeps them buffered because the wait is short.
  */
+/** Hosts whose last request start is remembered for politeness (idle ones beyond are forgotten). */
+export const POLITE_HOSTS = 10_000;
+
 export class AdaptiveControlPlane implements ControlPlane {
   readonly #d: AdaptiveControlPlaneDeps;
-  /** Per host: last request start (monotonic ms) and crawl-delay from robots.txt. */
-  readonly #polite = new LruMap<string, { lastStart: number; delayMs: number }>(10_000);
+  /**
+   * Per host: last request start (monotonic ms) and crawl-delay from robots.txt. Bounded, but
+   * a host still inside its gap is never forgotten (that would let its next request go at
+   * once): with more hosts than the bound started within one gap the map grows past it, by at
+   * most the requests started in one gap (the global in-flight ceiling bounds those).
+   */
+  readonly #polite: LruMap<string, { lastStart: number; delayMs: number }>;
 
   constructor(deps: AdaptiveControlPlaneDeps) {
     this.#d = deps;
+    this.#polite = new LruMap(
+      POLITE_HOSTS,
+      (p) => deps.clock.monotonic() - p.lastStart >= Math.max(deps.minDelayMs, p.delayMs),
+    );
     // A probe succeeded after an outage: the host is healthy again at the capacity it had.
     deps.breakers.onTransition((t) => {
       if (t.from === 'halfOpen' && t.to === 'closed') deps.limiters.resume(t.host);
@@ -79,7 +91,8 @@ export class AdaptiveControlPlane implements ControlPlane {
       return { kind: 'full' };
     }
     if (polite) polite.lastStart = mono;
-    else if (gap > 0 || this.#polite.size < 10_000) this.#polite.set(host, { lastStart: mono, delayMs: 0 });
+    else if (gap > 0 || this.#polite.size < POLITE_HOSTS)
+      this.#polite.set(host, { lastStart: mono, delayMs: 0 });
 
     let released = false;
     return {

@@ -6,7 +6,7 @@
 import express, { type RequestHandler } from 'express';
 import { type AdminTokenSource, requireAdminToken } from './admin-auth.js';
 import { deadLetterView, parseDlqQuery, parseEmpty, parseRedrive, parseSubmit } from './admin-validate.js';
-import { REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from './config-schema.js';
+import { isRedisKind, REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from './config-schema.js';
 import type { Daemon } from './daemon.js';
 
 export interface AdminApiOptions {
@@ -103,10 +103,9 @@ export function mountAdminApi(app: express.Express, daemon: Daemon, options: Adm
 
   app.post('/api/urls', ...mutating, async (req, res) => {
     // Read per request, not at mount: a config reload may add jobs.
-    const range =
-      daemon.config.frontier.kind === 'redis'
-        ? { min: REDIS_PRIORITY_MIN, max: REDIS_PRIORITY_MAX }
-        : undefined;
+    const range = isRedisKind(daemon.config.frontier.kind)
+      ? { min: REDIS_PRIORITY_MIN, max: REDIS_PRIORITY_MAX }
+      : undefined;
     const parsed = parseSubmit(req.body, daemon.config.jobs, range);
     if (!parsed.ok) return invalid(res, parsed.issues);
     if (!daemon.ready()) return unavailable(res);

@@ -226,12 +226,14 @@ const configBase = z.strictObject({
     .prefault({}),
   frontier: z
     .strictObject({
-      /** redis: shared by several daemons (docs/redis.md); sqlite and memory: this daemon only. */
-      kind: z.enum(['sqlite', 'memory', 'redis']).default('sqlite'),
+      /** redis, redis-cluster: shared by several daemons (docs/redis.md); sqlite and memory: this daemon only. */
+      kind: z.enum(['sqlite', 'memory', 'redis', 'redis-cluster']).default('sqlite'),
       /** sqlite only. @default DATA_DIR/frontier.db */
       path: z.string().min(1).optional(),
       /** redis only: redis://[:password@]HOST:PORT/DB (rediss:// for TLS). */
       url: z.string().min(1).optional(),
+      /** redis-cluster only: start-up nodes, "HOST:PORT" each (any reachable one finds the rest). */
+      nodes: z.array(z.string()).min(1).optional(),
       /** redis only: namespace of every key, so several crawls can share one Redis. @default 'crawld' */
       keyPrefix: z
         .string()
@@ -393,6 +395,24 @@ const configBase = z.strictObject({
 export const REDIS_PRIORITY_MIN = -2048;
 export const REDIS_PRIORITY_MAX = 2047;
 
+/** The frontier kinds kept in Redis (one server or a Cluster): shared by several daemons. */
+export function isRedisKind(kind: string): boolean {
+  return kind === 'redis' || kind === 'redis-cluster';
+}
+
+/** A Redis Cluster start-up node: HOST:PORT (an IPv6 address in brackets). */
+export function isRedisNode(s: string): boolean {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^\s:/@,[\]]+):(\d{1,5})$/.exec(s);
+  return m !== null && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
+}
+
+/** redis-cluster://HOST:PORT,HOST:PORT,... → the nodes, or undefined if it is not one. */
+export function parseRedisClusterUrl(s: string): string[] | undefined {
+  const m = /^redis-cluster:\/\/([^/?#]+)\/?$/.exec(s);
+  const nodes = m?.[1]?.split(',');
+  return nodes?.every(isRedisNode) ? nodes : undefined;
+}
+
 export function isRedisUrl(s: string): boolean {
   try {
     const u = new URL(s);
@@ -431,18 +451,30 @@ function recrawlIssues(
 }
 
 function frontierIssues(
-  f: { kind: string; path?: string | undefined; url?: string | undefined; keyPrefix?: string | undefined },
+  f: {
+    kind: string;
+    path?: string | undefined;
+    url?: string | undefined;
+    nodes?: string[] | undefined;
+    keyPrefix?: string | undefined;
+  },
   ctx: z.RefinementCtx,
 ): void {
-  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  const issue = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
   if (f.kind === 'redis') {
-    if (f.url === undefined) issue('url', "required when kind is 'redis' (redis://HOST:PORT/DB)");
-    else if (!isRedisUrl(f.url)) issue('url', 'must be a redis://HOST:PORT/DB or rediss:// URL');
-    if (f.path !== undefined) issue('path', "is for kind 'sqlite' (a redis frontier lives in Redis)");
-  } else {
-    if (f.url !== undefined) issue('url', "is for kind 'redis'");
-    if (f.keyPrefix !== undefined) issue('keyPrefix', "is for kind 'redis'");
-  }
+    if (f.url === undefined) issue(['url'], "required when kind is 'redis' (redis://HOST:PORT/DB)");
+    else if (!isRedisUrl(f.url)) issue(['url'], 'must be a redis://HOST:PORT/DB or rediss:// URL');
+  } else if (f.url !== undefined) issue(['url'], "is for kind 'redis'");
+  if (f.kind === 'redis-cluster') {
+    if (f.nodes === undefined)
+      issue(['nodes'], 'required when kind is \'redis-cluster\' (["HOST:PORT", ...])');
+    f.nodes?.forEach((n, i) => {
+      if (!isRedisNode(n)) issue(['nodes', i], `must be HOST:PORT, got '${n}'`);
+    });
+  } else if (f.nodes !== undefined) issue(['nodes'], "is for kind 'redis-cluster'");
+  if (isRedisKind(f.kind)) {
+    if (f.path !== undefined) issue(['path'], "is for kind 'sqlite' (a redis frontier lives in Redis)");
+  } else if (f.keyPrefix !== undefined) issue(['keyPrefix'], "is for kinds 'redis' and 'redis-cluster'");
 }
 
 /**
@@ -450,19 +482,19 @@ function frontierIssues(
  * its range, or keep a lease shorter than a fetch (another daemon would fetch the page too).
  */
 function redisIssues(config: z.output<typeof configBase>, ctx: z.RefinementCtx): void {
-  if (config.frontier.kind !== 'redis') return;
+  if (!isRedisKind(config.frontier.kind)) return;
   if (config.frontier.leaseMs <= config.fetch.totalTimeoutMs)
     ctx.addIssue({
       code: 'custom',
       path: ['frontier', 'leaseMs'],
-      message: `must be longer than fetch.totalTimeoutMs (${config.fetch.totalTimeoutMs}) with frontier kind 'redis'`,
+      message: `must be longer than fetch.totalTimeoutMs (${config.fetch.totalTimeoutMs}) with frontier kind '${config.frontier.kind}'`,
     });
   const check = (value: number, path: PropertyKey[]) => {
     if (value < REDIS_PRIORITY_MIN || value > REDIS_PRIORITY_MAX)
       ctx.addIssue({
         code: 'custom',
         path,
-        message: `must be in [${REDIS_PRIORITY_MIN}, ${REDIS_PRIORITY_MAX}] with frontier kind 'redis'`,
+        message: `must be in [${REDIS_PRIORITY_MIN}, ${REDIS_PRIORITY_MAX}] with frontier kind '${config.frontier.kind}'`,
       });
   };
   config.jobs.forEach((job, j) => {

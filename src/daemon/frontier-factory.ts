@@ -11,6 +11,7 @@ import type { LocalRateLimiterOptions } from '../core/local-rate-limiter.js';
 import type { Frontier } from '../ports/frontier.js';
 import type { SyncRateLimiter } from '../ports/rate-limiter.js';
 import type { CrawldConfig } from './config.js';
+import { isRedisKind } from './config-schema.js';
 
 export interface FrontierDeps {
   readonly clock: Clock;
@@ -61,7 +62,7 @@ export const SHARED_IDLE_POLL_MS = 500;
  */
 export async function createFrontier(config: CrawldConfig, deps: FrontierDeps): Promise<BuiltFrontier> {
   const f = config.frontier;
-  if (f.kind !== 'redis') {
+  if (!isRedisKind(f.kind)) {
     const frontier =
       f.kind === 'memory'
         ? new MemoryFrontier({ clock: deps.clock, maxPending: f.maxPending })

@@ -1,17 +1,30 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { RedisFrontier } from '../adapters/frontier/redis.js';
-import { clientOptions, RedisUnavailableError } from '../adapters/frontier/redis-client.js';
+import {
+  clientOptions,
+  clusterOptions,
+  parseNode,
+  type RedisLike,
+  RedisUnavailableError,
+} from '../adapters/frontier/redis-client.js';
 import { RedisRateLimiter } from '../adapters/rate/redis-rate-limiter.js';
+import { ConfigError } from '../core/errors.js';
 import { redactUrl } from '../observe/logger.js';
 import type { CrawldConfig } from './config.js';
 import { type BuiltFrontier, type FrontierDeps, SHARED_IDLE_POLL_MS } from './frontier-factory.js';
 import { RetryingFrontier } from './retrying-frontier.js';
 
-/** The Redis frontier and its shared rate limiter; loaded by createFrontier only when needed. */
+/**
+ * The Redis frontier (one server, or a Redis Cluster) and its shared rate limiter; loaded by
+ * createFrontier only when needed.
+ */
 export function createRedisStore(config: CrawldConfig, deps: FrontierDeps): BuiltFrontier {
   const f = config.frontier;
-  // One connection for the frontier and the rate buckets: one health state, one reconnect.
-  const client = new Redis(f.url!, clientOptions);
+  const nodes = f.kind === 'redis-cluster' ? (f.nodes ?? []) : undefined;
+  // One client for the frontier and the rate buckets: one health state, one reconnect.
+  const client: RedisLike = nodes
+    ? new Cluster(nodes.map(parseNode), clusterOptions)
+    : new Redis(f.url!, clientOptions);
   // Reported once per outage: at the first close after 'ready', and at the next 'ready'.
   let up = false;
   let closing = false;
@@ -44,6 +57,12 @@ export function createRedisStore(config: CrawldConfig, deps: FrontierDeps): Buil
         await frontier.open();
       } catch (err) {
         if (!(err instanceof RedisUnavailableError)) throw err;
+        // A cluster none of whose nodes answers is a wrong address list far more often than
+        // an outage of every shard at once: exit 2 naming the field, like a config error.
+        if (nodes)
+          throw new ConfigError([
+            `frontier.nodes: cannot reach any node of the Redis Cluster (${nodes.join(', ')}): ${err.message}`,
+          ]);
         // redactUrl drops a password from the URL.
         const where = redactUrl(f.url!);
         throw new RedisUnavailableError(`cannot reach the Redis frontier at ${where}: ${err.message}`, {

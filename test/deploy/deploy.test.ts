@@ -89,6 +89,7 @@ describe('example configs pass crawld check-config', () => {
     'deploy/crawld.yaml',
     'deploy/compose/crawld.yaml',
     'deploy/compose/crawld-cluster.yaml',
+    'deploy/compose/crawld-redis-cluster.yaml',
   ]) {
     it(file, async () => {
       const r = await runCli(['check-config', path(file)], TOKEN_ENV);
@@ -166,6 +167,32 @@ describe('docker-compose.yml', () => {
     expect(r.stderr.trim(), r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')).toEqual(expect.arrayContaining(['redis', 'crawld-worker']));
+  });
+
+  it('passes docker-compose config with the redis-cluster profile', () => {
+    const r = tool('docker-compose', [
+      '-f',
+      'docker-compose.yml',
+      '--profile',
+      'redis-cluster',
+      'config',
+      '-q',
+    ]);
+    expect(r.stderr.trim(), r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const compose = parseYaml(read('docker-compose.yml'), { merge: true }) as {
+      services: Record<string, { profiles?: string[] }>;
+    };
+    const inProfile = Object.entries(compose.services)
+      .filter(([, s]) => s.profiles?.includes('redis-cluster'))
+      .map(([name]) => name);
+    expect(inProfile).toEqual([
+      'redis-node-1',
+      'redis-node-2',
+      'redis-node-3',
+      'redis-cluster-init',
+      'crawld-cluster-worker',
+    ]);
   });
 
   it('mounts only files and directories that exist in the repository', () => {

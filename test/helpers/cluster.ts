@@ -6,10 +6,13 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { type CliProcess, startCli, tempDir } from './cli.js';
+import { type RedisClusterServer, type StartClusterOptions, startRedisCluster } from './redis-cluster.js';
 import { type RedisServer, type StartRedisOptions, startRedis } from './redis-server.js';
 
 export interface ClusterOptions {
-  readonly redisUrl: string;
+  /** The shared frontier: a redis-server's URL, or the nodes of a Redis Cluster. */
+  readonly redisUrl?: string;
+  readonly redisNodes?: readonly string[];
   /** Isolates one scenario's keys from another's on the same Redis. */
   readonly keyPrefix: string;
   readonly origin: string;
@@ -55,8 +58,9 @@ function startMember(o: ClusterOptions, root: string, i: number): Member {
     instanceId: id,
     log: { level: 'info' },
     frontier: {
-      kind: 'redis',
-      url: `${o.redisUrl}/0`,
+      ...(o.redisNodes
+        ? { kind: 'redis-cluster', nodes: o.redisNodes }
+        : { kind: 'redis', url: `${o.redisUrl}/0` }),
       keyPrefix: o.keyPrefix,
       leaseMs: o.leaseMs ?? 30_000,
     },
@@ -111,6 +115,8 @@ export async function stopAll(members: readonly Member[]): Promise<void> {
 /** What every cluster test file runs against: one redis-server and the demo site. */
 export interface ClusterFixture {
   readonly redis: RedisServer;
+  /** Set instead of redis when the fixture was asked for a Redis Cluster. */
+  readonly redisCluster: RedisClusterServer;
   readonly origin: string;
   /** Daemons a test started; whatever is left of them is killed after all tests. */
   members: Member[];
@@ -125,14 +131,21 @@ export function useClusterFixture(site: {
   readonly pages: number;
   readonly latencyMs?: number;
   readonly redis?: StartRedisOptions;
+  /** A three-master Redis Cluster instead of one redis-server. */
+  readonly redisCluster?: StartClusterOptions;
 }): ClusterFixture {
   let redis: RedisServer | undefined;
+  let redisCluster: RedisClusterServer | undefined;
   let siteProc: CliProcess | undefined;
   let origin: string | undefined;
   const fixture: ClusterFixture = {
     get redis() {
       if (!redis) throw new Error('cluster fixture: redis-server not started (used outside a test?)');
       return redis;
+    },
+    get redisCluster() {
+      if (!redisCluster) throw new Error('cluster fixture: redis cluster not started (redisCluster option?)');
+      return redisCluster;
     },
     get origin() {
       if (!origin) throw new Error('cluster fixture: demo site not started (used outside a test?)');
@@ -141,17 +154,19 @@ export function useClusterFixture(site: {
     members: [],
   };
   beforeAll(async () => {
-    redis = await startRedis(site.redis);
+    if (site.redisCluster) redisCluster = await startRedisCluster(site.redisCluster);
+    else redis = await startRedis(site.redis);
     const args = ['site', '--port', '0', '--pages', String(site.pages)];
     if (site.latencyMs !== undefined) args.push('--latency-ms', String(site.latencyMs));
     siteProc = startCli(args);
     origin = (await siteProc.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
-  });
+  }, 60_000);
   afterAll(async () => {
     await stopAll(fixture.members);
     siteProc?.child.kill('SIGTERM');
     await siteProc?.exited;
     await redis?.stop();
+    await redisCluster?.stop();
   });
   return fixture;
 }

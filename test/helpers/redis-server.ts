@@ -24,6 +24,10 @@ export interface RedisServer {
 export interface StartRedisOptions {
   /** appendonly yes with a private --dir, so restart() keeps the data. @default false */
   readonly persistent?: boolean;
+  /** More redis-server arguments (e.g. cluster mode). */
+  readonly extraArgs?: readonly string[];
+  /** The port to listen on. @default a free port */
+  readonly port?: number;
 }
 
 const BIN = 'redis-server';
@@ -40,10 +44,10 @@ export function requireRedisServer(): void {
 
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
   requireRedisServer();
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'crawld-redis-'));
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--daemonize', 'no'];
-  args.push('--dir', dir, '--appendonly', options.persistent ? 'yes' : 'no');
+  args.push('--dir', dir, '--appendonly', options.persistent ? 'yes' : 'no', ...(options.extraArgs ?? []));
   let child = await launch(args, port);
 
   const halt = async () => {

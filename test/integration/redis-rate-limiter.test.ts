@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RedisRateLimiter } from '../../src/adapters/rate/redis-rate-limiter.js';
 import { systemClock } from '../../src/core/clock.js';
+import { hammer } from '../helpers/rate-hammer.js';
 import { type RedisServer, startRedis } from '../helpers/redis-server.js';
 
 let server: RedisServer;
@@ -22,19 +23,6 @@ afterAll(async () => {
 beforeEach(async () => {
   await client().flushdb();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Calls take() as fast as the answers allow until `until`; returns how many were admitted. */
-async function hammer(limiter: RedisRateLimiter, key: string, until: number): Promise<number> {
-  let admitted = 0;
-  while (Date.now() < until) {
-    const r = limiter.take(key);
-    if (r.ok) admitted++;
-    else await sleep(Math.min(r.waitMs, 20));
-  }
-  return admitted;
-}
 
 describe('RedisRateLimiter', () => {
   it('holds three daemons sharing a 50 req/s host bucket to 50 req/s together', async () => {

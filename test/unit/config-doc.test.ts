@@ -22,17 +22,21 @@ function paths(value: unknown, at = ''): Set<string> {
 describe('docs/config.md', () => {
   it('is a valid config, with the sqlite frontier and one admin token source', () => {
     const doc = docExample();
-    const { url: _u, keyPrefix: _k, ...sqlite } = doc.frontier;
+    const { url: _u, keyPrefix: _k, nodes: _n, ...sqlite } = doc.frontier;
     const { adminTokenFile: _f, ...http } = doc.http;
     expect(() => validateConfig({ ...doc, frontier: sqlite, http })).not.toThrow();
-    // And with the redis frontier (lease longer than a fetch, as that kind requires).
-    const { path: _p, ...redis } = doc.frontier;
+    // And with the redis frontiers (lease longer than a fetch, as those kinds require).
+    const { path: _p, nodes: _n2, ...redis } = doc.frontier;
     expect(() => validateConfig({ ...doc, http, frontier: { ...redis, kind: 'redis' } })).not.toThrow();
+    const { path: _p3, url: _u3, ...cluster } = doc.frontier;
+    expect(() =>
+      validateConfig({ ...doc, http, frontier: { ...cluster, kind: 'redis-cluster' } }),
+    ).not.toThrow();
   });
 
   it('names every option the schema has (a new option must be documented)', () => {
     const doc = docExample();
-    const { url: _u, keyPrefix: _k, ...sqlite } = doc.frontier;
+    const { url: _u, keyPrefix: _k, nodes: _n, ...sqlite } = doc.frontier;
     const { adminTokenFile: _f, ...http } = doc.http;
     const documented = paths(doc);
     // What the validated example holds includes every default the schema fills in.

@@ -42,7 +42,7 @@ describe('config: frontier kind redis', () => {
 
   it('refuses redis-only keys on other kinds and braces in the key prefix', () => {
     expect(issuesOf(() => validateConfig({ frontier: { url: 'redis://r:6379/0', keyPrefix: 'p' } }))).toEqual(
-      ["frontier.url: is for kind 'redis'", "frontier.keyPrefix: is for kind 'redis'"],
+      ["frontier.url: is for kind 'redis'", "frontier.keyPrefix: is for kinds 'redis' and 'redis-cluster'"],
     );
     const braces = issuesOf(() =>
       validateConfig({ frontier: { kind: 'redis', url: 'redis://r:6379/0', keyPrefix: '{x}' } }),
@@ -75,5 +75,44 @@ describe('config: frontier kind redis', () => {
       "jobs[0].extract.followAllLinks.priority: must be in [-2048, 2047] with frontier kind 'redis'",
     ]);
     expect(validateConfig({ jobs }).jobs).toHaveLength(2);
+  });
+
+  it('takes kind redis-cluster with HOST:PORT nodes, and the same lease and priority rules', () => {
+    const nodes = ['10.0.0.5:6379', 'redis-node-2:6380', '[::1]:7000'];
+    const ok = validateConfig({ frontier: { kind: 'redis-cluster', nodes, keyPrefix: 'c' } });
+    expect(ok.frontier).toMatchObject({ kind: 'redis-cluster', nodes, keyPrefix: 'c' });
+    expect(issuesOf(() => validateConfig({ frontier: { kind: 'redis-cluster' } }))).toEqual([
+      'frontier.nodes: required when kind is \'redis-cluster\' (["HOST:PORT", ...])',
+    ]);
+    expect(
+      issuesOf(() =>
+        validateConfig({ frontier: { kind: 'redis-cluster', nodes: ['r:6379', 'r', 'r:99999'] } }),
+      ),
+    ).toEqual([
+      "frontier.nodes[1]: must be HOST:PORT, got 'r'",
+      "frontier.nodes[2]: must be HOST:PORT, got 'r:99999'",
+    ]);
+    expect(
+      issuesOf(() =>
+        validateConfig({ frontier: { kind: 'redis-cluster', nodes, url: 'redis://r:6379/0', path: 'f.db' } }),
+      ),
+    ).toEqual([
+      "frontier.url: is for kind 'redis'",
+      "frontier.path: is for kind 'sqlite' (a redis frontier lives in Redis)",
+    ]);
+    expect(
+      issuesOf(() => validateConfig({ frontier: { kind: 'redis', url: 'redis://r:6379/0', nodes } })),
+    ).toEqual(["frontier.nodes: is for kind 'redis-cluster'"]);
+    expect(
+      issuesOf(() =>
+        validateConfig({
+          frontier: { kind: 'redis-cluster', nodes, leaseMs: 1000 },
+          jobs: [job({ seedPriority: 5000 })],
+        }),
+      ),
+    ).toEqual([
+      "frontier.leaseMs: must be longer than fetch.totalTimeoutMs (60000) with frontier kind 'redis-cluster'",
+      "jobs[0].seedPriority: must be in [-2048, 2047] with frontier kind 'redis-cluster'",
+    ]);
   });
 });

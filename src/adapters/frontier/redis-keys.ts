@@ -1,8 +1,9 @@
 /**
  * Key layout of the Redis frontier, designed for Redis Cluster: everything about one host
  * shares the hash tag `{host}` (one slot), so every per-host Lua script touches one slot;
- * the few global structures share the tag `{prefix}` (another single slot). No script ever
- * touches both. docs/redis.md explains the layout and what it costs.
+ * the global index is split into buckets, each under its own tag (`{prefix}` when there is
+ * one bucket, `{prefix:i}` on a Cluster), and the FIFO sequence sits under `{prefix}`. No
+ * script ever touches two slots. docs/redis.md explains the layout and what it costs.
  */
 import { InvalidArgumentError } from '../../core/errors.js';
 
@@ -22,9 +23,8 @@ export interface HostKeys {
   readonly meta: string;
 }
 
-export interface GlobalKeys {
-  /** STRING the global FIFO sequence (INCRBY). */
-  readonly seq: string;
+/** The global index, one copy per bucket; a host's entries live in bucket indexBucket(host). */
+export interface IndexKeys {
   /** SET of every host ever enqueued (add-only; the source for repair()). */
   readonly hosts: string;
   /** ZSET host → score of its best ready task: the index lease() reads. */
@@ -39,26 +39,51 @@ export interface GlobalKeys {
   readonly leasedHosts: string;
 }
 
+/** On Redis Cluster the index is split over this many buckets (hash tags), spread over the shards. */
+export const CLUSTER_INDEX_BUCKETS = 16;
+
 export class RedisKeys {
-  readonly global: GlobalKeys;
+  /** STRING the global FIFO sequence (INCRBY), tag `{prefix}`. */
+  readonly seq: string;
+  /**
+   * The index buckets. One (tag `{prefix}`, the layout of every Redis frontier before
+   * buckets existed, so old data needs no migration) on a single Redis; on a Cluster
+   * CLUSTER_INDEX_BUCKETS (tags `{prefix:0}` ...), so the index and its PUBLISH load are
+   * spread over the shards instead of one hot slot. Every daemon on a frontier must use
+   * the same count: it is fixed by the kind, never configured.
+   */
+  readonly buckets: readonly IndexKeys[];
   readonly #prefix: string;
 
-  constructor(prefix: string) {
+  constructor(prefix: string, buckets = 1) {
     if (prefix === '' || /[{}]/.test(prefix)) {
       throw new InvalidArgumentError(`keyPrefix must be non-empty and free of braces, got ${prefix}`);
     }
+    if (!Number.isInteger(buckets) || buckets < 1)
+      throw new InvalidArgumentError(`index buckets must be a positive integer, got ${buckets}`);
     this.#prefix = prefix;
-    const g = `{${prefix}}`;
-    this.global = {
-      seq: `${g}:seq`,
-      hosts: `${g}:hosts`,
-      ready: `${g}:ready`,
-      due: `${g}:due`,
-      snap: `${g}:snap`,
-      totals: `${g}:totals`,
-      deadHosts: `${g}:deadhosts`,
-      leasedHosts: `${g}:leasedhosts`,
-    };
+    this.seq = `{${prefix}}:seq`;
+    this.buckets = Array.from({ length: buckets }, (_, i) => {
+      const g = buckets === 1 ? `{${prefix}}` : `{${prefix}:${i}}`;
+      return {
+        hosts: `${g}:hosts`,
+        ready: `${g}:ready`,
+        due: `${g}:due`,
+        snap: `${g}:snap`,
+        totals: `${g}:totals`,
+        deadHosts: `${g}:deadhosts`,
+        leasedHosts: `${g}:leasedhosts`,
+      };
+    });
+  }
+
+  /** The index bucket holding the host's entries: FNV-1a of the host, stable across daemons. */
+  index(host: string): IndexKeys {
+    const n = this.buckets.length;
+    if (n === 1) return this.buckets[0]!;
+    let h = 0x811c9dc5;
+    for (let i = 0; i < host.length; i++) h = Math.imul(h ^ host.charCodeAt(i), 0x01000193);
+    return this.buckets[(h >>> 0) % n]!;
   }
 
   /** URL.host never contains braces, so `{host}` is always exactly the hash tag. */
@@ -79,8 +104,9 @@ export class RedisKeys {
     return [k.tasks, k.ready, k.delayed, k.leased, k.dead, k.meta];
   }
 
-  globalPublishList(): string[] {
-    const g = this.global;
+  /** KEYS of the PUBLISH script for a host: its index bucket (one slot). */
+  publishList(host: string): string[] {
+    const g = this.index(host);
     return [g.snap, g.totals, g.ready, g.due, g.deadHosts, g.leasedHosts];
   }
 }

@@ -14,7 +14,13 @@
  *  s state (r ready, d delayed, l leased, f done, x dead), n notBefore, q seq,
  *  k lease token, o owner, e lease expiry, err last error, da deadAt, dr dead reason. */
 const PRELUDE = `
-local T, R, D, L, X, M = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local T, R, D, L, X, M
+-- Selects the host whose keys are KEYS[6k-5 .. 6k] (a BATCH call carries several hosts).
+local function use(k)
+  local b = (k - 1) * 6
+  T, R, D, L, X, M = KEYS[b + 1], KEYS[b + 2], KEYS[b + 3], KEYS[b + 4], KEYS[b + 5], KEYS[b + 6]
+end
+use(1)
 local SEQ = 2199023255552
 local function score(p, q) return (p + 2048) * SEQ + q end
 local function get(id) local v = redis.call('HGET', T, id) if v then return cmsgpack.unpack(v) end return nil end
@@ -55,20 +61,28 @@ local function refresh(now)
   return changed
 end
 -- {version, best ready score or '', due time or '', pending, leased, done, dead, prio, n, ...}
+-- One HGETALL of the meta hash gives the version, the done count and the pending counts per
+-- priority (pending = their sum: every entry to or exit from ready/delayed moves them).
 local function snapshot(changed)
-  local v = tonumber(redis.call('HGET', M, 'v') or '0')
+  local m = redis.call('HGETALL', M)
+  local v, done, pending, prio = 0, 0, 0, {}
+  for i = 1, #m, 2 do
+    local k = m[i]
+    if k == 'v' then v = tonumber(m[i + 1])
+    elseif k == 'done' then done = tonumber(m[i + 1])
+    elseif string.sub(k, 1, 2) == 'p:' then
+      local c = tonumber(m[i + 1])
+      prio[#prio + 1] = string.sub(k, 3) prio[#prio + 1] = c pending = pending + c
+    end
+  end
   if changed then v = v + 1 redis.call('HSET', M, 'v', v) end
   local head = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES')[2] or ''
   local d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2]
   local l = redis.call('ZRANGE', L, 0, 0, 'WITHSCORES')[2]
   local due = ''
   if d and l then due = math.min(tonumber(d), tonumber(l)) elseif d or l then due = tonumber(d or l) end
-  local out = {v, head, due, redis.call('ZCARD', R) + redis.call('ZCARD', D), redis.call('ZCARD', L),
-    tonumber(redis.call('HGET', M, 'done') or '0'), redis.call('ZCARD', X)}
-  local m = redis.call('HGETALL', M)
-  for i = 1, #m, 2 do
-    if string.sub(m[i], 1, 2) == 'p:' then out[#out + 1] = string.sub(m[i], 3) out[#out + 1] = tonumber(m[i + 1]) end
-  end
+  local out = {v, head, due, pending, redis.call('ZCARD', L), done, redis.call('ZCARD', X)}
+  for i = 1, #prio do out[#out + 1] = prio[i] end
   return out
 end
 `;
@@ -99,10 +113,15 @@ end
 return {added, dups, dropped, snapshot(added > 0)}
 `;
 
-/** ARGV: now, max. The best max ready entries (suffix, score, ...) after refreshing. */
+/** ARGV: now, max, bound. After refreshing, the best ready entries (suffix, score, ...):
+ *  at most max, only those scoring <= bound, but at least the best one. The snapshot only
+ *  when refreshing changed something (false otherwise: nothing to publish). */
 const PEEK = `
 local changed = refresh(tonumber(ARGV[1]))
-return {redis.call('ZRANGE', R, 0, tonumber(ARGV[2]) - 1, 'WITHSCORES'), snapshot(changed)}
+local top = redis.call('ZRANGEBYSCORE', R, '-inf', ARGV[3], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
+if #top == 0 then top = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES') end
+if changed then return {top, snapshot(true)} end
+return {top, false}
 `;
 
 /** ARGV: now, count, maxScore, expiresAt, owner, token prefix. Leases up to count ready
@@ -189,32 +208,57 @@ return out
 
 const SNAPSHOT = 'return snapshot(false)';
 
-/** Global slot. KEYS: snap, totals, ready index, due index, dead hosts, leased hosts.
- *  ARGV: host, then a host snapshot. Applies it unless a newer version was already
- *  applied, so snapshots arriving out of order (two daemons, one host) converge on the
- *  latest host state, and totals stay the sum of the applied snapshots. */
+/** One index bucket (one slot). KEYS: snap, totals, ready index, due index, dead hosts, leased
+ *  hosts. ARGV: per host: host, n, then its snapshot's n fields. Applies each snapshot unless a
+ *  newer version of that host was already applied, so snapshots arriving out of order (two
+ *  daemons, one host) converge on the latest host state, and totals stay the sum of the
+ *  applied snapshots. Many hosts per call: one call per bucket per turn of the event loop. */
 export const PUBLISH = `
-local host, v = ARGV[1], tonumber(ARGV[2])
-local new = {v = v, n = tonumber(ARGV[5]), l = tonumber(ARGV[6]), f = tonumber(ARGV[7]), x = tonumber(ARGV[8]), p = {}}
-for i = 9, #ARGV, 2 do new.p[ARGV[i]] = tonumber(ARGV[i + 1]) end
-local raw = redis.call('HGET', KEYS[1], host)
-local old = {v = -1, n = 0, l = 0, f = 0, x = 0, p = {}}
-if raw then old = cmsgpack.unpack(raw) end
-if v < old.v then return 0 end
 local function bump(field, d)
   if d ~= 0 and redis.call('HINCRBY', KEYS[2], field, d) == 0 and string.sub(field, 1, 2) == 'p:' then
     redis.call('HDEL', KEYS[2], field)
   end
 end
-for _, k in ipairs({'n', 'l', 'f', 'x'}) do bump(k, new[k] - old[k]) end
-for p, c in pairs(new.p) do bump('p:' .. p, c - (old.p[p] or 0)) end
-for p, c in pairs(old.p) do if new.p[p] == nil then bump('p:' .. p, -c) end end
-redis.call('HSET', KEYS[1], host, cmsgpack.pack(new))
-if ARGV[3] ~= '' then redis.call('ZADD', KEYS[3], ARGV[3], host) else redis.call('ZREM', KEYS[3], host) end
-if ARGV[4] ~= '' then redis.call('ZADD', KEYS[4], ARGV[4], host) else redis.call('ZREM', KEYS[4], host) end
-if new.x > 0 then redis.call('SADD', KEYS[5], host) else redis.call('SREM', KEYS[5], host) end
-if new.l > 0 then redis.call('SADD', KEYS[6], host) else redis.call('SREM', KEYS[6], host) end
-return 1
+local function apply(host, S)
+  local v = tonumber(S[1])
+  local new = {v = v, n = tonumber(S[4]), l = tonumber(S[5]), f = tonumber(S[6]), x = tonumber(S[7]), p = {}, h = S[2], d = S[3]}
+  for i = 8, #S, 2 do new.p[S[i]] = tonumber(S[i + 1]) end
+  local raw = redis.call('HGET', KEYS[1], host)
+  -- h / d: the index scores last applied (absent in snapshots stored by older versions: then
+  -- the index entries are written unconditionally, as for a host never published).
+  local old = {v = -1, n = 0, l = 0, f = 0, x = 0, p = {}}
+  if raw then old = cmsgpack.unpack(raw) end
+  if v < old.v then return 0 end
+  for _, k in ipairs({'n', 'l', 'f', 'x'}) do bump(k, new[k] - old[k]) end
+  for p, c in pairs(new.p) do bump('p:' .. p, c - (old.p[p] or 0)) end
+  for p, c in pairs(old.p) do if new.p[p] == nil then bump('p:' .. p, -c) end end
+  redis.call('HSET', KEYS[1], host, cmsgpack.pack(new))
+  -- Index entries and host sets change only when the host's values do (most publishes move
+  -- a count, not the best score or a set membership).
+  local fresh = old.h == nil or old.d == nil
+  if fresh or old.h ~= new.h then
+    if new.h ~= '' then redis.call('ZADD', KEYS[3], new.h, host) else redis.call('ZREM', KEYS[3], host) end
+  end
+  if fresh or old.d ~= new.d then
+    if new.d ~= '' then redis.call('ZADD', KEYS[4], new.d, host) else redis.call('ZREM', KEYS[4], host) end
+  end
+  if fresh or (old.x > 0) ~= (new.x > 0) then
+    if new.x > 0 then redis.call('SADD', KEYS[5], host) else redis.call('SREM', KEYS[5], host) end
+  end
+  if fresh or (old.l > 0) ~= (new.l > 0) then
+    if new.l > 0 then redis.call('SADD', KEYS[6], host) else redis.call('SREM', KEYS[6], host) end
+  end
+  return 1
+end
+local i, applied = 1, 0
+while i <= #ARGV do
+  local n = tonumber(ARGV[i + 1])
+  local S = {}
+  for j = 1, n do S[j] = ARGV[i + 1 + j] end
+  applied = applied + apply(ARGV[i], S)
+  i = i + 2 + n
+end
+return applied
 `;
 
 export const HOST_SCRIPTS = {
@@ -235,3 +279,70 @@ export type HostScript = keyof typeof HOST_SCRIPTS;
 export function hostScriptSource(name: HostScript): string {
   return PRELUDE + HOST_SCRIPTS[name];
 }
+
+/** The host operations a BATCH call can carry, by their index in it. */
+export const BATCH_OPS = {
+  enqueue: 1,
+  peek: 2,
+  lease: 3,
+  ack: 4,
+  retry: 5,
+  dead: 6,
+} as const satisfies Record<string, number>;
+export type BatchOp = keyof typeof BATCH_OPS;
+
+const BATCH_BODIES: Record<BatchOp, string> = {
+  enqueue: ENQUEUE,
+  peek: PEEK,
+  lease: LEASE,
+  ack: ACK,
+  retry: RETRY,
+  dead: DEAD,
+};
+
+/**
+ * Many host operations in one script call: KEYS holds six keys per operation (the host's, so
+ * the same host may appear several times), ARGV per operation: op index, argument count, the
+ * arguments the single-host script takes. Each operation runs as that script would, in
+ * order, and answers {1, its reply} or {0, error message}: one failing operation (pcall)
+ * neither stops nor undoes the others. On one Redis all of a turn's operations on every host
+ * go in one call; on a Cluster one call per host (a script may touch one slot only).
+ */
+export const BATCH = `${PRELUDE}
+-- A host's snapshot is taken once per call, after its last operation, not once per operation
+-- (a turn's acks are often on one host): each operation gets a placeholder table, filled in
+-- at the end with the host's final snapshot. Its version moves once if any operation changed.
+local host_snapshot = snapshot
+local deferred, order, current = {}, {}, 1
+local function snapshot(changed)
+  local d = deferred[T]
+  if not d then d = {ph = {}, changed = false} deferred[T] = d order[#order + 1] = T end
+  d.changed = d.changed or changed
+  d.k = current
+  return d.ph
+end
+local ops = {}
+${(Object.keys(BATCH_OPS) as BatchOp[])
+  .map((op) => `ops[${BATCH_OPS[op]}] = function(ARGV)\n${BATCH_BODIES[op]}\nend`)
+  .join('\n')}
+local out, i, k = {}, 1, 1
+while i <= #ARGV do
+  local op, n = tonumber(ARGV[i]), tonumber(ARGV[i + 1])
+  local a = {}
+  for j = 1, n do a[j] = ARGV[i + 1 + j] end
+  use(k)
+  current = k
+  local ok, res = pcall(ops[op], a)
+  if ok then out[k] = {1, res}
+  elseif type(res) == 'table' and res.err then out[k] = {0, res.err}
+  else out[k] = {0, tostring(res)} end
+  i = i + 2 + n
+  k = k + 1
+end
+for _, t in ipairs(order) do
+  local d = deferred[t]
+  use(d.k)
+  for j, v in ipairs(host_snapshot(d.changed)) do d.ph[j] = v end
+end
+return out
+`;

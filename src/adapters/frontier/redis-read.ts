@@ -2,14 +2,31 @@
  * The read side of the Redis frontier (stats, nextReadyAt, listLeased, listDead) and
  * repair(): functions over a client and the key layout, kept apart from the write path.
  */
-import type { Redis } from 'ioredis';
 import type { DeadLetter, FrontierStats, Task } from '../../ports/frontier.js';
-import { execAll, script } from './redis-client.js';
+import { batch, execAll, type RedisLike, type ScriptArg, script } from './redis-client.js';
 import { type DeadRow, lastSnapshot, type Snapshot, toDeadRow, toTaskRow } from './redis-codec.js';
 import type { RedisKeys } from './redis-keys.js';
 
-export function publish(target: Parameters<typeof script>[0], keys: RedisKeys, host: string, snap: Snapshot) {
-  return script(target, 'crawldPublish', keys.globalPublishList(), [host, ...snap]);
+/**
+ * Queues on `target` the PUBLISH of host snapshots: one script call per index bucket, carrying
+ * every host of that bucket (one call in all on a single Redis).
+ */
+export function publish(
+  target: Parameters<typeof script>[0],
+  keys: RedisKeys,
+  snaps: Iterable<readonly [string, Snapshot]>,
+): number {
+  const byBucket = new Map<string, { host: string; args: ScriptArg[] }>();
+  for (const [host, snap] of snaps) {
+    const list = keys.publishList(host);
+    const entry = byBucket.get(list[0]!);
+    const args = [host, snap.length, ...snap];
+    if (entry) entry.args.push(...args);
+    else byBucket.set(list[0]!, { host, args });
+  }
+  for (const { host, args } of byBucket.values())
+    script(target, 'crawldPublish', keys.publishList(host), args);
+  return byBucket.size;
 }
 
 /**
@@ -17,15 +34,20 @@ export function publish(target: Parameters<typeof script>[0], keys: RedisKeys, h
  * the question, so it is counted per host, only over hosts in the due index (hosts with
  * delayed or leased tasks).
  */
-export async function readStats(client: Redis, keys: RedisKeys, now: number): Promise<FrontierStats> {
-  const g = keys.global;
-  const [totals, dueHosts] = (await execAll(client.pipeline().hgetall(g.totals).zrange(g.due, 0, -1))) as [
-    Record<string, string>,
-    string[],
-  ];
+export async function readStats(client: RedisLike, keys: RedisKeys, now: number): Promise<FrontierStats> {
+  const pipe0 = batch(client);
+  for (const b of keys.buckets) pipe0.hgetall(b.totals).zrange(b.due, 0, -1);
+  const replies = await execAll(pipe0);
+  const totals: Record<string, number> = {};
+  const dueHosts: string[] = [];
+  for (let i = 0; i < replies.length; i += 2) {
+    for (const [k, v] of Object.entries(replies[i] as Record<string, string>))
+      totals[k] = (totals[k] ?? 0) + Number(v);
+    dueHosts.push(...(replies[i + 1] as string[]));
+  }
   let delayed = 0;
   if (dueHosts.length > 0) {
-    const pipe = client.pipeline();
+    const pipe = batch(client);
     for (const host of dueHosts) pipe.zcount(keys.host(host).delayed, `(${now}`, '+inf');
     for (const n of await execAll(pipe)) delayed += Number(n);
   }
@@ -46,22 +68,33 @@ export async function readStats(client: Redis, keys: RedisKeys, now: number): Pr
 
 /** Now when some host has ready work, else the earliest due time (delayed task or lease expiry). */
 export async function readNextReadyAt(
-  client: Redis,
+  client: RedisLike,
   keys: RedisKeys,
   now: number,
 ): Promise<number | undefined> {
-  const g = keys.global;
-  const [ready, due] = (await execAll(
-    client.pipeline().zcard(g.ready).zrange(g.due, 0, 0, 'WITHSCORES'),
-  )) as [number, string[]];
-  if (ready > 0) return now;
-  return due[1] === undefined ? undefined : Number(due[1]);
+  const pipe = batch(client);
+  for (const b of keys.buckets) pipe.zcard(b.ready).zrange(b.due, 0, 0, 'WITHSCORES');
+  const replies = await execAll(pipe);
+  let next: number | undefined;
+  for (let i = 0; i < replies.length; i += 2) {
+    if (Number(replies[i]) > 0) return now;
+    const due = replies[i + 1] as string[];
+    if (due[1] !== undefined && (next === undefined || Number(due[1]) < next)) next = Number(due[1]);
+  }
+  return next;
 }
 
-export async function readLeased(client: Redis, keys: RedisKeys): Promise<Task[]> {
-  const hosts = await client.smembers(keys.global.leasedHosts);
+/** The members of one host set (dead or leased hosts) over every index bucket. */
+async function hostSet(client: RedisLike, keys: RedisKeys, which: 'deadHosts' | 'leasedHosts') {
+  const pipe = batch(client);
+  for (const b of keys.buckets) pipe.smembers(b[which]);
+  return (await execAll(pipe)).flat() as string[];
+}
+
+export async function readLeased(client: RedisLike, keys: RedisKeys): Promise<Task[]> {
+  const hosts = await hostSet(client, keys, 'leasedHosts');
   if (hosts.length === 0) return [];
-  const pipe = client.pipeline();
+  const pipe = batch(client);
   for (const host of hosts) script(pipe, 'crawldListLeased', keys.hostList(host), []);
   const replies = await execAll(pipe);
   const rows = replies.flatMap((reply, i) => (reply as unknown[]).map((row) => toTaskRow(hosts[i]!, row)));
@@ -72,15 +105,15 @@ export async function readLeased(client: Redis, keys: RedisKeys): Promise<Task[]
 
 /** Dead letters of every host holding some, merged in dead order (deadAt, then insertion). */
 export async function readDead(
-  client: Redis,
+  client: RedisLike,
   keys: RedisKeys,
   options: { limit?: number; offset?: number; jobId?: string } = {},
 ): Promise<DeadLetter[]> {
-  const hosts = await client.smembers(keys.global.deadHosts);
+  const hosts = await hostSet(client, keys, 'deadHosts');
   if (hosts.length === 0) return [];
   const offset = options.offset ?? 0;
   const want = options.limit === undefined ? -1 : offset + options.limit;
-  const pipe = client.pipeline();
+  const pipe = batch(client);
   // Each host needs to return at most offset + limit rows for the merged page to be exact.
   for (const host of hosts)
     script(pipe, 'crawldListDead', keys.hostList(host), [want < 0 ? 2 ** 31 : want, options.jobId ?? '']);
@@ -97,21 +130,27 @@ export async function readDead(
  * died between a host script and its PUBLISH (the only window in which they can go stale).
  * O(hosts ever enqueued), in chunks; run at open() and on demand.
  */
-export async function repairIndexes(client: Redis, keys: RedisKeys, chunk = 500): Promise<number> {
-  let cursor = '0';
+export async function repairIndexes(client: RedisLike, keys: RedisKeys, chunk = 500): Promise<number> {
   let hosts = 0;
-  do {
-    const [next, batch] = await client.sscan(keys.global.hosts, cursor, 'COUNT', chunk);
-    cursor = next;
-    if (batch.length === 0) continue;
-    const pipe = client.pipeline();
-    for (const host of batch) script(pipe, 'crawldSnapshot', keys.hostList(host), []);
-    const snaps = await execAll(pipe);
-    const pub = client.pipeline();
-    for (const [i, host] of batch.entries()) publish(pub, keys, host, lastSnapshotOf(snaps[i]));
-    await execAll(pub);
-    hosts += batch.length;
-  } while (cursor !== '0');
+  for (const bucket of keys.buckets) {
+    let cursor = '0';
+    do {
+      const [next, found] = await client.sscan(bucket.hosts, cursor, 'COUNT', chunk);
+      cursor = next;
+      if (found.length === 0) continue;
+      const pipe = batch(client);
+      for (const host of found) script(pipe, 'crawldSnapshot', keys.hostList(host), []);
+      const snaps = await execAll(pipe);
+      const pub = batch(client);
+      publish(
+        pub,
+        keys,
+        found.map((host, i) => [host, lastSnapshotOf(snaps[i])] as const),
+      );
+      await execAll(pub);
+      hosts += found.length;
+    } while (cursor !== '0');
+  }
   return hosts;
 }
 

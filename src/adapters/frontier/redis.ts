@@ -10,7 +10,7 @@
  * [-2048, 2047].
  */
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import type { Clock } from '../../core/clock.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import type {
@@ -25,25 +25,46 @@ import type {
   Task,
 } from '../../ports/frontier.js';
 import { checkLeaseOptions, checkMaxPending, notOpenError, type PreparedRequest } from './common.js';
+import { HostOpBatcher, SeqBatcher } from './redis-batch.js';
 import {
+  batch,
   clientOptions,
+  clusterOptions,
   defineFrontierScripts,
   execAll,
   mapRedisError,
+  parseNode,
+  type RedisLike,
   type ScriptArg,
   script,
 } from './redis-client.js';
 import { lastSnapshot, type Snapshot } from './redis-codec.js';
-import { PRIORITY_MAX, PRIORITY_MIN, RedisKeys, SEQ_LIMIT, splitTaskId } from './redis-keys.js';
-import { leaseTasks } from './redis-lease.js';
+import {
+  CLUSTER_INDEX_BUCKETS,
+  PRIORITY_MAX,
+  PRIORITY_MIN,
+  RedisKeys,
+  SEQ_LIMIT,
+  splitTaskId,
+} from './redis-keys.js';
+import { type LeaseContext, leaseTasks } from './redis-lease.js';
+import type { BatchOp } from './redis-lua.js';
 import { publish, readDead, readLeased, readNextReadyAt, readStats, repairIndexes } from './redis-read.js';
 import { SeenCache } from './seen-cache.js';
+
+/** Pause before publishing again snapshots whose publish failed (Redis or a shard down). */
+const REPUBLISH_AFTER_MS = 1_000;
 
 export interface RedisFrontierOptions {
   /** redis://[:password@]host:port[/db]. The adapter creates the client and quits it on close(). */
   url?: string;
-  /** Or an ioredis client owned by the caller (close() leaves it connected). One of url / client. */
-  client?: Redis;
+  /** Or the "host:port" start-up nodes of a Redis Cluster; the adapter creates the ioredis Cluster. */
+  nodes?: readonly string[];
+  /**
+   * Or an ioredis client (Redis or Cluster) owned by the caller (close() leaves it
+   * connected). Exactly one of url / nodes / client.
+   */
+  client?: RedisLike;
   clock: Clock;
   /** Bound on pending tasks across all daemons sharing the prefix; unbounded when omitted. */
   maxPending?: number;
@@ -64,23 +85,41 @@ export class RedisFrontier implements Frontier {
   /** Snapshots for the next publish (newest per host) and the calls waiting for it. */
   #toPublish = new Map<string, Snapshot>();
   #publishWaiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+  /** Timer of the next attempt at snapshots whose publish failed. */
+  #republish: { cancel(): void } | undefined;
   readonly #scanHosts: number;
-  #client: Redis | undefined;
+  readonly #ops: HostOpBatcher;
+  readonly #seqs: SeqBatcher;
+  readonly #leaseContext: LeaseContext;
+  #client: RedisLike | undefined;
 
   constructor(options: RedisFrontierOptions) {
-    if ((options.url === undefined) === (options.client === undefined))
-      throw new InvalidArgumentError('RedisFrontier needs exactly one of url and client');
+    if ([options.url, options.nodes, options.client].filter((o) => o !== undefined).length !== 1)
+      throw new InvalidArgumentError('RedisFrontier needs exactly one of url, nodes and client');
     this.#options = options;
     this.#clock = options.clock;
     this.#maxPending = checkMaxPending(options.maxPending);
-    this.#keys = new RedisKeys(options.keyPrefix ?? 'crawld');
+    const cluster = options.nodes !== undefined || options.client instanceof Cluster;
+    this.#keys = new RedisKeys(options.keyPrefix ?? 'crawld', cluster ? CLUSTER_INDEX_BUCKETS : 1);
     this.#scanHosts = options.leaseScanHosts ?? 1000;
+    const conn = () => this.#conn();
+    this.#ops = new HostOpBatcher(conn, this.#keys, cluster);
+    this.#seqs = new SeqBatcher(conn, this.#keys.seq);
+    const self = this;
+    this.#leaseContext = {
+      get client() {
+        return self.#conn();
+      },
+      keys: this.#keys,
+      call: (host, op, args) => this.#ops.call(host, op, args),
+      publish: (snaps) => this.#publishAll(snaps),
+    };
   }
 
   async open(): Promise<void> {
     if (this.#client) return;
     const owned = this.#options.client === undefined;
-    const client = this.#options.client ?? new Redis(this.#options.url!, clientOptions);
+    const client = this.#options.client ?? this.#newClient();
     // Connection errors surface on the commands (RedisUnavailableError); without a
     // listener ioredis would also print each reconnect failure as an unhandled event.
     if (owned) client.on('error', (err: unknown) => this.#options.onConnectionError?.(err));
@@ -98,11 +137,19 @@ export class RedisFrontier implements Frontier {
     this.#client = client;
   }
 
+  #newClient(): RedisLike {
+    const { url, nodes } = this.#options;
+    return nodes ? new Cluster(nodes.map(parseNode), clusterOptions) : new Redis(url!, clientOptions);
+  }
+
   readonly #forgetSeen = (): void => this.#seen.clear();
 
   async close(): Promise<void> {
     const client = this.#client;
     this.#client = undefined;
+    // Unpublished snapshots are left to repair() at the next open().
+    this.#republish?.cancel();
+    this.#republish = undefined;
     client?.off('ready', this.#forgetSeen);
     if (client && !this.#options.client) await client.quit().catch(() => client.disconnect());
   }
@@ -120,17 +167,22 @@ export class RedisFrontier implements Frontier {
     return this.#seen.enqueue(requests, now, (fresh) => this.#enqueue(c, fresh, now), checkPriorities);
   }
 
-  #enqueue(c: Redis, prepared: readonly PreparedRequest[], now: number): Promise<EnqueueResult> {
+  #enqueue(c: RedisLike, prepared: readonly PreparedRequest[], now: number): Promise<EnqueueResult> {
     return this.#run(async () => {
-      const g = this.#keys.global;
       const byHost = groupByHost(prepared);
-      const [end, pending] = await execAll(
-        c
-          .pipeline()
-          .incrby(g.seq, prepared.length)
-          .hget(g.totals, 'n')
-          .sadd(g.hosts, ...byHost.keys()),
-      );
+      const keys = this.#keys;
+      const head = batch(c).incrby(keys.seq, prepared.length);
+      for (const b of keys.buckets) head.hget(b.totals, 'n');
+      const hostSets = new Map<string, string[]>();
+      for (const host of byHost.keys()) {
+        const set = keys.index(host).hosts;
+        const list = hostSets.get(set);
+        if (list) list.push(host);
+        else hostSets.set(set, [host]);
+      }
+      for (const [set, hosts] of hostSets) head.sadd(set, ...hosts);
+      const [end, ...rest] = await execAll(head);
+      const pending = rest.slice(0, keys.buckets.length).reduce((n: number, v) => n + Number(v ?? 0), 0);
       let seq = this.#checkSeq(Number(end)) - prepared.length + 1;
       const argsOf = new Map<string, ScriptArg[]>();
       for (const [host, rs] of byHost) {
@@ -148,23 +200,18 @@ export class RedisFrontier implements Frontier {
           ]),
         );
       }
-      let room = this.#maxPending - Number(pending ?? 0);
+      let room = this.#maxPending - pending;
       const replies = new Map<string, unknown[]>();
       if (room >= prepared.length) {
-        // Nothing can be dropped: every host in one round trip.
-        const pipe = c.pipeline();
-        for (const [host, args] of argsOf)
-          script(pipe, 'crawldEnqueue', this.#keys.hostList(host), [now, prepared.length, ...args]);
-        const out = await execAll(pipe);
-        for (const [i, host] of [...argsOf.keys()].entries()) replies.set(host, out[i] as unknown[]);
+        // Nothing can be dropped: every host in one round trip (one script call on one Redis).
+        const out = await Promise.all(
+          [...argsOf].map(([host, args]) => this.#ops.call(host, 'enqueue', [now, prepared.length, ...args])),
+        );
+        for (const [i, host] of [...argsOf.keys()].entries()) replies.set(host, out[i]!);
       } else {
         // Near the bound: host by host, each told the room the previous ones left.
         for (const [host, args] of argsOf) {
-          const reply = (await script(c, 'crawldEnqueue', this.#keys.hostList(host), [
-            now,
-            Math.max(0, room),
-            ...args,
-          ])) as unknown[];
+          const reply = await this.#ops.call(host, 'enqueue', [now, Math.max(0, room), ...args]);
           room -= Number(reply[0]);
           replies.set(host, reply);
         }
@@ -179,26 +226,23 @@ export class RedisFrontier implements Frontier {
     this.#conn();
     checkLeaseOptions(options);
     if (options.max === 0) return [];
-    return this.#run((c) => leaseTasks(c, this.#keys, this.#clock.now(), options, this.#scanHosts));
+    return this.#run(() => leaseTasks(this.#leaseContext, this.#clock.now(), options, this.#scanHosts));
   }
 
   async ack(task: Task, options?: AckOptions): Promise<boolean> {
     const recrawl = options?.recrawlAt;
-    return this.#onLeased(task, recrawl !== undefined, (now, seq) => [
-      'crawldAck',
-      [now, recrawl ?? '', seq],
-    ]);
+    return this.#onLeased(task, recrawl !== undefined, (now, seq) => ['ack', [now, recrawl ?? '', seq]]);
   }
 
   async retry(task: Task, options: RetryOptions): Promise<boolean> {
     return this.#onLeased(task, true, (now, seq) => [
-      'crawldRetry',
+      'retry',
       [now, options.at, options.reason, options.chargeAttempt ? 1 : 0, seq],
     ]);
   }
 
   async deadLetter(task: Task, reason: string): Promise<boolean> {
-    return this.#onLeased(task, false, (now) => ['crawldDead', [now, reason]]);
+    return this.#onLeased(task, false, (now) => ['dead', [now, reason]]);
   }
 
   async stats(): Promise<FrontierStats> {
@@ -236,35 +280,39 @@ export class RedisFrontier implements Frontier {
       }
       if (byHost.size === 0) return 0;
       const total = [...byHost.values()].reduce((n, s) => n + s.length, 0);
-      let seq = this.#checkSeq(await c.incrby(this.#keys.global.seq, total)) - total + 1;
+      let seq = this.#checkSeq(await c.incrby(this.#keys.seq, total)) - total + 1;
       const now = this.#clock.now();
-      const pipe = c.pipeline();
+      const pipe = batch(c);
       for (const [host, suffixes] of byHost) {
         const args = suffixes.flatMap((s) => [s, seq++]);
         script(pipe, 'crawldRedrive', this.#keys.hostList(host), [now, options?.jobId ?? '', ...args]);
       }
       const out = (await execAll(pipe)) as unknown[][];
-      await this.#publishAll([...byHost.keys()].map((host, i) => [host, lastSnapshot(out[i])]));
+      await this.#publishAll([...byHost.keys()].map((host, i) => [host, lastSnapshot(out[i])] as const));
       return out.reduce((n, r) => n + Number(r[0]), 0);
     });
   }
 
-  /** ack / retry / deadLetter: one host script on the task's slot, then its publish. */
+  /**
+   * ack / retry / deadLetter: one host operation on the task's slot, then its publish. The
+   * operations (and sequence numbers) of one turn go together (redis-batch.ts): a daemon's
+   * workers finish together, and 100 acks cost one script call, not 100.
+   */
   async #onLeased(
     task: Task,
     needsSeq: boolean,
-    call: (now: number, seq: number) => [string, ScriptArg[]],
+    call: (now: number, seq: number) => [BatchOp, ScriptArg[]],
   ): Promise<boolean> {
-    const c = this.#conn();
+    this.#conn();
     const parts = splitTaskId(task.id);
     if (!parts) return false;
     return this.#run(async () => {
-      const seq = needsSeq ? this.#checkSeq(await c.incr(this.#keys.global.seq)) : 0;
+      const seq = needsSeq ? this.#checkSeq(await this.#seqs.take(1)) : 0;
       const now = this.#clock.now();
-      const [name, rest] = call(now, seq);
+      const [op, rest] = call(now, seq);
       const [first, ...tail] = rest;
       const args = [first!, parts.suffix, task.leaseToken, ...tail];
-      const reply = (await script(c, name, this.#keys.hostList(parts.host), args)) as unknown[];
+      const reply = await this.#ops.call(parts.host, op, args);
       if (Number(reply[0]) === 0) return false;
       await this.#publishAll([[parts.host, lastSnapshot(reply)]]);
       return true;
@@ -299,12 +347,36 @@ export class RedisFrontier implements Frontier {
       for (const w of waiters) err === undefined ? w.resolve() : w.reject(err);
     };
     try {
-      const pipe = this.#conn().pipeline();
-      for (const [host, snap] of snaps) publish(pipe, this.#keys, host, snap);
-      execAll(pipe).then(() => settle(), settle);
+      const pipe = batch(this.#conn());
+      publish(pipe, this.#keys, snaps);
+      execAll(pipe).then(
+        () => settle(),
+        () => {
+          // The host scripts are applied (the host's state is the truth); only the global
+          // view lags. Failing the caller would make it retry an ack whose token is spent
+          // (answered false) and the snapshot would never be published: the totals would
+          // keep the task leased, and --once would wait forever. So the snapshots stay
+          // queued (a newer one of a host wins) and are published again until it works.
+          this.#requeue(snaps);
+          settle();
+        },
+      );
     } catch (err) {
       settle(err);
     }
+  }
+
+  #requeue(snaps: ReadonlyMap<string, Snapshot>): void {
+    for (const [host, snap] of snaps) {
+      const queued = this.#toPublish.get(host);
+      if (queued === undefined || Number(queued[0]) < Number(snap[0])) this.#toPublish.set(host, snap);
+    }
+    this.#republish ??= this.#clock.setTimer(() => {
+      this.#republish = undefined;
+      // A flush already scheduled (waiters queued) takes the requeued snapshots along.
+      if (this.#client && this.#toPublish.size > 0 && this.#publishWaiters.length === 0)
+        this.#flushPublishes();
+    }, REPUBLISH_AFTER_MS);
   }
 
   #checkSeq(end: number): number {
@@ -312,12 +384,12 @@ export class RedisFrontier implements Frontier {
     return end;
   }
 
-  #conn(): Redis {
+  #conn(): RedisLike {
     if (!this.#client) throw notOpenError();
     return this.#client;
   }
 
-  async #run<T>(fn: (c: Redis) => Promise<T>): Promise<T> {
+  async #run<T>(fn: (c: RedisLike) => Promise<T>): Promise<T> {
     try {
       return await fn(this.#conn());
     } catch (err) {

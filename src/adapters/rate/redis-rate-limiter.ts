@@ -20,7 +20,7 @@
  * Redis unavailable: fetches fail, nothing is admitted for rate-limited keys (fail closed:
  * politeness first) and take() answers wait `errorBackoffMs`; `onError` sees the error.
  */
-import type { Redis } from 'ioredis';
+
 import { checkNumber } from '../../core/check.js';
 import type { Clock } from '../../core/clock.js';
 import { InvalidArgumentError } from '../../core/errors.js';
@@ -32,11 +32,12 @@ import {
 } from '../../core/local-rate-limiter.js';
 import { LruMap } from '../../core/lru-map.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
+import type { RedisLike } from '../frontier/redis-client.js';
 import { type BucketSpec, defineTokenBucket, takeTokens } from './redis-token-bucket.js';
 
 export interface RedisRateLimiterOptions extends LocalRateLimiterOptions {
   /** A connected ioredis client, owned by the caller (several limiters may share one). */
-  readonly client: Redis;
+  readonly client: RedisLike;
   /** Namespace of the bucket keys; the frontier's prefix puts a host's bucket on its slot. @default 'crawld' */
   readonly keyPrefix?: string;
   /** Tokens fetched per round trip. @default ceil(ratePerSec / 10), at most burst: ~100 ms of tokens */

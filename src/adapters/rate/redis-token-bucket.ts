@@ -8,7 +8,7 @@
  * the script is deterministic; daemons' clocks must be roughly in sync (NTP): a clock that
  * is ahead refills early (at most burst extra), one behind refills nothing until it catches up.
  */
-import type { Redis } from 'ioredis';
+import type { RedisLike } from '../frontier/redis-client.js';
 
 /** KEYS[1] bucket hash {t tokens, at ms}. ARGV: now, ratePerSec, burst, want, min.
  *  Returns {granted, waitMs}: granted in [min, want] or 0 with the ms until min tokens exist. */
@@ -41,14 +41,14 @@ export interface BucketSpec {
 
 type TakeFn = (key: string, ...args: (string | number)[]) => Promise<[number, number]>;
 
-export function defineTokenBucket(client: Redis): void {
+export function defineTokenBucket(client: RedisLike): void {
   if (typeof (client as unknown as Record<string, unknown>).crawldTakeTokens !== 'function')
     client.defineCommand('crawldTakeTokens', { numberOfKeys: 1, lua: TAKE });
 }
 
 /** Takes between min and want tokens from the shared bucket, or none and says how long to wait. */
 export async function takeTokens(
-  client: Redis,
+  client: RedisLike,
   key: string,
   now: number,
   spec: BucketSpec,

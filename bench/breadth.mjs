@@ -1,0 +1,230 @@
+#!/usr/bin/env node
+// Breadth benchmark: one crawl over many hosts against the same number of pages on one host,
+// in one run.
+//
+//   node bench/breadth.mjs                          # 2000 hosts × 15 pages
+//   node bench/breadth.mjs --hosts 200 --pages 10   # a quick check
+//
+// The site is one child process listening on --hosts ports of 127.0.0.1; each port is a host
+// to crawld (URL.host includes the port). Every host serves /p/0 .. /p/(pages-1): page i
+// links to pages 2i+1 and 2i+2 of its host and to /p/0 and /p/1 of two other hosts (cross-host
+// links: most of them are found again, so dedupe and the frontier see real breadth), and
+// answers /robots.txt with 404. Seeds: every host's /p/0.
+//
+//   breadth  `crawld run --once`, politeness.minDelayMs --delay-ms (500) per host, SQLite
+//            frontier, defaults otherwise
+//   single   the same number of pages on one host, with no politeness delay (with 500 ms it
+//            would be one page per 500 ms: the comparison is of the crawler's cost of breadth,
+//            not of the delay)
+//
+// Each crawl is a child process, timed spawn to exit; peak RSS from polling /proc/PID/status
+// (VmHWM). Prints pages/s, peak RSS, memory per host ((breadth RSS − single RSS) / hosts) and
+// breadth / single. The machine is shared: compare ratios from one run, not absolute figures.
+// Needs a build first (npm run build).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const root = resolve(import.meta.dirname, '..');
+const { values: opt } = parseArgs({
+  options: {
+    hosts: { type: 'string', default: '2000' },
+    pages: { type: 'string', default: '15' },
+    'delay-ms': { type: 'string', default: '500' },
+    /** concurrency.global of both crawls (default: the config's default). */
+    global: { type: 'string' },
+    /** Internal: serve the site in this process. */
+    site: { type: 'boolean', default: false },
+    /** Only the breadth crawl (no single-host comparison). */
+    'breadth-only': { type: 'boolean', default: false },
+    dist: { type: 'string', default: join(root, 'dist') },
+  },
+});
+const HOSTS = Number(opt.hosts);
+const PAGES = Number(opt.pages);
+const DELAY = Number(opt['delay-ms']);
+for (const [k, v] of [
+  ['hosts', HOSTS],
+  ['pages', PAGES],
+]) {
+  if (!Number.isSafeInteger(v) || v < 1) throw new Error(`--${k} needs a positive integer`);
+}
+
+if (opt.site) await serveSite(HOSTS, PAGES);
+else await main();
+
+/** The site: `hosts` servers on free ports; prints `PORTS [..]` once all listen. */
+async function serveSite(hosts, pages) {
+  const ports = [];
+  const page = (h, i) => {
+    const own = ports[h];
+    const other = (k) => ports[(h * 31 + i * 7 + k) % ports.length];
+    const links = [];
+    // A binary tree within the host (depth log2 pages: the single-host crawl is not a chain).
+    for (const j of [2 * i + 1, 2 * i + 2]) if (j < pages) links.push(`http://127.0.0.1:${own}/p/${j}`);
+    for (const k of [1, 2])
+      links.push(`http://127.0.0.1:${other(k)}/p/0`, `http://127.0.0.1:${other(k)}/p/1`);
+    return (
+      `<!doctype html><html><head><title>host ${h} page ${i}</title></head><body>` +
+      `<h1 class="title">Host ${h}, page ${i}</h1><span class="price">${(h + i) % 100}.99</span>` +
+      `<ul>${links.map((u) => `<li><a href="${u}">${u}</a></li>`).join('')}</ul></body></html>`
+    );
+  };
+  const servers = [];
+  for (let h = 0; h < hosts; h++) {
+    const srv = createServer((req, res) => {
+      const m = /^\/p\/(\d+)$/.exec(req.url ?? '');
+      const i = m ? Number(m[1]) : -1;
+      if (i < 0 || i >= pages) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+        return;
+      }
+      const body = page(h, i);
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+      });
+      res.end(body);
+    });
+    srv.keepAliveTimeout = 60_000;
+    await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+    ports.push(srv.address().port);
+    servers.push(srv);
+  }
+  process.stdout.write(`PORTS ${JSON.stringify(ports)}\n`);
+  process.on('SIGTERM', () => {
+    for (const s of servers) s.closeAllConnections();
+    process.exit(0);
+  });
+}
+
+function startSite(hosts, pages) {
+  return new Promise((res, rej) => {
+    const child = spawn(
+      process.execPath,
+      [import.meta.filename, '--site', '--hosts', String(hosts), '--pages', String(pages)],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (b) => {
+      out += b;
+      const m = /PORTS (\[.*\])\n/.exec(out);
+      if (m) res({ ports: JSON.parse(m[1]), stop: () => child.kill('SIGTERM') });
+    });
+    child.once('exit', (code) => rej(new Error(`site exited with ${code}`)));
+  });
+}
+
+/** One `crawld run --once`; resolves with pages, seconds and peak RSS (MiB). */
+function crawl(name, seeds, minDelayMs) {
+  const dir = mkdtempSync(join(tmpdir(), `crawld-breadth-${name}-`));
+  const config = {
+    dataDir: dir,
+    log: { level: 'error' },
+    fetch: { allowPrivateNetworks: true },
+    politeness: { minDelayMs },
+    ...(opt.global ? { concurrency: { global: Number(opt.global) } } : {}),
+    jobs: [
+      {
+        id: 'breadth',
+        seeds,
+        extract: {
+          fields: {
+            title: { selector: 'h1.title', required: true },
+            price: { selector: 'span.price', type: 'number' },
+          },
+        },
+      },
+    ],
+  };
+  const file = join(dir, 'crawld.json');
+  writeFileSync(file, JSON.stringify(config));
+  return new Promise((res, rej) => {
+    const t0 = performance.now();
+    const child = spawn(
+      process.execPath,
+      [
+        join(opt.dist, 'crawld.mjs'),
+        'run',
+        '--config',
+        file,
+        '--once',
+        '--no-progress',
+        // An HTTP server (ephemeral port) holds the event loop open: without it a build before
+        // issue 19's fix exits 0 during the politeness gaps (unref'd wake-up timer).
+        '--http-port',
+        '0',
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let err = '';
+    child.stderr.on('data', (b) => {
+      err = (err + b).slice(-4000);
+    });
+    let hwmKb = 0;
+    const poll = setInterval(() => {
+      try {
+        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (m) hwmKb = Math.max(hwmKb, Number(m[1]));
+      } catch {
+        // exited between polls
+      }
+    }, 50);
+    child.once('error', rej);
+    child.once('close', (code) => {
+      clearInterval(poll);
+      const secs = (performance.now() - t0) / 1000;
+      if (code !== 0) return rej(new Error(`${name}: crawld exited ${code}\n${err}`));
+      const lines = readFileSync(join(dir, 'results.jsonl'), 'utf8').split('\n').filter(Boolean).length;
+      rmSync(dir, { recursive: true, force: true });
+      res({ pages: lines, secs, rssMb: hwmKb / 1024 });
+    });
+  });
+}
+
+async function main() {
+  const total = HOSTS * PAGES;
+  console.log(`breadth: ${HOSTS} hosts × ${PAGES} pages = ${total} pages, minDelayMs ${DELAY} per host`);
+  const fmt = (r) =>
+    `${r.pages} pages in ${r.secs.toFixed(1)} s = ${(r.pages / r.secs).toFixed(0)} pages/s, peak RSS ${r.rssMb.toFixed(0)} MiB`;
+  const wide = await startSite(HOSTS, PAGES);
+  let breadth;
+  try {
+    breadth = await crawl(
+      'breadth',
+      wide.ports.map((p) => `http://127.0.0.1:${p}/p/0`),
+      DELAY,
+    );
+  } finally {
+    wide.stop();
+  }
+  console.log(`breadth:  ${fmt(breadth)}`);
+  if (breadth.pages !== total)
+    console.log(`          (expected ${total} pages: the crawl missed ${total - breadth.pages})`);
+  const politeFloor = (PAGES - 1) * (DELAY / 1000);
+  console.log(`          politeness floor: ${politeFloor.toFixed(1)} s (pages per host - 1) × minDelayMs`);
+  if (opt['breadth-only']) return;
+
+  const one = await startSite(1, total);
+  let single;
+  try {
+    single = await crawl('single', [`http://127.0.0.1:${one.ports[0]}/p/0`], 0);
+  } finally {
+    one.stop();
+  }
+  console.log(`single:   ${fmt(single)} (one host, no politeness delay)`);
+  const perHostKb = ((breadth.rssMb - single.rssMb) * 1024) / HOSTS;
+  console.log('\n== this run (goals: ratio >= 0.7, peak RSS <= 400 MiB at 2000 hosts)');
+  console.log(
+    `ratio breadth / single (pages/s): ${(breadth.pages / breadth.secs / (single.pages / single.secs)).toFixed(2)}`,
+  );
+  console.log(`peak RSS breadth: ${breadth.rssMb.toFixed(0)} MiB`);
+  console.log(`memory per host: ${perHostKb.toFixed(1)} KiB ((breadth - single peak RSS) / hosts)`);
+}
