@@ -37,7 +37,7 @@ function throwawayCa(): string {
 /** The example as one config: the SQLite frontier (url and keyPrefix are Redis-only) and one admin token source. */
 export function docConfig(): Doc {
   const doc = docExample();
-  const { url: _u, keyPrefix: _k, ...sqlite } = doc.frontier;
+  const { url: _u, keyPrefix: _k, nodes: _n, ...sqlite } = doc.frontier;
   const { adminTokenFile: _f, ...http } = doc.http;
   return { ...doc, frontier: sqlite, http };
 }
