@@ -287,6 +287,27 @@ export interface AddressDecision {
 
 /** Decides whether a connection to ip:port may be opened under the policy. */
 export function checkAddress(policy: AddressPolicy, ip: string, port: number): AddressDecision {
+  // Asked for every request to a literal-IP host and every connection: decisions are cached per
+  // allow list (a BlockList check costs microseconds; the set of addresses a crawl meets is small).
+  let cache = decisions.get(policy.allow);
+  if (!cache) {
+    cache = new Map();
+    decisions.set(policy.allow, cache);
+  }
+  const key = `${policy.allowPrivateNetworks ? 1 : 0}|${port}|${ip}`;
+  let decision = cache.get(key);
+  if (!decision) {
+    decision = decide(policy, ip, port);
+    if (cache.size >= MAX_CACHED_DECISIONS) cache.clear();
+    cache.set(key, decision);
+  }
+  return decision;
+}
+
+const decisions = new WeakMap<readonly string[], Map<string, AddressDecision>>();
+const MAX_CACHED_DECISIONS = 10_000;
+
+function decide(policy: AddressPolicy, ip: string, port: number): AddressDecision {
   const addr = familyOf(ip);
   if (!addr) return { allowed: false, range: 'invalid' };
   let allow = compiled.get(policy.allow);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { proxyUrlProblem } from '../adapters/fetch/proxy.js';
 import { backoffDefaults } from '../core/backoff.js';
 import { breakerPolicyDefaults } from '../core/breaker-policy.js';
 import { hostBackoffDefaults } from '../core/host-backoff.js';
@@ -7,7 +8,6 @@ import { aimdDefaults } from '../core/limit/aimd.js';
 import { hostLimitersDefaults } from '../core/limiter.js';
 import { retryAfterDefaults } from '../core/retry-after.js';
 import { controlIssues } from './config-checks.js';
-import { proxyUrlProblem } from '../adapters/fetch/proxy.js';
 import {
   changeSinkSchema,
   jsonExtractSchema,

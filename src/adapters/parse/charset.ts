@@ -39,6 +39,8 @@ const decoders = new Map<string, (bytes: Uint8Array) => string>();
 
 /** The encoding a WHATWG label names, lower case; undefined for a label the standard does not know. */
 export function encodingOfLabel(label: string): string | undefined {
+  // The common case without the label table: most pages declare UTF-8 in these spellings.
+  if (label === 'utf-8' || label === 'UTF-8' || label === 'utf8') return 'utf-8';
   return labelToName(label.trim())?.toLowerCase() ?? undefined;
 }
 
