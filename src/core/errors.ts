@@ -101,6 +101,11 @@ export class TooManyRedirectsError extends FetchError {
   override readonly code: string = 'CRAWLD_ERR_TOO_MANY_REDIRECTS';
   override readonly reason = 'too_many_redirects';
 }
+/** A redirect leads out of the job's scope (another site): not followed, the page is skipped. */
+export class RedirectOutOfScopeError extends FetchError {
+  override readonly code: string = 'CRAWLD_ERR_REDIRECT_OUT_OF_SCOPE';
+  override readonly reason = 'redirect_out_of_scope';
+}
 export class RedirectLoopError extends FetchError {
   override readonly code: string = 'CRAWLD_ERR_REDIRECT_LOOP';
   override readonly reason = 'redirect_loop';

@@ -62,6 +62,8 @@ export interface CrawlEvents {
   sinkError: { sink: string; reason: string };
   /** Records buffered in a sink and not yet stored. */
   sinkBuffer: { sink: string; depth: number };
+  /** A seed redirected to `host`, which joins its job's scope (logged; never a metric label). */
+  scopeWidened: { jobId: string; host: string; from: string };
   /** A robots.txt fetch ended (outcome: one of ROBOTS_OUTCOMES, adapters/robots/robots-cache.ts). */
   robotsFetch: { host: string; outcome: string };
   /** A task failed inside crawld itself (sink or frontier error); its lease will expire and it comes back. */

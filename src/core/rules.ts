@@ -42,6 +42,11 @@ export interface ScopeRules {
   readonly exclude: readonly RegExp[];
   /** Links are followed from pages at depth < maxDepth; seeds are depth 0. */
   readonly maxDepth: number;
+  /**
+   * Hosts (URL.host) the job's seeds redirected to, added as the redirects happen; present
+   * only when the scope follows seed redirects (the config names no hosts).
+   */
+  readonly redirectHosts?: Set<string>;
 }
 
 export interface NormaliseOptions {

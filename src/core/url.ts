@@ -95,6 +95,34 @@ function canonical(url: URL, opts?: Partial<NormaliseOptions>): string {
   return `${url.protocol}//${auth}${url.host}${path}${normaliseQuery(url.search, o)}`;
 }
 
+/**
+ * The URL to request: as the site wrote it, WHATWG-parsed and resolved (so `/a/../b` and
+ * `HTTP://Host` are what a browser would send), with only the fragment dropped (never sent).
+ * Query order, tracking parameters and percent-escapes are kept: signed and order-sensitive
+ * URLs work only as written. The canonical form serves as the dedupe key, never on the wire.
+ */
+function wireForm(url: URL): string {
+  const href = url.href;
+  const hash = href.indexOf('#');
+  return hash < 0 ? href : href.slice(0, hash);
+}
+
+/**
+ * The two forms of a discovered URL, ready to spread into an EnqueueRequest: `url` is the
+ * dedupe key (normaliseUrl), `requestUrl` the URL to request when it differs from the key.
+ * @throws InvalidUrlError when unparsable or not http(s).
+ */
+export function discoveredUrl(
+  input: string,
+  base?: string,
+  opts?: Partial<NormaliseOptions>,
+): { url: string; requestUrl?: string } {
+  const parsed = parseHttpUrl(input, base);
+  const url = canonical(parsed, opts);
+  const wire = wireForm(parsed);
+  return wire === url ? { url } : { url, requestUrl: wire };
+}
+
 /** normaliseUrl, returning undefined instead of throwing. */
 export function tryNormaliseUrl(
   input: string,
@@ -208,7 +236,7 @@ export function normaliseInScope(
   scope: ScopeRules,
   opts?: Partial<NormaliseOptions>,
 ):
-  | { ok: true; url: string }
+  | { ok: true; url: string; requestUrl: string | undefined }
   | { ok: false; reason: 'invalid' | Exclude<ScopeVerdict, { ok: true }>['reason'] } {
   let parsed: URL;
   try {
@@ -219,14 +247,28 @@ export function normaliseInScope(
   // The canonical form keeps protocol, hostname and port, so the parse serves both.
   const url = canonical(parsed, opts);
   const verdict = scopeOf(parsed, url, depth, scope);
-  return verdict.ok ? { ok: true, url } : verdict;
+  if (!verdict.ok) return verdict;
+  const wire = wireForm(parsed);
+  return { ok: true, url, requestUrl: wire === url ? undefined : wire };
+}
+
+/**
+ * Whether a URL's host is one the scope crawls (its host patterns, or a host a seed redirected
+ * to): the check a redirect target passes. Paths, depth and regexes are not asked: a redirect
+ * is the same page, moved.
+ */
+export function hostInScope(url: URL, scope: ScopeRules): boolean {
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const host: SplitHost = { name: url.hostname.toLowerCase().replace(/\.$/, ''), port };
+  return compiledHosts(scope.hosts).matches(host) || scope.redirectHosts?.has(url.host) === true;
 }
 
 function scopeOf(parsed: URL, url: string, depth: number, scope: ScopeRules): ScopeVerdict {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, reason: 'scheme' };
   const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
   const host: SplitHost = { name: parsed.hostname.toLowerCase().replace(/\.$/, ''), port };
-  if (!compiledHosts(scope.hosts).matches(host)) return { ok: false, reason: 'host' };
+  if (!compiledHosts(scope.hosts).matches(host) && scope.redirectHosts?.has(parsed.host) !== true)
+    return { ok: false, reason: 'host' };
   if (depth > scope.maxDepth) return { ok: false, reason: 'depth' };
   if (scope.exclude.some((re) => testRegex(re, url))) return { ok: false, reason: 'exclude' };
   if (scope.include.length > 0 && !scope.include.some((re) => testRegex(re, url))) {

@@ -8,6 +8,7 @@ import { type AdminTokenSource, requireAdminToken } from './admin-auth.js';
 import { deadLetterView, parseDlqQuery, parseEmpty, parseRedrive, parseSubmit } from './admin-validate.js';
 import { isRedisKind, REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from './config-schema.js';
 import type { Daemon } from './daemon.js';
+import { compileJob } from './jobs.js';
 
 export interface AdminApiOptions {
   /** Bearer token for the mutating routes; undefined turns them off (403). */
@@ -89,8 +90,8 @@ export function mountAdminApi(app: express.Express, daemon: Daemon, options: Adm
         id: j.id,
         seeds: j.seeds,
         scope: {
-          // Same default as compileJob: the seeds' hosts.
-          hosts: j.scope.hosts ?? [...new Set(j.seeds.map((s) => new URL(s).host))],
+          // As compileJob reads it (without the hosts the seeds have redirected to since).
+          hosts: compileJob(j).scope.hosts,
           include: j.scope.include,
           exclude: j.scope.exclude,
           maxDepth: j.scope.maxDepth,

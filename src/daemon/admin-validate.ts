@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { NormaliseOptions } from '../core/rules.js';
-import { normaliseUrl } from '../core/url.js';
+import { discoveredUrl } from '../core/url.js';
 import type { DeadLetter, EnqueueRequest } from '../ports/frontier.js';
 import { formatIssues } from './config-issues.js';
 import { isHttpUrl } from './config-schema.js';
@@ -103,7 +103,7 @@ function submitSchema(jobs: readonly SubmitJob[], range?: PriorityRange) {
         if (!result.success || !itemJob) return;
         const value = bare ? (result.data as string) : (result.data as { url: string }).url;
         requests.push({
-          url: normaliseUrl(value, undefined, itemJob.normalise),
+          ...discoveredUrl(value, undefined, itemJob.normalise),
           jobId: itemJob.id,
           priority: obj?.priority ?? body.priority ?? itemJob.seedPriority,
           depth: 0,
@@ -209,7 +209,10 @@ export function parseRedrive(body: unknown): Parsed<RedriveRequest> {
 /** One dead letter as the API and `crawld dlq list --json` print it. */
 export interface DeadLetterView {
   readonly id: string;
+  /** The URL requested (as discovered), as in records. */
   readonly url: string;
+  /** Its dedupe key, when it differs from `url`. */
+  readonly key?: string;
   readonly job: string;
   readonly reason: string;
   readonly attempts: number;
@@ -219,7 +222,8 @@ export interface DeadLetterView {
 export function deadLetterView(d: DeadLetter): DeadLetterView {
   return {
     id: d.id,
-    url: d.url,
+    url: d.requestUrl ?? d.url,
+    ...(d.requestUrl !== undefined ? { key: d.url } : {}),
     job: d.jobId,
     reason: d.reason,
     attempts: d.attempts,

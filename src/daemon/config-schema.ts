@@ -100,8 +100,16 @@ const jobSchema = z.strictObject({
   seedPriority: z.number().int().default(0),
   scope: z
     .strictObject({
-      /** Hosts crawled. @default the seeds' hosts */
+      /**
+       * Hosts crawled. @default the seeds' hosts, their www./apex twins and the hosts the
+       * seeds redirect to (docs/politeness.md)
+       */
       hosts: z.array(hostPattern).optional(),
+      /**
+       * Widen the default scope to every host of the seeds' registrable domains (Public
+       * Suffix List): `shop.example` then covers `img.shop.example`. @default false
+       */
+      sameSite: z.boolean().default(false),
       include: z.array(regex).default([]),
       exclude: z.array(regex).default([]),
       maxDepth: z.number().int().nonnegative().default(20),
@@ -263,6 +271,16 @@ const configBase = z.strictObject({
       allowPrivateNetworks: z.boolean().default(false),
       /** Exact addresses allowed even when private networks are not: 'IP', 'IP:PORT' or CIDR. */
       allowAddresses: z.array(z.string().min(1)).default([]),
+      /**
+       * Fixed answers before DNS, hostname -> IP (curl's --resolve): a staging server under its
+       * production name. The SSRF guard still checks the address. @default {}
+       */
+      resolve: z
+        .record(
+          z.string().regex(/^[a-z0-9.-]+$/i, { message: 'must be a hostname' }),
+          z.union([z.ipv4(), z.ipv6()]),
+        )
+        .default({}),
       /** `ca`: a PEM file of CA certificates trusted besides Node's own (a private CA). */
       tls: z
         .strictObject({

@@ -251,6 +251,9 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       attempts: e.attempts,
     }),
   );
+  events.on('scopeWidened', (e) =>
+    logger.info('seed redirected: host joins the scope', { job: e.jobId, host: e.host, from: e.from }),
+  );
   const sitemaps = createSitemaps(config, {
     dataDir,
     logger,
@@ -335,7 +338,10 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       for (const job of next.jobs) {
         const isNew = !jobs.has(job.id);
         if (isNew) metrics.addJob(job.id);
-        jobs.set(job.id, compileJob(job, next.fetch.userAgent));
+        const compiled = compileJob(job, next.fetch.userAgent);
+        // Hosts the job's seeds redirected to stay in its scope across a reload.
+        for (const h of jobs.get(job.id)?.scope.redirectHosts ?? []) compiled.scope.redirectHosts?.add(h);
+        jobs.set(job.id, compiled);
         if (isNew) await frontier.enqueue(seedRequests(job));
       }
       current = next;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import type { UndiciFetcherOptions } from '../adapters/fetch/options.js';
 import { type ProxySettings, proxyIndexes, proxySettingsFromEnv } from '../adapters/fetch/proxy.js';
+import { staticLookup } from '../adapters/fetch/static-lookup.js';
 import type { CrawldConfig } from './config.js';
 
 /** The fetch section of the config as UndiciFetcher options (page and sitemap fetchers share it). */
@@ -28,6 +29,7 @@ export function fetcherOptions(
       allow: fetch.allowAddresses,
     },
     ...(fetch.tls.ca !== undefined ? { ca: trustedCas(fetch.tls.ca) } : {}),
+    ...(Object.keys(fetch.resolve).length > 0 ? { lookup: staticLookup(fetch.resolve) } : {}),
     proxy: proxySettings(fetch.proxy, env),
   };
 }

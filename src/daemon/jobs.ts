@@ -1,6 +1,7 @@
 import { productToken } from '../adapters/robots/robots-txt.js';
 import type { ScopeRules } from '../core/rules.js';
-import { normaliseUrl } from '../core/url.js';
+import { seedScopeHosts } from '../core/seed-scope.js';
+import { discoveredUrl } from '../core/url.js';
 import type { EnqueueRequest } from '../ports/frontier.js';
 import type { JobConfig } from './config.js';
 import { compileExtractor, compileRequest } from './job-request.js';
@@ -19,11 +20,17 @@ function robotsSettings(robots: JobConfig['robots'], userAgent: string) {
 
 /** Compiles a job's config into the objects the scheduler runs. */
 export function compileJob(job: JobConfig, defaultUserAgent = 'crawld'): JobRuntime {
+  const seedHosts = [...new Set(job.seeds.map((s) => new URL(s).host))];
+  const explicit = job.scope.hosts;
   const scope: ScopeRules = {
-    hosts: job.scope.hosts ?? [...new Set(job.seeds.map((s) => new URL(s).host))],
+    hosts: explicit
+      ? [...explicit, ...(job.scope.sameSite ? seedScopeHosts(seedHosts, true) : [])]
+      : seedScopeHosts(seedHosts, job.scope.sameSite),
     include: job.scope.include.map((r) => new RegExp(r)),
     exclude: job.scope.exclude.map((r) => new RegExp(r)),
     maxDepth: job.scope.maxDepth,
+    // Hosts the config names are the scope; otherwise where the seeds redirect joins it.
+    ...(explicit ? {} : { redirectHosts: new Set<string>() }),
   };
   const request = compileRequest(job.request);
   return {
@@ -55,7 +62,7 @@ export function compileJob(job: JobConfig, defaultUserAgent = 'crawld'): JobRunt
 
 export function seedRequests(job: JobConfig): EnqueueRequest[] {
   return job.seeds.map((s) => ({
-    url: normaliseUrl(s, undefined, job.normalise),
+    ...discoveredUrl(s, undefined, job.normalise),
     jobId: job.id,
     priority: job.seedPriority,
     depth: 0,

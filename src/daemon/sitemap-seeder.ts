@@ -134,16 +134,16 @@ export class SitemapSeeder {
     entries: readonly SitemapEntry[],
     result: SitemapDiscovery,
   ): Promise<void> {
-    const pages: { url: string; lastmod?: number }[] = [];
+    const pages: { url: string; requestUrl?: string | undefined; lastmod?: number }[] = [];
     const take = (loc: string, lastmod: number | undefined) => {
       const v = normaliseInScope(loc, 0, job.scope, job.normalise);
       if (!v.ok) {
         result.outOfScope++;
         return;
       }
-      const url = v.url;
       result.urls++;
-      pages.push(lastmod === undefined ? { url } : { url, lastmod });
+      const page = v.requestUrl === undefined ? { url: v.url } : { url: v.url, requestUrl: v.requestUrl };
+      pages.push(lastmod === undefined ? page : { ...page, lastmod });
     };
     for (const e of entries) {
       if (result.urls >= settings.maxUrls) break;
@@ -160,7 +160,13 @@ export class SitemapSeeder {
     const moved: EnqueueRequest[] = [];
     for (const p of pages) {
       const before = known.get(p.url);
-      const req = { url: p.url, jobId: job.id, priority: settings.priority, depth: 0 };
+      const req: EnqueueRequest = {
+        url: p.url,
+        ...(p.requestUrl !== undefined ? { requestUrl: p.requestUrl } : {}),
+        jobId: job.id,
+        priority: settings.priority,
+        depth: 0,
+      };
       // A lastmod newer than the one we saw: the page changed, crawl it again now.
       if (p.lastmod !== undefined && before !== undefined && p.lastmod > before)
         moved.push({ ...req, force: true });
@@ -170,7 +176,9 @@ export class SitemapSeeder {
     const b = moved.length > 0 ? await this.#deps.enqueue(moved) : undefined;
     result.added += a.added + (b?.added ?? 0);
     result.updated += moved.length;
-    const withLastmod = pages.filter((p): p is { url: string; lastmod: number } => p.lastmod !== undefined);
+    const withLastmod = pages.flatMap((p) =>
+      p.lastmod !== undefined ? [{ url: p.url, lastmod: p.lastmod }] : [],
+    );
     if (withLastmod.length > 0) await this.#deps.store.setLastmods(job.id, withLastmod);
   }
 

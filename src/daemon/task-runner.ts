@@ -9,12 +9,13 @@ import {
   HtmlTooDeepError,
   HttpStatusError,
   ProxyError,
+  RedirectOutOfScopeError,
 } from '../core/errors.js';
 import type { CrawlEmitter } from '../core/events.js';
 import { diffFields, fieldsHash } from '../core/field-diff.js';
 import { NO_DIRECTIVES, pageDirectives } from '../core/meta-robots.js';
 import { nextRecrawlInterval } from '../core/recrawl-interval.js';
-import { normaliseInScope } from '../core/url.js';
+import { hostInScope, normaliseInScope } from '../core/url.js';
 import type { Outcome, Permit } from '../ports/control-plane.js';
 import type { Extraction } from '../ports/extractor.js';
 import type { Fetcher, FetchResponse } from '../ports/fetcher.js';
@@ -59,6 +60,14 @@ export interface TaskRunnerDeps {
 /** How long after the next half-open a task whose failure left its host's breaker open is due. */
 const BREAKER_RETRY_MARGIN_MS = 1000;
 
+/**
+ * The URL a task requests: as it was discovered (Task.requestUrl), or its key when the two are
+ * the same. Robots rules, logs and records see it; page state and dedupe use the key.
+ */
+function wireUrl(task: Task): string {
+  return task.requestUrl ?? task.url;
+}
+
 /** What happened to one task, for the scheduler's counters. */
 export type TaskResult = 'ok' | 'retry' | 'dead' | 'skipped' | 'deferred' | 'lost';
 
@@ -80,7 +89,7 @@ export class TaskRunner {
       let verdict: RobotsVerdict;
       try {
         // The task's URL as it was discovered; the job's own User-Agent picks its product token.
-        verdict = await this.deps.robots.check(task.url, signal, job.headers?.['user-agent']);
+        verdict = await this.deps.robots.check(wireUrl(task), signal, job.headers?.['user-agent']);
       } catch (err) {
         return this.onFetchError(task, permit, err);
       }
@@ -101,12 +110,13 @@ export class TaskRunner {
     let res: FetchResponse;
     try {
       res = await this.deps.fetcher.fetch({
-        url: task.url,
+        url: wireUrl(task),
         signal,
         ...(job.method !== undefined ? { method: job.method } : {}),
         ...(headers !== undefined ? { headers } : {}),
         ...(job.proxy !== undefined ? { proxy: job.proxy } : {}),
         ...(job.body !== undefined ? { body: job.body } : {}),
+        followRedirect: (target) => this.#followRedirect(task, job, target),
       });
     } catch (err) {
       return this.onFetchError(task, permit, err);
@@ -124,7 +134,7 @@ export class TaskRunner {
     this.deps.events.emit('fetched', {
       jobId: task.jobId,
       host: task.host,
-      url: task.url,
+      url: wireUrl(task),
       status: res.status,
       durationMs: res.totalMs,
       ttfbMs: res.ttfbMs,
@@ -159,7 +169,27 @@ export class TaskRunner {
     };
   }
 
+  /**
+   * Scope across redirects: a redirect within the scope is followed; one from a seed (depth 0)
+   * of a job whose config names no hosts takes its target host into the scope (apex -> www,
+   * http -> https, a moved shop), so the links found there are crawled; any other leaves the
+   * scope and ends the fetch (the task is skipped as redirect_out_of_scope).
+   */
+  #followRedirect(task: Task, job: JobRuntime, target: URL): boolean {
+    if (hostInScope(target, job.scope)) return true;
+    const hosts = job.scope.redirectHosts;
+    if (hosts === undefined || task.depth !== 0) return false;
+    hosts.add(target.host);
+    this.deps.events.emit('scopeWidened', { jobId: task.jobId, host: target.host, from: task.host });
+    return true;
+  }
+
   private async onFetchError(task: Task, permit: Permit, err: unknown): Promise<TaskResult> {
+    if (err instanceof RedirectOutOfScopeError) {
+      // The server answered (a redirect): not a failure of the host.
+      permit.release({ kind: 'ignore' });
+      return this.skip(task, err.reason);
+    }
     const fe = err instanceof FetchError ? err : new FetchError(String(err), { cause: err });
     this.deps.events.emit('fetchError', {
       jobId: task.jobId,
@@ -209,7 +239,8 @@ export class TaskRunner {
     if (job.recordUnchanged !== false) {
       const record = unchangedRecord(
         {
-          url: task.url,
+          url: wireUrl(task),
+          key: task.url,
           finalUrl: res.url,
           jobId: task.jobId,
           taskId: task.id,
@@ -238,7 +269,7 @@ export class TaskRunner {
     this.deps.events.emit('pageDone', {
       jobId: task.jobId,
       host: task.host,
-      url: task.url,
+      url: wireUrl(task),
       status: res.status,
       fields: 0,
       extractErrors: 0,
@@ -274,7 +305,8 @@ export class TaskRunner {
     // nofollow / none: no link on this page is followed (counted as discovered, not added).
     await this.enqueueLinks(task, job, directives.nofollow ? { ...extraction, links: [] } : extraction);
     const record: ResultRecord = {
-      url: task.url,
+      url: wireUrl(task),
+      key: task.url,
       finalUrl: res.url,
       jobId: task.jobId,
       taskId: task.id,
@@ -297,7 +329,7 @@ export class TaskRunner {
       this.deps.events.emit('skipped', {
         jobId: task.jobId,
         host: task.host,
-        url: task.url,
+        url: wireUrl(task),
         reason: 'noindex',
       });
       await this.deps.frontier.ack(task, this.#recrawl(job));
@@ -324,7 +356,7 @@ export class TaskRunner {
     this.deps.events.emit('pageDone', {
       jobId: task.jobId,
       host: task.host,
-      url: task.url,
+      url: wireUrl(task),
       status: res.status,
       fields: Object.keys(extraction.fields).length,
       extractErrors: extraction.errors.length,
@@ -383,7 +415,7 @@ export class TaskRunner {
     if (job.detectChanges && prev && prev.fieldsHash !== hash) {
       const change: ChangeRecord = {
         kind: 'change',
-        url: task.url,
+        url: wireUrl(task),
         jobId: task.jobId,
         taskId: task.id,
         generation: task.generation,
@@ -398,7 +430,7 @@ export class TaskRunner {
       this.deps.events.emit('change', {
         jobId: task.jobId,
         host: task.host,
-        url: task.url,
+        url: wireUrl(task),
         fields: Object.keys(change.changes),
       });
     }
@@ -433,7 +465,11 @@ export class TaskRunner {
           outOfScope++;
           continue;
         }
-        requests.push({ url: v.url, jobId: task.jobId, priority: link.priority, depth });
+        requests.push(
+          v.requestUrl === undefined
+            ? { url: v.url, jobId: task.jobId, priority: link.priority, depth }
+            : { url: v.url, requestUrl: v.requestUrl, jobId: task.jobId, priority: link.priority, depth },
+        );
       }
     }
     const result =
@@ -467,7 +503,7 @@ export class TaskRunner {
     this.deps.events.emit('retry', {
       jobId: task.jobId,
       host: task.host,
-      url: task.url,
+      url: wireUrl(task),
       reason,
       attempt,
       delayMs,
@@ -495,7 +531,7 @@ export class TaskRunner {
 
   /** Ends a task without a record (robots, content type, too deep): acked, counted as skipped. */
   private async skip(task: Task, reason: string): Promise<TaskResult> {
-    this.deps.events.emit('skipped', { jobId: task.jobId, host: task.host, url: task.url, reason });
+    this.deps.events.emit('skipped', { jobId: task.jobId, host: task.host, url: wireUrl(task), reason });
     await this.deps.frontier.ack(task);
     return 'skipped';
   }
@@ -505,7 +541,7 @@ export class TaskRunner {
     this.deps.events.emit('deadLettered', {
       jobId: task.jobId,
       host: task.host,
-      url: task.url,
+      url: wireUrl(task),
       reason,
       attempts: task.attempts + 1,
     });

@@ -68,7 +68,13 @@ export const DEAD_LETTER_REASONS = [
 ] as const;
 
 /** crawld_skipped_total{reason}. */
-export const SKIP_REASONS = ['robots', 'content_type', 'html_too_deep', 'noindex'] as const;
+export const SKIP_REASONS = [
+  'robots',
+  'content_type',
+  'html_too_deep',
+  'noindex',
+  'redirect_out_of_scope',
+] as const;
 
 /** crawld_deferred_total{reason}: the scheduler's hand-backs (src/daemon/scheduler.ts, adaptive-control-plane.ts). */
 export const DEFER_REASONS = [

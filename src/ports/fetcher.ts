@@ -15,6 +15,12 @@ export interface FetchRequest {
    * direct connection. Undefined: the fetcher's own setting (fetch.proxy or the environment).
    */
   readonly proxy?: readonly string[] | false;
+  /**
+   * Asked before each redirect is followed (after the loop and hop checks, before any
+   * connection): false ends the fetch with RedirectOutOfScopeError. Undefined: every
+   * redirect is followed.
+   */
+  readonly followRedirect?: (target: URL) => boolean;
   /** Aborts the request (shutdown); the fetch then rejects with AbortedError. */
   readonly signal?: AbortSignal;
 }

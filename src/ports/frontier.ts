@@ -26,8 +26,14 @@
  */
 
 export interface EnqueueRequest {
-  /** Absolute, normalised URL. */
+  /** Absolute, normalised URL: the dedupe key. */
   readonly url: string;
+  /**
+   * The URL to request, as discovered (parsed and resolved, query order, tracking parameters and
+   * escapes kept), when it differs from `url`. Stored with the task by the first enqueue of its
+   * key; a duplicate's is ignored. Tasks stored before this field existed have none.
+   */
+  readonly requestUrl?: string;
   readonly jobId: string;
   /** Lower is sooner. @default 0 */
   readonly priority?: number;
@@ -54,7 +60,10 @@ export interface EnqueueResult {
 export interface Task {
   /** Stable for (jobId, url) for the life of the frontier. */
   readonly id: string;
+  /** The dedupe key (normalised URL). */
   readonly url: string;
+  /** The URL to request when it differs from `url` (see EnqueueRequest.requestUrl). */
+  readonly requestUrl?: string;
   /** Lower-case hostname of url (with port when not default), used for per-host fairness. */
   readonly host: string;
   readonly jobId: string;
@@ -103,6 +112,8 @@ export interface AckOptions {
 export interface DeadLetter {
   readonly id: string;
   readonly url: string;
+  /** The URL that was requested, when it differs from `url` (see EnqueueRequest.requestUrl). */
+  readonly requestUrl?: string;
   readonly jobId: string;
   readonly priority: number;
   readonly depth: number;

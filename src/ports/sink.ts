@@ -1,5 +1,11 @@
 export interface ResultRecord {
+  /** The URL requested: as the page that linked it wrote it (query order and escapes kept). */
   readonly url: string;
+  /**
+   * The frontier's dedupe key for it (the canonical form: query sorted, tracking parameters
+   * dropped): the same for every variant of one URL. Always set by the task runner.
+   */
+  readonly key?: string;
   readonly finalUrl: string;
   readonly jobId: string;
   /** Task id and generation: together the exactly-once key of a record. */

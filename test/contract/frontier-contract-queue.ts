@@ -53,6 +53,33 @@ export function queueCases(make: MakeFrontier): void {
       expect(a?.leaseToken).not.toBe(b?.leaseToken);
     });
 
+    it('keeps the URL to request beside the key: the first enqueue of a key sets it', async () => {
+      const { f } = await setup();
+      const wire = 'http://example.com/a?z=1&utm_source=x&a=%7e';
+      expect(
+        await f.enqueue([
+          req('a', { requestUrl: wire }),
+          req('a', { requestUrl: 'http://example.com/a?other' }),
+          req('b', { requestUrl: url('b') }), // the same as the key: nothing stored
+        ]),
+      ).toEqual({ added: 2, duplicates: 1, dropped: 0 });
+      expect(await f.enqueue([req('a', { requestUrl: 'http://example.com/a?later' })])).toMatchObject({
+        duplicates: 1,
+      });
+      const [a, b] = await lease(f);
+      expect(a).toMatchObject({ url: url('a'), requestUrl: wire });
+      expect(b?.url).toBe(url('b'));
+      expect(b?.requestUrl).toBeUndefined();
+      // It survives a retry, a dead letter and a redrive: the task is the same task.
+      await f.retry(a!, { at: 0, reason: 'x', chargeAttempt: true });
+      const again = await leaseOne(f);
+      expect(again?.requestUrl).toBe(wire);
+      await f.deadLetter(again!, 'http_500');
+      expect((await f.listDead()).map((d) => d.requestUrl)).toEqual([wire]);
+      expect(await f.redrive()).toBe(1);
+      expect((await leaseOne(f))?.requestUrl).toBe(wire);
+    });
+
     it('derives host as lower-case hostname plus port only when not the default', async () => {
       const { f } = await setup();
       await f.enqueue([

@@ -156,10 +156,14 @@ describe('admin API', () => {
 
     await call(base, 'POST', '/api/resume');
     const mainUrl = `${target.origin}/ok/a?a=1&b=2`;
-    const otherUrl = `${target.origin}/ok/b?utm_source=x&b=2&a=1`;
-    const fetched = (url: string, job: string) =>
-      readJsonl(results).filter((r) => r.url === url && r.jobId === job).length;
+    const otherUrl = `${target.origin}/ok/b?utm_source=x&b=2&a=1`; // job 'other' keeps its query
+    // Counted by dedupe key: the record's url is the URL as submitted (fragment dropped).
+    const fetched = (key: string, job: string) =>
+      readJsonl(results).filter((r) => r.key === key && r.jobId === job).length;
     await eventually(async () => fetched(mainUrl, 'main') === 1 && fetched(otherUrl, 'other') === 1);
+    expect(readJsonl(results).find((r) => r.key === mainUrl)?.url).toBe(
+      `${target.origin}/ok/a?utm_source=x&b=2&a=1`,
+    );
 
     // Done now: an explicit submission starts a new generation.
     const redo = await call(base, 'POST', '/api/urls', {

@@ -137,7 +137,7 @@ describe('PostgresSink', () => {
     expect(await count(table)).toBe(5);
   });
 
-  it('stores noindex and canonicalUrl in their columns, also in a table an older crawld made', async () => {
+  it('stores noindex, canonicalUrl and key in their columns, also in a table an older crawld made', async () => {
     const table = freshTable();
     // The table as it was before these columns existed.
     await admin.query(`CREATE TABLE ${table} (
@@ -148,15 +148,28 @@ describe('PostgresSink', () => {
       written_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (url, record_key, item))`);
     const sink = newSink(table);
     await sink.open();
-    await sink.write(record(0, { noindex: true, canonicalUrl: 'http://site.test/canon' }));
+    await sink.write(
+      record(0, {
+        url: 'http://site.test/p/0?b=1&a=2',
+        key: 'http://site.test/p/0?a=2&b=1',
+        noindex: true,
+        canonicalUrl: 'http://site.test/canon',
+      }),
+    );
     await sink.write(record(1));
     await sink.close();
     const r = await admin.query(
-      `SELECT record_key, noindex, canonical_url FROM ${table} ORDER BY record_key`,
+      `SELECT url, key, record_key, noindex, canonical_url FROM ${table} ORDER BY record_key`,
     );
     expect(r.rows).toEqual([
-      { record_key: 't0#0', noindex: true, canonical_url: 'http://site.test/canon' },
-      { record_key: 't1#0', noindex: false, canonical_url: null },
+      {
+        url: 'http://site.test/p/0?b=1&a=2',
+        key: 'http://site.test/p/0?a=2&b=1',
+        record_key: 't0#0',
+        noindex: true,
+        canonical_url: 'http://site.test/canon',
+      },
+      { url: 'http://site.test/p/1', key: null, record_key: 't1#0', noindex: false, canonical_url: null },
     ]);
   });
 

@@ -393,6 +393,26 @@ describe('sqlite frontier schema migration', () => {
     expect(dedupeRows(path).find((r) => r.url === url('new'))).toMatchObject({ table: 'dedupe_new', id: 10 });
   });
 
+  it('opens a version-3 file: its tasks are requested by their key, new ones keep their own URL', async () => {
+    // A version-3 file is today's without tasks.request_url: written by this build, then cut back.
+    expect(SCHEMA_VERSION).toBe(4);
+    const f = await open();
+    await f.enqueue([{ url: url('old'), jobId: 'job1' }]);
+    await f.close();
+    const raw = new Database(path);
+    raw.exec('ALTER TABLE tasks DROP COLUMN request_url');
+    raw.pragma('user_version = 3');
+    raw.close();
+    const g = await open();
+    expect(readLayout(path).version).toBe(SCHEMA_VERSION);
+    await g.enqueue([{ url: url('new'), requestUrl: `${url('new')}?b=2&a=1`, jobId: 'job1' }]);
+    const tasks = await g.lease({ max: 10, owner: 'me', leaseMs: 60_000 });
+    expect(tasks.map((t) => [t.url, t.requestUrl])).toEqual([
+      [url('old'), undefined],
+      [url('new'), `${url('new')}?b=2&a=1`],
+    ]);
+  });
+
   it('wraps the slot after the largest hash to 0', () => {
     expect(nextSlot(2 ** 53 - 1)).toBe(0);
     expect(nextSlot(41)).toBe(42);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidUrlError } from '../../src/core/errors.js';
 import type { ScopeRules } from '../../src/core/rules.js';
 import {
+  discoveredUrl,
   hostKey,
   inScope,
   matchesHostPattern,
@@ -175,7 +176,7 @@ describe('normaliseInScope', () => {
           url === undefined
             ? { ok: false, reason: 'invalid' }
             : inScope(url, depth, scope).ok
-              ? { ok: true, url }
+              ? { ok: true, url, requestUrl: discoveredUrl(input).requestUrl }
               : inScope(url, depth, scope);
         expect(normaliseInScope(input, depth, scope), `${input} at depth ${depth}`).toEqual(expected);
       }
@@ -198,6 +199,7 @@ describe('normaliseInScope', () => {
     });
     expect(normaliseInScope('http://e.com/?z=1&a=2', 0, all)).toEqual({
       ok: true,
+      requestUrl: 'http://e.com/?z=1&a=2',
       url: 'http://e.com/?a=2&z=1',
     });
   });

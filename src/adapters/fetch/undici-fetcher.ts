@@ -9,6 +9,7 @@ import {
   ContentTypeError,
   FetchError,
   ProxyError,
+  RedirectOutOfScopeError,
   TotalTimeoutError,
 } from '../../core/errors.js';
 import type { Fetcher, FetchRequest, FetchResponse } from '../../ports/fetcher.js';
@@ -226,6 +227,9 @@ export class UndiciFetcher implements Fetcher {
       if (isRedirect(res.statusCode, location)) {
         await res.body.dump({ limit: REDIRECT_DRAIN_LIMIT }).catch(noop);
         hop = chain.next(hop, res.statusCode, location);
+        if (request.followRedirect?.(hop.url) === false) {
+          throw new RedirectOutOfScopeError(`redirect to ${hop.url.origin} leaves the job's scope`);
+        }
         continue;
       }
       const ttfbMs = (timing.responseStart ?? performance.now()) - (timing.requestStart ?? dispatchedAt);

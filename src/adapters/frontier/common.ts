@@ -8,6 +8,8 @@ import type { EnqueueRequest, LeaseOptions, Task } from '../../ports/frontier.js
 /** An enqueue request with defaults applied and its host derived. */
 export interface PreparedRequest {
   readonly url: string;
+  /** Undefined when the URL to request is `url` itself. */
+  readonly requestUrl: string | undefined;
   readonly host: string;
   readonly jobId: string;
   readonly priority: number;
@@ -47,8 +49,11 @@ export function prepareRequests(
   return requests.map((r) => {
     if (typeof r.jobId !== 'string' || r.jobId === '')
       throw new InvalidArgumentError('jobId must be a non-empty string');
+    if (r.requestUrl !== undefined && typeof r.requestUrl !== 'string')
+      throw new InvalidArgumentError('requestUrl must be a string');
     return {
       url: r.url,
+      requestUrl: r.requestUrl === r.url || r.requestUrl === '' ? undefined : r.requestUrl,
       host: knownDuplicate?.(r) ? '' : hostOf(r.url),
       jobId: r.jobId,
       priority: integer(r.priority, 0, 'priority'),
@@ -85,8 +90,14 @@ export function notOpenError(): CrawldError {
   return new CrawldError('frontier is not open');
 }
 
-/** Builds a Task without an `undefined` lastError key, so tasks compare equal across adapters. */
-export function makeTask(fields: Omit<Task, 'lastError'> & { lastError?: string | null }): Task {
-  const { lastError, ...rest } = fields;
-  return lastError == null ? rest : { ...rest, lastError };
+/** Builds a Task without `undefined` optional keys, so tasks compare equal across adapters. */
+export function makeTask(
+  fields: Omit<Task, 'lastError' | 'requestUrl'> & {
+    lastError?: string | null | undefined;
+    requestUrl?: string | null | undefined;
+  },
+): Task {
+  const { lastError, requestUrl, ...rest } = fields;
+  const task: Task = requestUrl == null ? rest : { ...rest, requestUrl };
+  return lastError == null ? task : { ...task, lastError };
 }

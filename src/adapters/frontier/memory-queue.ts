@@ -10,6 +10,7 @@ export type State = 'ready' | 'delayed' | 'leased' | 'done' | 'dead';
 export interface Rec {
   readonly id: number;
   readonly url: string;
+  readonly requestUrl: string | undefined;
   readonly host: string;
   readonly jobId: string;
   priority: number;

@@ -83,6 +83,7 @@ export class MemoryFrontier implements Frontier {
       const rec: Rec = {
         id: this.#nextId++,
         url: r.url,
+        requestUrl: r.requestUrl,
         host: r.host,
         jobId: r.jobId,
         priority: r.priority,
@@ -199,6 +200,7 @@ export class MemoryFrontier implements Frontier {
       .map((rec) => ({
         id: String(rec.id),
         url: rec.url,
+        ...(rec.requestUrl !== undefined ? { requestUrl: rec.requestUrl } : {}),
         jobId: rec.jobId,
         priority: rec.priority,
         depth: rec.depth,
@@ -261,6 +263,7 @@ export class MemoryFrontier implements Frontier {
     return makeTask({
       id: String(rec.id),
       url: rec.url,
+      requestUrl: rec.requestUrl,
       host: rec.host,
       jobId: rec.jobId,
       priority: rec.priority,

@@ -18,7 +18,7 @@ export function isChanged(snapshot: Snapshot, before: number | undefined): boole
 
 const num = (v: unknown): number => Number(v);
 
-/** A task row: {suffix, url, job, priority, depth, attempts, generation, token, expiresAt, lastError, c, score}. */
+/** A task row: {suffix, url, job, priority, depth, attempts, generation, token, expiresAt, lastError, c, score, requestUrl}. */
 export interface TaskRow {
   readonly task: Task;
   /** Seq of the first enqueue: the insertion order the other adapters list by. */
@@ -42,6 +42,7 @@ export function toTaskRow(host: string, row: unknown): TaskRow {
       leaseToken: String(r[7]),
       leaseExpiresAt: num(r[8]),
       lastError: r[9] == null ? null : String(r[9]),
+      requestUrl: r[12] == null ? null : String(r[12]),
     }),
     created: num(r[10]),
     score: r[11] == null ? 0 : num(r[11]),
@@ -59,6 +60,7 @@ export function toDeadRow(host: string, row: unknown): DeadRow {
     dead: {
       id: taskId(host, String(r[0])),
       url: String(r[1]),
+      ...(r[9] == null ? {} : { requestUrl: String(r[9]) }),
       jobId: String(r[2]),
       priority: num(r[3]),
       depth: num(r[4]),

@@ -10,7 +10,7 @@
  * indexes), because Lua 5.1 prints 14 significant digits.
  */
 
-/** Record fields: u url, j job, p priority, dp depth, a attempts, g generation, c first seq,
+/** Record fields: u url, ru request URL (only when it differs from u), j job, p priority, dp depth, a attempts, g generation, c first seq,
  *  s state (r ready, d delayed, l leased, f done, x dead), n notBefore, q seq,
  *  k lease token, o owner, e lease expiry, err last error, da deadAt, dr dead reason. */
 const PRELUDE = `
@@ -41,7 +41,7 @@ local function leased(id, tok)
   return nil
 end
 local function task(id, r, extra)
-  return {id, r.u, r.j, r.p, r.dp, r.a, r.g, r.k or false, r.e or false, r.err or false, r.c, extra or false}
+  return {id, r.u, r.j, r.p, r.dp, r.a, r.g, r.k or false, r.e or false, r.err or false, r.c, extra or false, r.ru or false}
 end
 -- Due delayed tasks become ready (with the seq they entered with) and expired leases come
 -- back with the same seq and attempts: at-least-once, and the task keeps its place. Bounded
@@ -87,13 +87,14 @@ local function snapshot(changed)
 end
 `;
 
-/** ARGV: now, room, then per request: hash, url, job, priority, depth, notBefore, force, seq.
+/** ARGV: now, room, then per request: hash, url, job, priority, depth, notBefore, force, seq,
+ *  request URL ('' when it is url itself).
  *  Finds the task by linear probing (hash, hash~1, ...): ids stay stable because records are
  *  never deleted, and a hash collision cannot hide a URL. */
 const ENQUEUE = `
 local now, room = tonumber(ARGV[1]), tonumber(ARGV[2])
 local added, dups, dropped = 0, 0, 0
-for i = 3, #ARGV, 8 do
+for i = 3, #ARGV, 9 do
   local h, url, job = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local p, dp, nb, force, q = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5]), ARGV[i + 6] == '1', tonumber(ARGV[i + 7])
   local id, r, n = h, get(h), 0
@@ -106,7 +107,9 @@ for i = 3, #ARGV, 8 do
     else dups = dups + 1 end
   elseif not force and room <= 0 then dropped = dropped + 1
   else
-    pend(id, {u = url, j = job, p = p, dp = dp, a = 0, g = 0, c = q}, nb, q, now)
+    local r = {u = url, j = job, p = p, dp = dp, a = 0, g = 0, c = q}
+    if ARGV[i + 8] ~= '' then r.ru = ARGV[i + 8] end
+    pend(id, r, nb, q, now)
     added = added + 1 room = room - 1
   end
 end
@@ -201,7 +204,7 @@ local max, job, out = tonumber(ARGV[1]), ARGV[2], {}
 for _, id in ipairs(redis.call('ZRANGE', X, 0, -1)) do
   if #out >= max then break end
   local r = get(id)
-  if job == '' or r.j == job then out[#out + 1] = {id, r.u, r.j, r.p, r.dp, r.a, r.dr, r.da, r.c} end
+  if job == '' or r.j == job then out[#out + 1] = {id, r.u, r.j, r.p, r.dp, r.a, r.dr, r.da, r.c, r.ru or false} end
 end
 return out
 `;

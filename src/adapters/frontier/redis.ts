@@ -197,6 +197,7 @@ export class RedisFrontier implements Frontier {
             r.notBefore,
             r.force ? 1 : 0,
             seq++,
+            r.requestUrl ?? '',
           ]),
         );
       }

@@ -41,8 +41,10 @@ import { CrawldError } from '../../core/errors.js';
  * 2: the dedupe index is UNIQUE, hash collisions are resolved by probing (see dedupe).
  * 3: dedupe moves from the index tasks_url to the tables dedupe and dedupe_new; task ids are
  * given (the seq at insertion).
+ * 4: tasks gain request_url, the URL to request when it differs from the dedupe key url
+ * (NULL otherwise, and for every task written before).
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Fixed page-cache size; the database file itself may be far larger. */
 const CACHE_KIB = 32 * 1024;
@@ -66,6 +68,7 @@ CREATE TABLE IF NOT EXISTS tasks (
   url TEXT NOT NULL,
   url_hash INTEGER NOT NULL,
   host TEXT NOT NULL,
+  -- NULL when the URL to request is url itself (most links): no bytes for the common case.
   priority INTEGER NOT NULL,
   depth INTEGER NOT NULL,
   state TEXT NOT NULL CHECK (state IN ('ready', 'delayed', 'leased', 'done', 'dead')),
@@ -78,7 +81,8 @@ CREATE TABLE IF NOT EXISTS tasks (
   lease_expires_at INTEGER,
   last_error TEXT,
   dead_at INTEGER,
-  dead_reason TEXT
+  dead_reason TEXT,
+  request_url TEXT
 );
 
 -- Dedupe for the life of the frontier (rows are never deleted): (job, slot) -> task id. Keyed
@@ -220,6 +224,9 @@ export function migrate(db: Database.Database): void {
     if (current === 1) migrateV1(db);
     db.exec(DDL);
     if (current === 1 || current === 2) migrateV2(db);
+    // 3 -> 4: a nullable column, added without rewriting rows (tasks already there keep NULL:
+    // they are requested by their key, as before).
+    if (current >= 1 && current <= 3) db.exec('ALTER TABLE tasks ADD COLUMN request_url TEXT');
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

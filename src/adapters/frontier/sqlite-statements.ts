@@ -9,6 +9,7 @@ export interface TaskRow {
   id: number;
   seq: number;
   url: string;
+  request_url: string | null;
   host: string;
   job: number;
   priority: number;
@@ -23,6 +24,7 @@ export interface TaskRow {
 export interface DeadRow {
   id: number;
   url: string;
+  request_url: string | null;
   job: number;
   priority: number;
   depth: number;
@@ -32,7 +34,7 @@ export interface DeadRow {
 }
 
 const TASK_COLUMNS =
-  'id, seq, url, host, job, priority, depth, attempts, generation, last_error, lease_token, lease_expires_at';
+  'id, seq, url, request_url, host, job, priority, depth, attempts, generation, last_error, lease_token, lease_expires_at';
 // One random prefix per lease call plus the row id: unique per task and per lease, and
 // generated in the UPDATE itself so a whole batch is leased by one statement.
 const TAKE =
@@ -44,8 +46,9 @@ const HELD = "id = ? AND state = 'leased' AND lease_token = ?";
 
 // A new task's id is given, not assigned: it is the task's seq at insertion (see tasks in
 // sqlite-schema.ts), known before the row is written, which is what the dedupe tables store.
-const COLUMNS = 'tasks (id, job, url, url_hash, host, priority, depth, state, not_before, seq) VALUES';
-const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const COLUMNS =
+  'tasks (id, job, url, url_hash, host, priority, depth, state, not_before, seq, request_url) VALUES';
+const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 export function prepareStatements(db: Database.Database) {
   const insertMany = new Map<number, Database.Statement<unknown[]>>();
@@ -69,9 +72,9 @@ export function prepareStatements(db: Database.Database) {
       .prepare<[number], number>("SELECT count(*) FROM tasks WHERE state = 'delayed' AND not_before > ?")
       .pluck(),
 
-    insert: db.prepare<[number, number, string, number, string, number, number, string, number, number]>(
-      `INSERT INTO ${COLUMNS} ${ROW}`,
-    ),
+    insert: db.prepare<
+      [number, number, string, number, string, number, number, string, number, number, string | null]
+    >(`INSERT INTO ${COLUMNS} ${ROW}`),
     /**
      * `rows` new tasks in one statement (their dedupe slots are already taken: sqlite-dedupe.ts).
      * OR IGNORE spares the statement journal (see claim in sqlite-dedupe.ts); the caller
@@ -152,7 +155,7 @@ export function prepareStatements(db: Database.Database) {
     leased: db.prepare<[], TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE state = 'leased' ORDER BY id`),
 
     dead: db.prepare<{ job: number | null; limit: number; offset: number }, DeadRow>(
-      'SELECT id, url, job, priority, depth, attempts, dead_reason, dead_at FROM tasks ' +
+      'SELECT id, url, request_url, job, priority, depth, attempts, dead_reason, dead_at FROM tasks ' +
         "WHERE state = 'dead' AND (@job IS NULL OR job = @job) ORDER BY dead_at, id LIMIT @limit OFFSET @offset",
     ),
     deadIds: db

@@ -97,7 +97,19 @@ export function makeTransactions(db: Database.Database, st: Statements, dedupe: 
         } else {
           dedupe.add(job, slot, rowSeq);
           claimed++;
-          st.insert.run(rowSeq, job, r.url, slot, r.host, r.priority, r.depth, state, r.notBefore, rowSeq);
+          st.insert.run(
+            rowSeq,
+            job,
+            r.url,
+            slot,
+            r.host,
+            r.priority,
+            r.depth,
+            state,
+            r.notBefore,
+            rowSeq,
+            r.requestUrl ?? null,
+          );
           deltas.add('all', 0, 1);
         }
         added(r);
@@ -134,6 +146,7 @@ export function makeTransactions(db: Database.Database, st: Statements, dedupe: 
             stateAt(r.notBefore, now),
             r.notBefore,
             id,
+            r.requestUrl ?? null,
           );
         });
         if (stored.size > 0 && st.insertMany(stored.size).run(args).changes !== stored.size) {

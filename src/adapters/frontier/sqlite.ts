@@ -192,6 +192,7 @@ export class SqliteFrontier implements Frontier {
     return st.dead.all({ job, limit: options?.limit ?? -1, offset: options?.offset ?? 0 }).map((row) => ({
       id: String(row.id),
       url: row.url,
+      ...(row.request_url !== null ? { requestUrl: row.request_url } : {}),
       jobId: this.#jobName(row.job),
       priority: row.priority,
       depth: row.depth,
@@ -258,6 +259,7 @@ export class SqliteFrontier implements Frontier {
     return makeTask({
       id: String(row.id),
       url: row.url,
+      requestUrl: row.request_url,
       host: row.host,
       jobId: this.#jobName(row.job),
       priority: row.priority,

@@ -21,6 +21,8 @@ export interface PgRow {
   readonly fields: string;
   readonly noindex: boolean;
   readonly canonicalUrl: string | null;
+  /** The dedupe key (ResultRecord.key); null for records written before it existed. */
+  readonly key: string | null;
 }
 
 /** The rows of one record: one per item when it has items (none for an empty list), else one. */
@@ -41,6 +43,7 @@ export function rowsOf(r: ResultRecord): PgRow[] {
     durationMs: r.durationMs,
     noindex: r.noindex === true,
     canonicalUrl: r.canonicalUrl ?? null,
+    key: r.key ?? null,
   };
   if (!r.items) return [{ ...base, item: 0, fields: jsonbText(r.fields) }];
   return r.items.map((fields, item) => ({ ...base, item, fields: jsonbText({ ...r.fields, ...fields }) }));
@@ -85,6 +88,7 @@ export function tableDdl(table: string): string[] {
     // Columns added after the first release: a table made by an older crawld gets them too.
     `ALTER TABLE ${q} ADD COLUMN IF NOT EXISTS noindex boolean NOT NULL DEFAULT false`,
     `ALTER TABLE ${q} ADD COLUMN IF NOT EXISTS canonical_url text`,
+    `ALTER TABLE ${q} ADD COLUMN IF NOT EXISTS key text`,
     // recover() looks records up by key alone.
     `CREATE INDEX IF NOT EXISTS "${`${base}_record_key_idx`.slice(0, 63)}" ON ${q} (record_key)`,
   ];
