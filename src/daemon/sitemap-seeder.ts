@@ -1,4 +1,5 @@
 import { gunzipSync } from 'node:zlib';
+import { decodeXml } from '../adapters/parse/charset.js';
 import type { NormaliseOptions, ScopeRules } from '../core/rules.js';
 import { parseSitemap, robotsSitemaps, type SitemapEntry } from '../core/sitemap.js';
 import { normaliseInScope, tryNormaliseUrl } from '../core/url.js';
@@ -200,7 +201,7 @@ export class SitemapSeeder {
       } else if (body.length > settings.maxBytes) {
         throw new RangeError(`larger than ${settings.maxBytes} bytes`);
       }
-      return body.toString('utf8');
+      return decodeXml(body, res.headers['content-type']);
     } catch (err) {
       const reason = (err as { code?: string }).code ?? (err as Error).message;
       this.#deps.warn('sitemap: fetch failed', { sitemap: redactUrl(url), reason });

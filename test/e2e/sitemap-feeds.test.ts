@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import iconv from 'iconv-lite';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
 
@@ -48,6 +49,27 @@ describe('sitemaps with extensions, and feeds as sitemaps (whole CLI)', () => {
           'application/atom+xml',
           `<feed xmlns="http://www.w3.org/2005/Atom"><link rel="self" href="${o}/feed.atom"/><entry><link href="${o}/entries/1"/></entry></feed>`,
         );
+      // Feeds in the encodings their XML declarations name, as Russian and French sites publish them.
+      if (path === '/feed-1251.rss')
+        return res
+          .writeHead(200, { 'content-type': 'application/rss+xml' })
+          .end(
+            iconv.encode(
+              `<?xml version="1.0" encoding="windows-1251"?><rss version="2.0"><channel><title>Новости</title>` +
+                `<item><link>${o}/товары/1?q=цена</link></item></channel></rss>`,
+              'win1251',
+            ),
+          );
+      if (path === '/feed-latin1.xml')
+        return res
+          .writeHead(200, { 'content-type': 'text/xml' })
+          .end(
+            iconv.encode(
+              `<?xml version='1.0' encoding='ISO-8859-1'?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` +
+                `<url><loc>${o}/café/crème</loc></url></urlset>`,
+              'latin1',
+            ),
+          );
       if (path.endsWith('.jpg') || path.endsWith('.mp4')) return res.writeHead(404).end();
       send('text/html', `<html><head><title>${path}</title></head><body>no links</body></html>`);
     });
@@ -84,6 +106,15 @@ describe('sitemaps with extensions, and feeds as sitemaps (whole CLI)', () => {
     expect(requested.filter((p) => /img|\.jpg|\.mp4|%20/.test(p))).toEqual([]);
     // Alternates only with the option.
     expect(requested).not.toContain('/de/u/2');
+  });
+
+  it('reads a feed and a sitemap in the encoding their XML declarations name', async () => {
+    await crawl({ urls: [`${origin}/feed-1251.rss`, `${origin}/feed-latin1.xml`] });
+    // URLs from XML are UTF-8 on the wire, path and query (only HTML documents encode queries
+    // in their own encoding).
+    expect(requested).toContain(`/${encodeURIComponent('товары')}/1?q=${encodeURIComponent('цена')}`);
+    expect(requested).toContain(`/${encodeURIComponent('café')}/${encodeURIComponent('crème')}`);
+    expect(requested.filter((p) => p.includes('%EF%BF%BD'))).toEqual([]);
   });
 
   it('sitemaps.alternates: true also enqueues the xhtml:link alternates', async () => {

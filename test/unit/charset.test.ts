@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   charsetParam,
   decodeHtml,
+  decodeXml,
   encodingOfLabel,
   sniffHtmlEncoding,
 } from '../../src/adapters/parse/charset.js';
@@ -186,6 +187,34 @@ describe('links resolve with the query in the document encoding', () => {
       'http://shop.test/s?q=%E4%BB%B7%E6%A0%BC',
     );
     expect(resolveLink('/s?a=1&b=%41', base, 'gbk')).toBe('http://shop.test/s?a=1&b=%41');
+  });
+});
+
+describe('XML bodies (sitemaps, feeds): XML 1.0 Appendix F', () => {
+  const doc = (decl: string) => `<?xml version="1.0"${decl}?><rss><title>Цена €5</title></rss>`;
+  it('BOM, then Content-Type charset, then the XML declaration, then UTF-8', () => {
+    const text = (s: string) => /<title>(.*)<\/title>/.exec(s)?.[1];
+    expect(text(decodeXml(iconv.encode(doc(' encoding="windows-1251"'), 'win1251'), undefined))).toBe(
+      'Цена €5',
+    );
+    const koi8 = iconv.encode(`<?xml version='1.0' encoding='KOI8-R'?><title>Цена</title>`, 'koi8-r');
+    expect(text(decodeXml(koi8, 'text/xml'))).toBe('Цена');
+    // The header wins over the declaration; a BOM wins over both.
+    expect(
+      text(decodeXml(iconv.encode(doc(' encoding="utf-8"'), 'win1251'), 'text/xml; charset=cp1251')),
+    ).toBe('Цена €5');
+    const bom = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from(doc(' encoding="windows-1251"')),
+    ]);
+    expect(text(decodeXml(bom, 'text/xml; charset=cp1251'))).toBe('Цена €5');
+    expect(text(decodeXml(Buffer.from(doc('')), undefined))).toBe('Цена €5');
+    // Undeclared and not UTF-8: windows-1252, never U+FFFD.
+    expect(decodeXml(iconv.encode('<a>café</a>', 'latin1'), undefined)).toBe('<a>café</a>');
+    // An unknown label falls through to the default.
+    expect(decodeXml(Buffer.from('<?xml version="1.0" encoding="no-such"?><a>é</a>'), undefined)).toContain(
+      'é',
+    );
   });
 });
 

@@ -121,6 +121,27 @@ export function decodeAs(body: Uint8Array, encoding: string): string {
   return decoderFor(encoding)(body);
 }
 
+/**
+ * Decodes an XML body (sitemaps, RSS and Atom feeds) as XML 1.0 Appendix F and RFC 7303 say:
+ * a BOM, then the `charset` of Content-Type, then the `encoding` of the XML declaration, then
+ * UTF-8. Sitemaps must be UTF-8, but feeds in windows-1251 or ISO-8859-1 are common, and
+ * their declaration says so. Bytes that are not valid UTF-8 with nothing declared are read as
+ * windows-1252, as feed readers do, rather than turned into U+FFFD. Never throws.
+ */
+export function decodeXml(body: Uint8Array, contentTypeHeader: string | undefined): string {
+  const bom = bomEncoding(body);
+  if (bom) return decodeAs(body, bom);
+  const label = charsetParam(contentTypeHeader);
+  const declared = label === undefined ? undefined : encodingOfLabel(label);
+  if (declared) return decodeAs(body, declared);
+  const head = Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, PRESCAN_BYTES));
+  const m = /^\s*<\?xml[^>]*?\sencoding\s*=\s*["']([^"']+)["']/.exec(head.toString('latin1'));
+  const xml = m ? encodingOfLabel(m[1]!) : undefined;
+  // A declaration of UTF-16 without a BOM cannot be right for bytes read as ASCII: ignored.
+  if (xml && !xml.startsWith('utf-16')) return decodeAs(body, xml);
+  return decodeAs(body, looksUtf8(body) ? 'utf-8' : 'windows-1252');
+}
+
 /** Sniffs and decodes an HTML body. */
 export function decodeHtml(body: Uint8Array, contentTypeHeader: string | undefined): DecodedHtml {
   const sniffed = sniffHtmlEncoding(body, contentTypeHeader);
