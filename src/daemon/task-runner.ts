@@ -1,5 +1,4 @@
 import { hash } from 'node:crypto';
-import type { RobotsVerdict } from '../adapters/robots/robots-cache.js';
 import type { Clock } from '../core/clock.js';
 import {
   AbortedError,
@@ -21,6 +20,7 @@ import type { Extraction } from '../ports/extractor.js';
 import type { Fetcher, FetchResponse } from '../ports/fetcher.js';
 import type { EnqueueRequest, Frontier, Task } from '../ports/frontier.js';
 import type { ChangeRecord, ChangeSink, PageState, PageStateStore } from '../ports/page-state.js';
+import type { RobotsChecker, RobotsVerdict } from '../ports/robots.js';
 import { type ResultRecord, recordKey, type Sink } from '../ports/sink.js';
 import type { JobRuntime, RetryPolicy } from './job-runtime.js';
 import {
@@ -48,9 +48,7 @@ export interface TaskRunnerDeps {
   readonly pageState?: PageStateStore;
   readonly changeSinks?: readonly ChangeSink[];
   /** robots.txt checks (adapters/robots/robots-cache.ts); undefined turns them off for every job. */
-  readonly robots?: {
-    check(url: string, signal?: AbortSignal, userAgent?: string): Promise<RobotsVerdict>;
-  };
+  readonly robots?: RobotsChecker;
   /** Event-loop lag now, in ms, for the limiter's lag discount. */
   readonly lagMs: () => number;
   /** Milliseconds until the host's open breaker lets a probe through (0: not open). */

@@ -9,6 +9,7 @@ import {
 } from '../../core/errors.js';
 import { LruMap } from '../../core/lru-map.js';
 import type { Fetcher } from '../../ports/fetcher.js';
+import type { RobotsChecker, RobotsOutcome, RobotsVerdict } from '../../ports/robots.js';
 import {
   crawlDelayFor,
   isAllowedBy,
@@ -19,24 +20,7 @@ import {
   robotsBodyText,
 } from './robots-txt.js';
 
-/**
- * How one robots.txt fetch ended (the `outcome` label of crawld_robots_fetches_total).
- * parsed: 2xx. unavailable: 4xx other than 429, or more than 5 redirects: everything allowed.
- * blocked_address: the SSRF guard refused the host; the page's own fetch is refused and
- * dead-lettered for that, so robots does not hold it. The rest make the host unreachable
- * (RFC 9309 §2.3.1.4): nothing on it is fetched.
- */
-export const ROBOTS_OUTCOMES = [
-  'parsed',
-  'unavailable',
-  'too_many_redirects',
-  'rate_limited',
-  'server_error',
-  'network_error',
-  'timeout',
-  'blocked_address',
-] as const;
-export type RobotsOutcome = (typeof ROBOTS_OUTCOMES)[number];
+export { ROBOTS_OUTCOMES, type RobotsOutcome, type RobotsVerdict } from '../../ports/robots.js';
 /** The outcomes that make a host unreachable. */
 export const ROBOTS_UNREACHABLE: ReadonlySet<RobotsOutcome> = new Set([
   'rate_limited',
@@ -69,13 +53,6 @@ export interface RobotsCacheOptions {
   readonly onFetch?: (host: string, outcome: RobotsOutcome) => void;
 }
 
-/** What the cache says about one URL. */
-export type RobotsVerdict =
-  | { readonly kind: 'allow' }
-  | { readonly kind: 'disallow' }
-  /** robots.txt unreachable and no earlier copy: wait until `retryAt` (epoch ms), fetch nothing. */
-  | { readonly kind: 'unreachable'; readonly retryAt: number; readonly outcome: RobotsOutcome };
-
 interface Entry {
   readonly host: string;
   /** The rules in force: the last parsed copy; null = everything allowed (4xx); undefined = none yet. */
@@ -106,7 +83,7 @@ export interface UnreachableHost {
  * robots.txt is fetched again with a doubling backoff, and an earlier copy, if any, keeps
  * applying meanwhile (§2.4). Matching is robots-txt.ts on the URL exactly as it is given.
  */
-export class RobotsCache {
+export class RobotsCache implements RobotsChecker {
   readonly #o: Required<Omit<RobotsCacheOptions, 'onCrawlDelay' | 'onSitemaps' | 'onFetch'>> &
     Pick<RobotsCacheOptions, 'onCrawlDelay' | 'onSitemaps' | 'onFetch'>;
   readonly #entries: LruMap<string, Entry>;
