@@ -56,6 +56,24 @@ export interface RawStats {
 
 const stateAt = (at: number, now: number) => (at <= now ? 'ready' : 'delayed');
 
+/** The values of one new task row, in the order of the insert statements' columns. */
+function taskRow(r: PreparedRequest, id: number, job: number, slot: number, state: string) {
+  // id doubles as the row's seq (see tasks in sqlite-schema.ts).
+  return [
+    id,
+    job,
+    r.url,
+    slot,
+    r.host,
+    r.priority,
+    r.depth,
+    state,
+    r.notBefore,
+    id,
+    r.requestUrl ?? null,
+  ] as const;
+}
+
 export function makeTransactions(db: Database.Database, st: Statements, dedupe: Dedupe, maxPending: number) {
   /** Runs a write that moves one leased task back to pending at `at`; false when the lease is stale. */
   const requeueLeased = (write: (seq: number) => number | undefined): boolean => {
@@ -97,19 +115,7 @@ export function makeTransactions(db: Database.Database, st: Statements, dedupe: 
         } else {
           dedupe.add(job, slot, rowSeq);
           claimed++;
-          st.insert.run(
-            rowSeq,
-            job,
-            r.url,
-            slot,
-            r.host,
-            r.priority,
-            r.depth,
-            state,
-            r.notBefore,
-            rowSeq,
-            r.requestUrl ?? null,
-          );
+          st.insert.run(...taskRow(r, rowSeq, job, slot, state));
           deltas.add('all', 0, 1);
         }
         added(r);
@@ -135,19 +141,7 @@ export function makeTransactions(db: Database.Database, st: Statements, dedupe: 
         chunk.forEach((r, i) => {
           const { job, slot, id } = claims[i]!;
           if (!stored.has(id)) return;
-          args.push(
-            id,
-            job,
-            r.url,
-            slot,
-            r.host,
-            r.priority,
-            r.depth,
-            stateAt(r.notBefore, now),
-            r.notBefore,
-            id,
-            r.requestUrl ?? null,
-          );
+          args.push(...taskRow(r, id, job, slot, stateAt(r.notBefore, now)));
         });
         if (stored.size > 0 && st.insertMany(stored.size).run(args).changes !== stored.size) {
           // An id taken (seq behind the ids, which the schema rules out): fail the call whole.
