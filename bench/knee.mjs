@@ -1,4 +1,8 @@
 #!/usr/bin/env node
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 // AIMD convergence benchmark:
 //   npm run build && node bench/knee.mjs [--seconds 30] [--fixed-seconds 8] [--latency-ms 100]
 //
@@ -15,11 +19,7 @@
 // is above what crawld's own CPU can drive on a 2-core machine (~950 pages/s with extraction
 // and the frontier), so the crawler saturates before the site does and the run measures the
 // crawler's queueing, not the knee. `--latency-ms 20` still shows that case.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { canPin, startDemoSite } from './demo-site.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const dist = (p) => join(root, 'dist/src', p);
@@ -48,24 +48,16 @@ const ADAPTIVE_S = Number(values.seconds);
 const FIXED_S = Number(values['fixed-seconds']);
 const FIXED = values.fixed.split(',').map(Number);
 
-/** The demo site in a child process; resolves with its origin. */
-async function startSite() {
-  const args = [dist('cli.js'), 'site', '--port', '0', '--pages', '1000000'];
-  args.push('--latency-ms', String(LATENCY_MS), '--capacity', String(K));
-  const pinned = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-  const child = pinned
-    ? spawn('taskset', ['-c', '0', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
-    : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise((res, rej) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) res(m[1]);
-    });
-    child.once('exit', (code) => rej(new Error(`demo site exited with ${code}: ${out}`)));
-  });
-  return { url, pinned, stop: () => child.kill('SIGTERM') };
+/** The demo site in a child process (pinned to core 0 when possible); resolves with its origin. */
+function startSite() {
+  return startDemoSite(dist('cli.js'), [
+    '--pages',
+    '1000000',
+    '--latency-ms',
+    String(LATENCY_MS),
+    '--capacity',
+    String(K),
+  ]);
 }
 
 const pct = (xs, p) => {
@@ -135,7 +127,7 @@ const site = await startSite();
 const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 try {
   console.log(`demo site ${site.url}: K=${K}, ${LATENCY_MS} ms, capacity ${(K / LATENCY_MS) * 1000} pages/s`);
-  console.log(`site pinned to CPU 0: ${site.pinned ? 'yes' : 'no (taskset missing)'}`);
+  console.log(`site pinned to CPU 0: ${canPin ? 'yes' : 'no (taskset missing)'}`);
 
   // crawld defaults, but for --ratio
   const a = await crawl(

@@ -27,6 +27,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { canPin, pinned, startDemoSite } from './demo-site.mjs';
 import { haveRedisServer, startRedis } from './redis-server.mjs';
 
 const root = resolve(import.meta.dirname, '..');
@@ -101,33 +102,13 @@ for (const s of chosen) {
   }
 }
 
-const canPin = spawnSync('taskset', ['-c', '0', 'true']).status === 0 && cpus().length >= 2;
 const gnuTime = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-v', 'true']).status === 0;
-const pinned = (core, argv) => (canPin ? ['taskset', '-c', String(core), ...argv] : argv);
 
 /** The demo site in a child process pinned to core 0; resolves with its origin. */
-async function startSite({ pages, latencyMs }) {
-  const argv = pinned(0, [process.execPath, cli, 'site', '--port', '0', '--pages', String(pages)]);
-  if (latencyMs > 0) argv.push('--latency-ms', String(latencyMs));
-  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise((res, rej) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) res(m[1]);
-    });
-    child.once('exit', (code) => rej(new Error(`demo site exited with ${code}: ${out}`)));
-  });
-  child.stdout.resume();
-  return {
-    url,
-    stop: () =>
-      new Promise((r) => {
-        child.once('exit', r);
-        child.kill('SIGTERM');
-      }),
-  };
+function startSite({ pages, latencyMs }) {
+  const args = ['--pages', String(pages)];
+  if (latencyMs > 0) args.push('--latency-ms', String(latencyMs));
+  return startDemoSite(cli, args);
 }
 
 /**
