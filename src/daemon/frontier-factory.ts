@@ -3,15 +3,16 @@
  * the daemon needs to know about its kind: whether other daemons share it, how to probe
  * its health, and (for Redis) the shared rate limiter on the same connection.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { MemoryFrontier } from '../adapters/frontier/memory.js';
 import { SqliteFrontier } from '../adapters/frontier/sqlite.js';
-import type { Clock } from '../core/clock.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import type { LocalRateLimiterOptions } from '../core/local-rate-limiter.js';
 import type { Frontier } from '../ports/frontier.js';
 import type { SyncRateLimiter } from '../ports/rate-limiter.js';
 import type { CrawldConfig } from './config.js';
 import { isRedisKind } from './config-schema.js';
+import { instanceIdOf } from './instance-id.js';
 
 export interface FrontierDeps {
   readonly clock: Clock;
@@ -85,4 +86,38 @@ export async function createFrontier(config: CrawldConfig, deps: FrontierDeps): 
   }
   const { createRedisStore } = await import('./redis-store-factory.js');
   return createRedisStore(config, deps);
+}
+
+/** An opened frontier; release() closes the frontier and what the factory opened with it. */
+export interface OpenedFrontier extends BuiltFrontier {
+  release(): Promise<void>;
+}
+
+/**
+ * The frontier a config names, opened: what the daemon and every CLI subcommand that works
+ * on a stored frontier (dlq) call. A failed open releases what the factory created.
+ */
+export async function openFrontier(
+  config: CrawldConfig,
+  deps: Partial<FrontierDeps> = {},
+): Promise<OpenedFrontier> {
+  const built = await createFrontier(config, {
+    clock: systemClock,
+    dataDir: resolve(config.dataDir),
+    instanceId: instanceIdOf(config),
+    ...deps,
+  });
+  try {
+    await built.open();
+  } catch (err) {
+    await built.close();
+    throw err;
+  }
+  return {
+    ...built,
+    release: async () => {
+      await built.frontier.close();
+      await built.close();
+    },
+  };
 }
