@@ -4,19 +4,20 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, CrawldError, InvalidArgumentError } from '../core/errors.js';
+import {
+  AdminApiError,
+  ConfigError,
+  DataDirLockedError,
+  InvalidArgumentError,
+  UsageError,
+} from '../core/errors.js';
 import { type DeadLetterView, deadLetterView, MAX_DLQ_LIMIT } from '../daemon/admin-validate.js';
 import { type CrawldConfig, loadConfigFile, validateConfig } from '../daemon/config.js';
 import { isHttpUrl, isRedisKind } from '../daemon/config-schema.js';
-import { DataDirLockedError, lockDataDir } from '../daemon/data-dir-lock.js';
+import { lockDataDir } from '../daemon/data-dir-lock.js';
 import { openFrontier } from '../daemon/frontier-factory.js';
 import type { Frontier } from '../ports/frontier.js';
-import { frontierOpt, intOpt, parse, strOpt, UsageError } from './args.js';
-
-/** The API refused or could not be reached: a runtime failure (exit 1), not bad usage. */
-export class AdminApiError extends CrawldError {
-  override readonly code: string = 'CRAWLD_ERR_ADMIN_API';
-}
+import { frontierOpt, intOpt, parse, strOpt } from './args.js';
 
 /** The port the shipped configs (deploy/) give the daemon's HTTP server. */
 const DEFAULT_API = 'http://127.0.0.1:9464';

@@ -13,7 +13,9 @@
  * (never an error), so optional data and the last page of a cursor are not failures. A path
  * is "multi" when it has a wildcard; such a field is an array, a single one its first match.
  */
-import { InvalidArgumentError } from '../../core/errors.js';
+import { JsonPathError } from '../../core/errors.js';
+
+export { JsonPathError };
 
 export type PathStep =
   | { readonly kind: 'member'; readonly name: string }
@@ -25,10 +27,6 @@ export interface JsonPath {
   readonly steps: readonly PathStep[];
   /** True when a wildcard may yield several matches. */
   readonly multi: boolean;
-}
-
-export class JsonPathError extends InvalidArgumentError {
-  override readonly code: string = 'CRAWLD_ERR_JSON_PATH';
 }
 
 const IDENT = /[A-Za-z0-9_$-]/;
