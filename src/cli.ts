@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { dlqCommand, submitCommand } from './cli/admin-commands.js';
 import { checkConfigCommand, crawlCommand, demoCommand, runCommand, siteCommand } from './cli/commands.js';
-import { USAGE } from './cli/usage.js';
 import { exitStatusOf } from './cli/exit-status.js';
+import { USAGE } from './cli/usage.js';
 import { CrawldError } from './core/errors.js';
 
 async function main(argv: string[]): Promise<number> {

@@ -12,8 +12,10 @@ import {
 } from 'ioredis';
 import { CrawldError, RedisUnavailableError } from '../../core/errors.js';
 
-export { RedisUnavailableError };
 import { BATCH, HOST_SCRIPTS, hostScriptSource, PUBLISH } from './redis-lua.js';
+
+/** Re-exported for the callers that import it from here; defined in core/errors.ts. */
+export { RedisUnavailableError };
 
 /** Replies that say "not now": a retry later succeeds. MOVED / ASK reach us only when ioredis's
  *  own redirection budget ran out mid-resharding; the call changed nothing, so it is retried. */

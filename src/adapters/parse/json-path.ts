@@ -15,6 +15,7 @@
  */
 import { JsonPathError } from '../../core/errors.js';
 
+/** Re-exported for the callers that import it from here; defined in core/errors.ts. */
 export { JsonPathError };
 
 export type PathStep =
