@@ -6,7 +6,7 @@ import type { Logger } from '../observe/logger.js';
 import { mountStatusPage } from '../observe/status-page.js';
 import { mountAdminApi } from './admin-api.js';
 import type { AdminTokenSource } from './admin-auth.js';
-import type { Daemon } from './daemon.js';
+import type { Daemon } from './daemon-api.js';
 import { collectStats } from './stats.js';
 
 export interface RouteOptions {

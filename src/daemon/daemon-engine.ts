@@ -15,7 +15,7 @@ import type { Sink } from '../ports/sink.js';
 import type { CrawldConfig } from './config.js';
 import { createControlPlane } from './control-factory.js';
 import { fetcherOptions, jobProxies } from './fetcher-options.js';
-import type { BuiltFrontier } from './frontier-factory.js';
+import type { BuiltFrontier } from './frontier-types.js';
 import type { JobRuntime, RetryPolicy } from './job-runtime.js';
 import type { LagMonitor } from './lag-monitor.js';
 import type { PartialRecords } from './partial-records.js';

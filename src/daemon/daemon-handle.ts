@@ -16,7 +16,7 @@ import type { Daemon } from './daemon-api.js';
 import { buildControl, type createFetching, jobLimitsOf, type Root } from './daemon-engine.js';
 import type { DaemonHttp } from './daemon-http.js';
 import { proxyCount } from './fetcher-options.js';
-import type { BuiltFrontier } from './frontier-factory.js';
+import type { BuiltFrontier } from './frontier-types.js';
 import type { JobRuntime } from './job-runtime.js';
 import { compileJob, seedRequests } from './jobs.js';
 import { diffReload } from './reload.js';

@@ -8,7 +8,7 @@ import type { Clock } from '../core/clock.js';
 import { type HttpServerHandle, listen } from '../observe/http-server.js';
 import type { Logger } from '../observe/logger.js';
 import type { CrawldConfig } from './config.js';
-import type { Daemon } from './daemon.js';
+import type { Daemon } from './daemon-api.js';
 
 export interface DaemonHttp {
   readonly url: string;

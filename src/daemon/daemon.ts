@@ -12,7 +12,8 @@ import { buildControl, createFetching, createScheduler, type Live, type Root } f
 import { daemonHandle } from './daemon-handle.js';
 import { openHttp } from './daemon-http.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { type BuiltFrontier, openFrontier } from './frontier-factory.js';
+import { openFrontier } from './frontier-factory.js';
+import type { BuiltFrontier } from './frontier-types.js';
 import { instanceIdOf } from './instance-id.js';
 import type { JobRuntime } from './job-runtime.js';
 import { compileJob, seedRequests } from './jobs.js';

@@ -1,4 +1,4 @@
-import type { Daemon } from './daemon.js';
+import type { Daemon } from './daemon-api.js';
 
 /** The JSON served at /api/stats and polled by the status page. */
 export async function collectStats(d: Daemon, now: number) {

@@ -1,4 +1,4 @@
-import type { Daemon } from '../daemon/daemon.js';
+import type { Daemon } from '../daemon/daemon-api.js';
 import { RateSampler } from './status-data.js';
 
 export interface ProgressSnapshot {

@@ -1,4 +1,4 @@
-import type { Daemon } from '../daemon/daemon.js';
+import type { Daemon } from '../daemon/daemon-api.js';
 import type { HostSnapshot } from '../ports/control-plane.js';
 import { VERSION } from '../version.js';
 

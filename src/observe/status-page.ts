@@ -1,6 +1,6 @@
 import type { Express, Response } from 'express';
 import { systemClock } from '../core/clock.js';
-import type { Daemon } from '../daemon/daemon.js';
+import type { Daemon } from '../daemon/daemon-api.js';
 import { collectStatus, RateSampler } from './status-data.js';
 import { STATUS_CSS, STATUS_HTML } from './status-page/markup.js';
 import { STATUS_JS } from './status-page/script.js';

@@ -11,7 +11,6 @@ import {
   type RedisOptions,
 } from 'ioredis';
 import { CrawldError, RedisUnavailableError } from '../../core/errors.js';
-
 import { BATCH, HOST_SCRIPTS, hostScriptSource, PUBLISH } from './redis-lua.js';
 
 /** Re-exported for the callers that import it from here; defined in core/errors.ts. */
