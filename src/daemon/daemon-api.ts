@@ -5,6 +5,7 @@ import type { Logger } from '../observe/logger.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { ControlPlane } from '../ports/control-plane.js';
 import type { EnqueueRequest, EnqueueResult, Frontier } from '../ports/frontier.js';
+import type { StatusSource } from '../ports/status-source.js';
 import type { CrawldConfig } from './config-schema.js';
 import type { ReloadResult } from './reload.js';
 import type { Scheduler } from './scheduler.js';
@@ -15,8 +16,8 @@ export interface DaemonOptions {
   readonly clock?: Clock;
 }
 
-/** A started daemon: what the CLI, the HTTP routes and the tests drive. */
-export interface Daemon {
+/** A started daemon: what the CLI, the HTTP routes and the tests drive; observe reads it as a StatusSource. */
+export interface Daemon extends StatusSource {
   readonly config: CrawldConfig;
   readonly events: CrawlEmitter;
   readonly logger: Logger;

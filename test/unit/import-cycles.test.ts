@@ -33,3 +33,16 @@ it('finds the cycles madge would: static, type-only, re-export and dynamic', () 
     ['d.ts', 'sub/e.ts'],
   ]);
 });
+
+/** The layers of docs/architecture.md: the daemon (composition) and the CLI sit on top. */
+const LOWER = ['core', 'ports', 'adapters', 'observe'];
+const UPPER = ['daemon', 'cli', 'cli.ts', 'demo'];
+
+it('keeps the layers: core, ports, adapters and observe never import the daemon or the CLI', () => {
+  const wrong: string[] = [];
+  for (const [file, targets] of importGraph(SRC)) {
+    if (!LOWER.includes(file.split('/')[0]!)) continue;
+    for (const t of targets) if (UPPER.includes(t.split('/')[0]!)) wrong.push(`${file} -> ${t}`);
+  }
+  expect(wrong).toEqual([]);
+});
