@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { dlqCommand, submitCommand } from './cli/admin-commands.js';
 import { checkConfigCommand, crawlCommand, demoCommand, runCommand, siteCommand } from './cli/commands.js';
+import { exitStatusOf } from './cli/exit-status.js';
 import { USAGE } from './cli/usage.js';
 import { CrawldError } from './core/errors.js';
 
@@ -37,20 +38,10 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    // Bad input from the operator: exit 2 with the message only, no stack.
-    if (
-      err instanceof CrawldError &&
-      ['CRAWLD_ERR_CONFIG', 'CRAWLD_ERR_USAGE', 'CRAWLD_ERR_INVALID_URL', 'CRAWLD_ERR_INVALID_ARG'].includes(
-        err.code,
-      )
-    ) {
-      process.stderr.write(`crawld: ${err.message}\n`);
-      process.exitCode = 2;
-      return;
-    }
+    // Our own errors: the message only, no stack; bad input from the operator exits 2.
     if (err instanceof CrawldError) {
       process.stderr.write(`crawld: ${err.message}\n`);
-      process.exitCode = 1;
+      process.exitCode = exitStatusOf(err.code);
       return;
     }
     process.stderr.write(

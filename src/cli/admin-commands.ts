@@ -1,22 +1,23 @@
 /**
  * Operator commands on a daemon: `crawld submit` through its admin API, and `crawld dlq`
- * through the API or directly on a stopped daemon's data dir.
+ * through the API or directly on a stored frontier (a stopped daemon's, or a shared one).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SqliteFrontier } from '../adapters/frontier/sqlite.js';
-import { systemClock } from '../core/clock.js';
-import { CrawldError, InvalidArgumentError } from '../core/errors.js';
+import {
+  AdminApiError,
+  ConfigError,
+  DataDirLockedError,
+  InvalidArgumentError,
+  UsageError,
+} from '../core/errors.js';
 import { type DeadLetterView, deadLetterView, MAX_DLQ_LIMIT } from '../daemon/admin-validate.js';
-import { isHttpUrl } from '../daemon/config-schema.js';
-import { DataDirLockedError, lockDataDir } from '../daemon/data-dir-lock.js';
+import { type CrawldConfig, loadConfigFile, validateConfig } from '../daemon/config.js';
+import { isHttpUrl, isRedisKind } from '../daemon/config-schema.js';
+import { lockDataDir } from '../daemon/data-dir-lock.js';
+import { openFrontier } from '../daemon/frontier-factory.js';
 import type { Frontier } from '../ports/frontier.js';
-import { frontierOpt, intOpt, parse, type SharedFrontierOpt, strOpt, UsageError } from './args.js';
-
-/** The API refused or could not be reached: a runtime failure (exit 1), not bad usage. */
-export class AdminApiError extends CrawldError {
-  override readonly code: string = 'CRAWLD_ERR_ADMIN_API';
-}
+import { frontierOpt, intOpt, parse, strOpt } from './args.js';
 
 /** The port the shipped configs (deploy/) give the daemon's HTTP server. */
 const DEFAULT_API = 'http://127.0.0.1:9464';
@@ -116,66 +117,76 @@ export async function submitCommand(argv: string[]): Promise<number> {
   return EXIT_OK;
 }
 
+/** Where `dlq` finds a stored frontier, and the flag that named it (for error messages). */
+interface FrontierSource {
+  readonly config: CrawldConfig;
+  readonly flag: '--config' | '--data-dir' | '--frontier';
+}
+
 /**
- * Opens DIR/frontier.db of a stopped daemon. Taking the data-dir lock (and releasing it
- * after) both refuses a running daemon's dir and keeps one from starting meanwhile.
+ * Runs fn on the frontier a config names, opened as the daemon opens it (openFrontier). A
+ * local one (SQLite) must be a stopped daemon's: taking its data-dir lock (and releasing it
+ * after) both refuses a running daemon's dir and keeps one from starting meanwhile. A shared
+ * Redis frontier is used while its daemons run: listDead and redrive are atomic per host.
  */
-async function withStoppedFrontier<T>(dir: string, fn: (f: Frontier) => Promise<T>): Promise<T> {
-  const abs = resolve(dir);
-  const path = join(abs, 'frontier.db');
-  // Checked first: opening would create an empty frontier and hide a mistyped path.
-  if (!existsSync(path)) throw new InvalidArgumentError(`--data-dir: no frontier at ${path}`);
-  let unlock: () => void;
-  try {
-    unlock = lockDataDir(abs);
-  } catch (err) {
-    if (!(err instanceof DataDirLockedError)) throw err;
-    throw new DataDirLockedError(`${err.message}: stop the daemon first, or use --api URL while it runs`);
+async function withStoredFrontier<T>(source: FrontierSource, fn: (f: Frontier) => Promise<T>): Promise<T> {
+  const { config, flag } = source;
+  const f = config.frontier;
+  if (f.kind === 'memory') throw new UsageError(`${flag}: a memory frontier keeps nothing to work on`);
+  let unlock = () => {};
+  if (!isRedisKind(f.kind)) {
+    const dataDir = resolve(config.dataDir);
+    const path = f.path ?? join(dataDir, 'frontier.db');
+    // Checked first: opening would create an empty frontier and hide a mistyped path.
+    if (!existsSync(path)) throw new InvalidArgumentError(`${flag}: no frontier at ${path}`);
+    unlock = lockStopped(dataDir);
   }
-  const frontier = new SqliteFrontier({ path, clock: systemClock });
   try {
-    await frontier.open();
-    return await fn(frontier);
+    const opened = await openFrontier(config).catch((err: unknown) => {
+      // As for the daemon: no node of a cluster answering is most likely a wrong list (exit 2).
+      if (flag !== '--frontier' || !(err instanceof ConfigError)) throw err;
+      throw new UsageError(err.issues.map((i) => i.replace(/^frontier\.nodes:/, '--frontier:')).join('; '));
+    });
+    try {
+      return await fn(opened.frontier);
+    } finally {
+      await opened.release();
+    }
   } finally {
-    await frontier.close();
     unlock();
   }
 }
 
-/**
- * A shared Redis frontier, used while its daemons run: listDead and redrive are atomic per
- * host in Redis, so no lock is needed (and a daemon's data dir does not hold the frontier).
- */
-async function withRedisFrontier<T>(
-  shared: SharedFrontierOpt,
-  keyPrefix: string | undefined,
-  fn: (f: Frontier) => Promise<T>,
-): Promise<T> {
-  const { RedisFrontier } = await import('../adapters/frontier/redis.js');
-  const frontier = new RedisFrontier({
-    ...(shared.kind === 'redis' ? { url: shared.url } : { nodes: shared.nodes }),
-    clock: systemClock,
-    ...(keyPrefix !== undefined ? { keyPrefix } : {}),
-  });
+function lockStopped(dataDir: string): () => void {
   try {
-    await frontier.open();
+    return lockDataDir(dataDir);
   } catch (err) {
-    // As for the daemon: no node of a cluster answering is most likely a wrong list (exit 2).
-    const unreachable = (err as { code?: unknown }).code === 'CRAWLD_ERR_REDIS_UNAVAILABLE';
-    if (shared.kind !== 'redis-cluster' || !unreachable) throw err;
-    throw new UsageError(
-      `--frontier: cannot reach any node of the Redis Cluster (${shared.nodes.join(', ')}): ${(err as Error).message}`,
-    );
+    if (!(err instanceof DataDirLockedError)) throw err;
+    throw new DataDirLockedError(`${err.message}: stop the daemon first, or use --api URL while it runs`);
   }
-  try {
-    return await fn(frontier);
-  } finally {
-    await frontier.close();
-  }
+}
+
+/** The stored frontier named by --config, --data-dir or --frontier (with --key-prefix), if any. */
+function frontierSource(values: Record<string, unknown>): FrontierSource | undefined {
+  const file = strOpt(values.config);
+  const dataDir = strOpt(values['data-dir']);
+  const shared = frontierOpt(values.frontier);
+  if ([file, dataDir, values.api, shared].filter((v) => v !== undefined).length > 1)
+    throw new UsageError('dlq: give one of --api, --data-dir and --frontier (or --config FILE)');
+  const keyPrefix = strOpt(values['key-prefix']);
+  if (keyPrefix !== undefined && shared === undefined)
+    throw new UsageError('dlq: --key-prefix is for --frontier redis://...');
+  if (file !== undefined) return { config: loadConfigFile(file, process.env), flag: '--config' };
+  if (dataDir !== undefined)
+    return { config: validateConfig({ dataDir, frontier: { kind: 'sqlite' } }), flag: '--data-dir' };
+  if (shared === undefined) return undefined;
+  const frontier = { ...shared, ...(keyPrefix !== undefined ? { keyPrefix } : {}) };
+  return { config: validateConfig({ frontier }), flag: '--frontier' };
 }
 
 const dlqOptions = {
   api: { type: 'string' },
+  config: { type: 'string' },
   'data-dir': { type: 'string' },
   frontier: { type: 'string' },
   'key-prefix': { type: 'string' },
@@ -212,20 +223,10 @@ export async function dlqCommand(argv: string[]): Promise<number> {
     throw new UsageError(`dlq: expected 'list' or 'redrive', got '${sub ?? ''}'`);
   const { values, positionals } = parse(rest, dlqOptions);
   if (positionals.length > 0) throw new UsageError(`dlq ${sub}: unexpected argument '${positionals[0]}'`);
-  const dataDir = strOpt(values['data-dir']);
-  const store = frontierOpt(values.frontier);
-  if ([dataDir, values.api, store].filter((v) => v !== undefined).length > 1)
-    throw new UsageError('dlq: give one of --api, --data-dir and --frontier');
-  const keyPrefix = strOpt(values['key-prefix']);
-  if (keyPrefix !== undefined && store === undefined)
-    throw new UsageError('dlq: --key-prefix is for --frontier redis://...');
+  const source = frontierSource(values);
   // The stored frontier to work on directly, when not going through a daemon's API.
   const direct =
-    store !== undefined
-      ? <T>(fn: (f: Frontier) => Promise<T>) => withRedisFrontier(store, keyPrefix, fn)
-      : dataDir !== undefined
-        ? <T>(fn: (f: Frontier) => Promise<T>) => withStoppedFrontier(dataDir, fn)
-        : undefined;
+    source !== undefined ? <T>(fn: (f: Frontier) => Promise<T>) => withStoredFrontier(source, fn) : undefined;
   const job = strOpt(values.job);
   if (sub === 'list') {
     if (values.id !== undefined) throw new UsageError('dlq list: --id is for redrive');

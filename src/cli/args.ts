@@ -1,12 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { InvalidArgumentError } from '../core/errors.js';
+import { UsageError } from '../core/errors.js';
 import { isRedisUrl, parseRedisClusterUrl } from '../daemon/config-schema.js';
 import { isPostgresUrl } from '../daemon/config-schema-io.js';
-
-/** Usage errors exit 2 like config errors: the operator typed something wrong. */
-export class UsageError extends InvalidArgumentError {
-  override readonly code: string = 'CRAWLD_ERR_USAGE';
-}
 
 export function parse(argv: string[], options: NonNullable<ParseArgsConfig['options']>) {
   try {

@@ -1,4 +1,4 @@
-import { ConfigError } from '../core/errors.js';
+import { ConfigError, UsageError } from '../core/errors.js';
 import {
   type ConfigInput,
   type CrawldConfig,
@@ -8,7 +8,7 @@ import {
 } from '../daemon/config.js';
 import { isHttpUrl } from '../daemon/config-schema.js';
 import { startDemoSite } from '../demo/site.js';
-import { frontierOpt, intOpt, numOpt, parse, sinkUrlsOpt, strOpt, UsageError } from './args.js';
+import { frontierOpt, intOpt, numOpt, parse, sinkUrlsOpt, strOpt } from './args.js';
 import { runDaemon } from './run-daemon.js';
 
 const common = {

@@ -1,12 +1,9 @@
-import diagnosticsChannel from 'node:diagnostics_channel';
 import { resolve } from 'node:path';
 import { systemClock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
-import { resolveAdminToken } from '../daemon/admin-auth.js';
 import type { CrawldConfig } from '../daemon/config.js';
 import { createDaemon, type Daemon, instanceIdOf } from '../daemon/daemon.js';
 import { describeSinks } from '../daemon/sink-factory.js';
-import { type HttpServerHandle, listen } from '../observe/http-server.js';
 import { createLogger, type Logger } from '../observe/logger.js';
 import { startProgress } from '../observe/progress.js';
 import { holdProcess, whenLoopDrains } from './keep-alive.js';
@@ -39,12 +36,8 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
     instanceId: instanceIdOf(config),
     stream: opts.logToStderr ? 'stderr' : 'stdout',
   });
-  // Before createDaemon: a bad token file must fail before the data dir is locked.
-  let adminToken = resolveAdminToken(config.http);
+  // Binds the HTTP port too (http.port), before the crawl starts.
   const daemon = await createDaemon(config, { once: opts.once, logger, clock });
-  let http: HttpServerHandle | undefined;
-  // The port is bound before the crawl starts, so a port in use fails before any work.
-  if (config.http.port !== null) http = await listen(undefined, config.http.host, config.http.port);
   // Only on a terminal: in a pipe, a file or journald the \r redraws would be noise.
   const stopProgress =
     opts.progress !== false && process.stderr.isTTY ? startProgress(daemon, process.stderr) : undefined;
@@ -61,10 +54,7 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  const onHangup = () =>
-    void reloadOnHangup(daemon, logger, opts.reloadConfig, (token) => {
-      adminToken = token;
-    });
+  const onHangup = () => void reloadOnHangup(daemon, logger, opts.reloadConfig);
   process.on('SIGHUP', onHangup);
 
   // `run` stays up until signalled, whatever it is waiting for; `--once` ends when its tasks
@@ -87,23 +77,13 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
       return EXIT_FAILURE;
     },
   );
-  if (http) {
-    // Express and the admin API (50-65 ms of synchronous module evaluation) load once the first
-    // request is on the wire, so that they overlap its network wait. Started right after run(),
-    // they ran before it: the first request went out that much later (measured on the 50 ms
-    // demo site). Until then the port answers 503 "starting".
-    await Promise.race([firstRequestSent(FIRST_REQUEST_WAIT_MS), running]);
-    const { createDaemonApp } = await import('../daemon/admin-routes.js');
-    http.serve(createDaemonApp(daemon, { clock, adminToken: () => adminToken }));
-    logger.info('http server listening', { url: http.url });
-  }
-  opts.onStarted?.({ httpUrl: http?.url });
+  await daemon.serveHttp();
+  opts.onStarted?.({ httpUrl: daemon.httpUrl });
   const code = await (drained ? Promise.race([running, drained]) : running);
   guard?.dispose();
   release?.();
   stopProgress?.();
   await daemon.stop();
-  await http?.close();
   process.off('SIGTERM', onSignal);
   process.off('SIGINT', onSignal);
   process.off('SIGHUP', onHangup);
@@ -122,40 +102,19 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
   return code;
 }
 
-/** How long the admin API waits for the first request before loading anyway (an idle daemon). */
-const FIRST_REQUEST_WAIT_MS = 250;
-
-/** Resolves when undici writes this process's first request headers to a socket, or after capMs. */
-function firstRequestSent(capMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      diagnosticsChannel.unsubscribe('undici:client:sendHeaders', done);
-      resolve();
-    };
-    const timer = setTimeout(done, capMs);
-    diagnosticsChannel.subscribe('undici:client:sendHeaders', done);
-  });
-}
-
 /** SIGHUP: re-read and validate the config; an invalid one is refused and the old one kept. */
 async function reloadOnHangup(
   daemon: Daemon,
   logger: Logger,
   reloadConfig: (() => CrawldConfig) | undefined,
-  setAdminToken: (token: string | undefined) => void,
 ): Promise<void> {
   if (!reloadConfig) {
     logger.warn('SIGHUP: no config file to reload');
     return;
   }
   try {
-    const next = reloadConfig();
-    // Resolved before the reload so that an unreadable token file refuses the whole config;
-    // a rotated token file takes effect without a restart.
-    const token = resolveAdminToken(next.http);
-    const result = await daemon.reload(next);
-    setAdminToken(token);
+    // An unreadable admin token file refuses the whole config (ConfigError from reload).
+    const result = await daemon.reload(reloadConfig());
     if (result.needsRestart.length > 0) {
       logger.warn('SIGHUP: some changes need a restart', { sections: result.needsRestart });
     }

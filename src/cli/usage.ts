@@ -13,10 +13,10 @@ Usage:
               [--change-rate R] [--cycle-ms MS]
   crawld check-config FILE
   crawld submit URL... [--api URL] [--token-file F] [--priority N] [--job ID]
-  crawld dlq list [--api URL | --data-dir DIR | --frontier redis://...] [--json] [--limit N]
-                  [--offset N] [--job ID] [--key-prefix P]
-  crawld dlq redrive [--api URL | --data-dir DIR | --frontier redis://...] [--id ID ...]
-                     [--job ID] [--token-file F] [--key-prefix P]
+  crawld dlq list [--api URL | --config FILE | --data-dir DIR | --frontier redis://...]
+                  [--json] [--limit N] [--offset N] [--job ID] [--key-prefix P]
+  crawld dlq redrive [--api URL | --config FILE | --data-dir DIR | --frontier redis://...]
+                     [--id ID ...] [--job ID] [--token-file F] [--key-prefix P]
   crawld help
 
 Exit codes: 0 success; 1 runtime failure; 2 invalid arguments or configuration
@@ -24,8 +24,9 @@ Exit codes: 0 success; 1 runtime failure; 2 invalid arguments or configuration
 
 submit and dlq talk to the daemon's admin API (--api, default http://127.0.0.1:9464 or
 $CRAWLD_API) with the token of --token-file or $CRAWLD_ADMIN_TOKEN; dlq --data-dir works
-on a stopped daemon's data dir instead (refused while a daemon holds it), dlq --frontier
-on a shared Redis frontier (safe while its daemons run).
+on a stopped daemon's data dir instead (refused while a daemon holds it), dlq --config on
+the frontier the config names (frontier.path, or its Redis), dlq --frontier on a shared
+Redis frontier (safe while its daemons run).
 
 --frontier redis://HOST:PORT/DB shares the frontier (and the rate limits) with every daemon
 on that Redis (docs/redis.md); a password in the URL shows in ps: prefer a config file.

@@ -7,7 +7,7 @@ import express, { type RequestHandler } from 'express';
 import { type AdminTokenSource, requireAdminToken } from './admin-auth.js';
 import { deadLetterView, parseDlqQuery, parseEmpty, parseRedrive, parseSubmit } from './admin-validate.js';
 import { isRedisKind, REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from './config-schema.js';
-import type { Daemon } from './daemon.js';
+import type { Daemon } from './daemon-api.js';
 import { compileJob } from './jobs.js';
 
 export interface AdminApiOptions {

@@ -3,11 +3,11 @@ import type { Clock } from '../core/clock.js';
 import { CrawldError } from '../core/errors.js';
 import { createApp } from '../observe/http.js';
 import type { Logger } from '../observe/logger.js';
+import { collectStats } from '../observe/status-data.js';
 import { mountStatusPage } from '../observe/status-page.js';
 import { mountAdminApi } from './admin-api.js';
 import type { AdminTokenSource } from './admin-auth.js';
-import type { Daemon } from './daemon.js';
-import { collectStats } from './stats.js';
+import type { Daemon } from './daemon-api.js';
 
 export interface RouteOptions {
   readonly clock: Clock;

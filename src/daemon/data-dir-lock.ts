@@ -1,10 +1,6 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CrawldError } from '../core/errors.js';
-
-export class DataDirLockedError extends CrawldError {
-  override readonly code: string = 'CRAWLD_ERR_DATA_DIR_LOCKED';
-}
+import { DataDirLockedError } from '../core/errors.js';
 
 function alive(pid: number): boolean {
   try {

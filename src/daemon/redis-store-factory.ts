@@ -5,13 +5,12 @@ import {
   clusterOptions,
   parseNode,
   type RedisLike,
-  RedisUnavailableError,
 } from '../adapters/frontier/redis-client.js';
 import { RedisRateLimiter } from '../adapters/rate/redis-rate-limiter.js';
-import { ConfigError } from '../core/errors.js';
+import { ConfigError, RedisUnavailableError } from '../core/errors.js';
 import { redactUrl } from '../observe/logger.js';
 import type { CrawldConfig } from './config.js';
-import { type BuiltFrontier, type FrontierDeps, SHARED_IDLE_POLL_MS } from './frontier-factory.js';
+import { type BuiltFrontier, type FrontierDeps, SHARED_IDLE_POLL_MS } from './frontier-types.js';
 import { RetryingFrontier } from './retrying-frontier.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Daemon } from '../daemon/daemon.js';
+import type { StatusSource } from '../ports/status-source.js';
 import { RateSampler } from './status-data.js';
 
 export interface ProgressSnapshot {
@@ -74,7 +74,7 @@ export interface ProgressOptions {
  * end; the next draw then appears under it. stop() erases the line, leaving the terminal
  * clean for the summary.
  */
-export function startProgress(daemon: Daemon, stream: ProgressStream, opts: ProgressOptions = {}) {
+export function startProgress(daemon: StatusSource, stream: ProgressStream, opts: ProgressOptions = {}) {
   const now = opts.now ?? Date.now;
   const sampler = new RateSampler(5_000);
   let stopped = false;

@@ -1,5 +1,5 @@
-import type { Daemon } from '../daemon/daemon.js';
 import type { HostSnapshot } from '../ports/control-plane.js';
+import type { StatusSource } from '../ports/status-source.js';
 import { VERSION } from '../version.js';
 
 /** How far back throughput and failure rate look: short enough to show a change at once. */
@@ -110,19 +110,42 @@ export function pickHosts(snapshots: Iterable<HostSnapshot>, now: number, max = 
   return { total: rows.length, ...count, rows: rows.slice(0, max) };
 }
 
-/** The JSON behind the status page (GET /api/status): everything it shows, in one request. */
-export async function collectStatus(d: Daemon, sampler: RateSampler, now: number) {
+/** One reading of a crawl that both JSON views start from. */
+async function readCrawl(d: StatusSource, now: number) {
   const frontier = await d.frontier.stats();
-  const c = d.scheduler.counters;
-  const hosts = pickHosts(d.control.hostSnapshots(), now);
-  return {
+  const head = {
     instance: d.instanceId,
-    version: VERSION,
     state: d.scheduler.state,
     ready: d.ready(),
+    uptimeSeconds: (now - d.startedAt) / 1000,
+  };
+  return { frontier, c: d.scheduler.counters, head };
+}
+
+/** The JSON served at /api/stats. */
+export async function collectStats(d: StatusSource, now: number) {
+  const { frontier, c, head } = await readCrawl(d, now);
+  return {
+    ...head,
+    pages: { ok: c.ok, retried: c.retry, failed: c.dead, skipped: c.skipped, deferred: c.deferred },
+    inflight: d.scheduler.inflightCount,
+    buffered: d.scheduler.bufferedCount,
+    frontier,
+  };
+}
+
+/** The JSON behind the status page (GET /api/status): everything it shows, in one request. */
+export async function collectStatus(d: StatusSource, sampler: RateSampler, now: number) {
+  const { frontier, c, head } = await readCrawl(d, now);
+  const hosts = pickHosts(d.control.hostSnapshots(), now);
+  return {
+    instance: head.instance,
+    version: VERSION,
+    state: head.state,
+    ready: head.ready,
     now,
     startedAt: d.startedAt,
-    uptimeSeconds: (now - d.startedAt) / 1000,
+    uptimeSeconds: head.uptimeSeconds,
     totals: { ok: c.ok, failed: c.dead, retried: c.retry, skipped: c.skipped, deferred: c.deferred },
     rates: sampler.record({ at: now, ok: c.ok, failed: c.dead, retried: c.retry }),
     inflight: {

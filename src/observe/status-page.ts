@@ -1,6 +1,6 @@
 import type { Express, Response } from 'express';
 import { systemClock } from '../core/clock.js';
-import type { Daemon } from '../daemon/daemon.js';
+import type { StatusSource } from '../ports/status-source.js';
 import { collectStatus, RateSampler } from './status-data.js';
 import { STATUS_CSS, STATUS_HTML } from './status-page/markup.js';
 import { STATUS_JS } from './status-page/script.js';
@@ -30,7 +30,7 @@ function secure(res: Response, type: string, cache: string): Response {
  * /api/status (everything the page shows in one request, with rates computed server-side
  * so a freshly opened page shows a throughput on its second poll).
  */
-export function mountStatusPage(app: Express, daemon: Daemon, clock = systemClock): void {
+export function mountStatusPage(app: Express, daemon: StatusSource, clock = systemClock): void {
   const sampler = new RateSampler();
   app.get('/', (_req, res) => {
     secure(res, 'html', 'no-cache').send(STATUS_HTML);

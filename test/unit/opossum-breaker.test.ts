@@ -1,14 +1,22 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OpossumHostBreakers } from '../../src/adapters/breaker/opossum-breaker.js';
 import type { BreakerTransition } from '../../src/ports/breaker.js';
 
-// opossum reads Date.now and runs its own timers: this test uses real time, kept short.
+// opossum reads Date.now and runs its own timers (reset, bucket rotation): vitest's fake
+// timers fake both, so time moves only when the test says. setImmediate stays real: tick()
+// lets opossum's event handlers run.
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+const sleep = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
 describe('OpossumHostBreakers', () => {
   let registry: OpossumHostBreakers | undefined;
-  afterEach(() => registry?.close());
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+  });
+  afterEach(() => {
+    registry?.close();
+    vi.useRealTimers();
+  });
 
   it('opens at the threshold, half-opens after resetTimeout, closes on a probe success', async () => {
     registry = new OpossumHostBreakers({ volumeThreshold: 4, resetTimeoutMs: 150 });

@@ -29,7 +29,8 @@ const replay = (ok: boolean): Promise<void> => (ok ? Promise.resolve() : Promise
  * Consequences, which is why core/host-breakers.ts exists as the default:
  * - opossum settles a fired action on a microtask, so state changes appear one tick after
  *   onFailure()/onSuccess(), not synchronously.
- * - its reset timer and bucket rotation use real Date.now/setTimeout: tests need real time.
+ * - its reset timer and bucket rotation use the global Date.now/setTimeout, not an injected
+ *   Clock: its tests fake those globals (vitest fake timers) instead.
  * - in half-open opossum lets exactly one fire through and the first outcome decides; this
  *   adapter admits up to halfOpenMaxProbes requests but the first reported outcome decides.
  * - opossum opens when the failure rate is strictly greater than the threshold (the pure

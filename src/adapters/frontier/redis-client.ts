@@ -10,20 +10,11 @@ import {
   type Redis,
   type RedisOptions,
 } from 'ioredis';
-import { CrawldError } from '../../core/errors.js';
+import { CrawldError, RedisUnavailableError } from '../../core/errors.js';
 import { BATCH, HOST_SCRIPTS, hostScriptSource, PUBLISH } from './redis-lua.js';
 
-/**
- * Redis could not be reached or cannot serve now (connection refused or lost, retries
- * exhausted, LOADING after a restart, READONLY replica, cluster down). Retryable: the
- * daemon treats it as "frontier unavailable" and tries again later; no state was changed
- * by the failed call unless the script had already run (then it is safe to repeat:
- * enqueue dedupes, and ack/retry/deadLetter answer false on a consumed token).
- */
-export class RedisUnavailableError extends CrawldError {
-  override readonly code: string = 'CRAWLD_ERR_REDIS_UNAVAILABLE';
-  override readonly retryable: boolean = true;
-}
+/** Re-exported for the callers that import it from here; defined in core/errors.ts. */
+export { RedisUnavailableError };
 
 /** Replies that say "not now": a retry later succeeds. MOVED / ASK reach us only when ioredis's
  *  own redirection budget ran out mid-resharding; the call changed nothing, so it is retried. */

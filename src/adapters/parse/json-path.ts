@@ -13,7 +13,10 @@
  * (never an error), so optional data and the last page of a cursor are not failures. A path
  * is "multi" when it has a wildcard; such a field is an array, a single one its first match.
  */
-import { InvalidArgumentError } from '../../core/errors.js';
+import { JsonPathError } from '../../core/errors.js';
+
+/** Re-exported for the callers that import it from here; defined in core/errors.ts. */
+export { JsonPathError };
 
 export type PathStep =
   | { readonly kind: 'member'; readonly name: string }
@@ -25,10 +28,6 @@ export interface JsonPath {
   readonly steps: readonly PathStep[];
   /** True when a wildcard may yield several matches. */
   readonly multi: boolean;
-}
-
-export class JsonPathError extends InvalidArgumentError {
-  override readonly code: string = 'CRAWLD_ERR_JSON_PATH';
 }
 
 const IDENT = /[A-Za-z0-9_$-]/;

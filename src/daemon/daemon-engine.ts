@@ -1,0 +1,167 @@
+/**
+ * The crawl engine's parts, built from config for createDaemon: the fetchers, the control
+ * plane, robots.txt, the retry policy, the task runner and the scheduler. Resources they
+ * hold (the fetcher's connections, the breakers' timers) go on the release stack.
+ */
+import { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
+import { ROBOTS_MAX_REDIRECTS, ROBOTS_UNREACHABLE, RobotsCache } from '../adapters/robots/robots-cache.js';
+import { ROBOTS_MAX_BYTES } from '../adapters/robots/robots-txt.js';
+import { type Clock, systemRandom } from '../core/clock.js';
+import type { CrawlEmitter, CrawlEvents } from '../core/events.js';
+import { JobGate, type JobLimits } from '../core/job-gate.js';
+import type { Logger } from '../observe/logger.js';
+import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
+import type { Sink } from '../ports/sink.js';
+import type { CrawldConfig } from './config.js';
+import { createControlPlane } from './control-factory.js';
+import { fetcherOptions, jobProxies } from './fetcher-options.js';
+import type { BuiltFrontier } from './frontier-types.js';
+import type { JobRuntime, RetryPolicy } from './job-runtime.js';
+import type { LagMonitor } from './lag-monitor.js';
+import type { PartialRecords } from './partial-records.js';
+import type { ReleaseStack } from './release-stack.js';
+import { createRetryPolicy } from './retry-policy.js';
+import { Scheduler } from './scheduler.js';
+import { SwappableControlPlane } from './swappable-control-plane.js';
+import { TaskRunner } from './task-runner.js';
+
+export type BuiltControl = ReturnType<typeof createControlPlane>;
+
+/** What a reload replaces: the running config and what was built from it. */
+export interface Live {
+  config: CrawldConfig;
+  built: BuiltControl;
+  retryPolicy: RetryPolicy;
+  adminToken: string | undefined;
+  /** stop() began: releases are a shutdown's, not a failed start's. */
+  stopping: boolean;
+}
+
+/** What every part of the composition shares. */
+export interface Root {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly events: CrawlEmitter;
+  readonly instanceId: string;
+  readonly dataDir: string;
+  readonly once: boolean;
+  readonly stack: ReleaseStack;
+  readonly live: Live;
+}
+
+/** jobs[].limits by job id, for the scheduler's JobGate. */
+export function jobLimitsOf(config: CrawldConfig): Map<string, JobLimits> {
+  return new Map(config.jobs.flatMap((j) => (j.limits ? [[j.id, j.limits] as const] : [])));
+}
+
+/** The control plane of a config, with its transitions logged. */
+export function buildControl(root: Root, config: CrawldConfig, store: BuiltFrontier): BuiltControl {
+  const built = createControlPlane(config, root.clock, systemRandom, store.createRateLimiter);
+  built.breakers.onTransition((t) =>
+    root.logger.warn('circuit breaker state change', { host: t.host, from: t.from, to: t.to }),
+  );
+  built.limiters.onLimitChange((host, limit, reason) =>
+    root.logger.debug('concurrency limit changed', { host, limit, reason }),
+  );
+  return built;
+}
+
+/** The page fetcher, the control plane and robots.txt. */
+export function createFetching(root: Root) {
+  const { config } = root.live;
+  const fetchOptions = {
+    ...fetcherOptions(config),
+    extraProxies: jobProxies(config),
+    onProxy: (proxy: number, result: CrawlEvents['proxy']['result']) =>
+      root.events.emit('proxy', { proxy, result }),
+  };
+  const fetcher = new UndiciFetcher(fetchOptions);
+  root.stack.push('fetcher', () => fetcher.close());
+  const control = new SwappableControlPlane(root.live.built.control);
+  // A reload replaces the breakers: the ones live at the end are closed.
+  root.stack.push('breakers', () => root.live.built.breakers.close());
+  // robots.txt on the page fetcher's connections, with its own limits: at most 5 redirects
+  // (RFC 9309 §2.3.1.2), any media type, and any size: the head is read (one byte past the
+  // parsed 500 KiB tells a cut file), the rest never downloaded.
+  const robotsFetcher = fetcher.variant({
+    maxRedirects: ROBOTS_MAX_REDIRECTS,
+    maxBodyBytes: ROBOTS_MAX_BYTES + 1,
+    maxDecodedBytes: ROBOTS_MAX_BYTES + 1,
+    truncateBody: true,
+    acceptContentTypes: ['text/*', 'application/*'],
+  });
+  const robots = new RobotsCache({
+    fetcher: robotsFetcher,
+    clock: root.clock,
+    userAgent: config.fetch.userAgent,
+    ttlMs: config.politeness.robotsTtlMs,
+    retryMs: Math.min(config.politeness.robotsRetryMs, config.politeness.robotsTtlMs),
+    onFetch: (host, outcome) => {
+      root.events.emit('robotsFetch', { host, outcome });
+      if (ROBOTS_UNREACHABLE.has(outcome))
+        root.logger.warn('robots.txt unreachable: host waits', { host, outcome });
+    },
+    onCrawlDelay: (host, delayMs) =>
+      root.live.built.control.setCrawlDelay(
+        host,
+        Math.min(delayMs, root.live.config.politeness.maxCrawlDelayMs),
+      ),
+  });
+  return { fetcher, fetchOptions, control, robots };
+}
+
+export interface RunnerParts {
+  readonly store: BuiltFrontier;
+  readonly fetching: ReturnType<typeof createFetching>;
+  readonly sinks: Sink[];
+  readonly sinksFor: (jobId: string) => readonly Sink[];
+  readonly partial: PartialRecords;
+  readonly jobs: Map<string, JobRuntime>;
+  readonly pageState: PageStateStore | undefined;
+  readonly changeSinks: ChangeSink[];
+  readonly lag: LagMonitor;
+}
+
+/** The task runner and the scheduler that feeds it. */
+export function createScheduler(root: Root, p: RunnerParts) {
+  const { config } = root.live;
+  const { control } = p.fetching;
+  root.live.retryPolicy = createRetryPolicy(config.retry, root.clock, systemRandom);
+  // The runner keeps this object; a reload swaps the policy behind it.
+  const retry: RetryPolicy = {
+    get maxAttempts() {
+      return root.live.retryPolicy.maxAttempts;
+    },
+    delayMs: (attempt, retryAfterMs) => root.live.retryPolicy.delayMs(attempt, retryAfterMs),
+    retryAfterMs: (header) => root.live.retryPolicy.retryAfterMs(header),
+  };
+  const runner = new TaskRunner({
+    frontier: p.store.frontier,
+    fetcher: p.fetching.fetcher,
+    sinks: p.sinks,
+    sinksFor: p.sinksFor,
+    partial: p.partial,
+    jobs: p.jobs,
+    retry,
+    clock: root.clock,
+    events: root.events,
+    robots: p.fetching.robots,
+    pageState: p.pageState,
+    changeSinks: p.changeSinks,
+    lagMs: () => p.lag.ownDelayMs(),
+    breakerRetryInMs: (host) => control.breakerRetryInMs(host),
+  });
+  const jobGate = new JobGate(jobLimitsOf(config), root.clock);
+  const { scheduling } = p.store;
+  const scheduler = new Scheduler(p.store.frontier, control, runner, root.clock, root.events, {
+    owner: root.instanceId,
+    leaseMs: config.frontier.leaseMs,
+    bufferSize: Math.max(64, config.concurrency.global * 2),
+    perHostBuffer: Math.max(16, config.concurrency.maxPerHost * 2),
+    idlePollMs: scheduling.idlePollMs,
+    ...(scheduling.minLeaseLeftMs !== undefined ? { minLeaseLeftMs: scheduling.minLeaseLeftMs } : {}),
+    once: root.once,
+    jobGate,
+  });
+  return { scheduler, jobGate };
+}

@@ -1,0 +1,65 @@
+/**
+ * What the composition root opened, released in reverse order: graphile-worker's
+ * `withReleasers`. Each resource is pushed right after it opened, so a step that fails
+ * releases exactly what the steps before it opened, and stop() releases the same list.
+ */
+export type Release = () => void | Promise<void>;
+
+export class ReleaseStack {
+  readonly #entries: { readonly name: string; readonly release: Release }[] = [];
+  #releasing: Promise<void> | undefined;
+
+  /** Called after each release, with its name (a failed one too), for logs and tests. */
+  constructor(private readonly onReleased?: (name: string, error?: unknown) => void) {}
+
+  /** Registers the release of a resource that just opened. */
+  push(name: string, release: Release): void {
+    if (this.#releasing) throw new Error(`release stack: '${name}' opened after the release began`);
+    this.#entries.push({ name, release });
+  }
+
+  /** Names in release order (last opened first). */
+  names(): string[] {
+    return this.#entries.map((e) => e.name).reverse();
+  }
+
+  /**
+   * Releases everything, last opened first. A release that throws does not keep the others
+   * from running (a lock left behind would refuse the next start); the first error is
+   * rethrown at the end. Idempotent: a second call awaits the first.
+   */
+  release(): Promise<void> {
+    this.#releasing ??= (async () => {
+      let first: { error: unknown } | undefined;
+      for (let i = this.#entries.length - 1; i >= 0; i--) {
+        const { name, release } = this.#entries[i]!;
+        try {
+          await release();
+          this.onReleased?.(name);
+        } catch (error) {
+          first ??= { error };
+          this.onReleased?.(name, error);
+        }
+      }
+      if (first) throw first.error;
+    })();
+    return this.#releasing;
+  }
+}
+
+/**
+ * Runs `open` with a fresh stack; if it throws, everything it pushed is released (in
+ * reverse) before the error goes on. On success the caller owns the stack.
+ */
+export async function withReleasers<T>(
+  stack: ReleaseStack,
+  open: (stack: ReleaseStack) => Promise<T>,
+): Promise<T> {
+  try {
+    return await open(stack);
+  } catch (err) {
+    // The start-up error is the one to report; a release failing after it is secondary.
+    await stack.release().catch(() => {});
+    throw err;
+  }
+}

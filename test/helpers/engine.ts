@@ -1,0 +1,138 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, LookupFunction } from 'node:net';
+import { join } from 'node:path';
+import { UndiciFetcher } from '../../src/adapters/fetch/undici-fetcher.js';
+import { MemoryFrontier } from '../../src/adapters/frontier/memory.js';
+import { JsonlSink } from '../../src/adapters/sink/jsonl-sink.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { type CrawlEmitter, type CrawlEvents, TypedEmitter } from '../../src/core/events.js';
+import { type ConfigInput, validateConfig } from '../../src/daemon/config.js';
+import { createControlPlane } from '../../src/daemon/control-factory.js';
+import { fetcherOptions } from '../../src/daemon/fetcher-options.js';
+import { compileJob } from '../../src/daemon/jobs.js';
+import { createRetryPolicy } from '../../src/daemon/retry-policy.js';
+import { Scheduler, type SchedulerOptions } from '../../src/daemon/scheduler.js';
+import { TaskRunner } from '../../src/daemon/task-runner.js';
+import { tempDir } from './cli.js';
+
+/**
+ * The crawl engine of one test, wired as the daemon wires it but on a FakeClock: a real
+ * in-memory frontier, the real control plane, retry policy and task runner, the undici
+ * fetcher against a node:http server on 127.0.0.1:0, and a JSONL sink in a temp dir. Time
+ * (rate limits, retry delays, drain deadlines) moves only when the test advances the clock;
+ * requests still travel over real sockets.
+ */
+
+export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface Site {
+  /** http://127.0.0.1:PORT */
+  readonly origin: string;
+  readonly port: number;
+  /** Requests received, by path. */
+  readonly hits: string[];
+  close(): Promise<void>;
+}
+
+export async function startSite(routes: Record<string, Handler>): Promise<Site> {
+  const hits: string[] = [];
+  const server = createServer((req, res) => {
+    hits.push(req.url ?? '');
+    const handler = routes[req.url ?? ''];
+    if (handler) handler(req, res);
+    else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    hits,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export const html =
+  (body: string): Handler =>
+  (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body>${body}</body></html>`);
+  };
+
+export async function startEngine(input: ConfigInput) {
+  const dir = tempDir('crawld-engine-');
+  const config = validateConfig({
+    dataDir: dir,
+    fetch: { allowPrivateNetworks: true },
+    ...input,
+  });
+  const clock = new FakeClock();
+  const events: CrawlEmitter = new TypedEmitter<CrawlEvents>();
+  const frontier = new MemoryFrontier({ clock });
+  await frontier.open();
+  const built = createControlPlane(config, clock, () => 0.5);
+  // Every name resolves to the test's servers on 127.0.0.1, never through real DNS.
+  const lookup: LookupFunction = (_host, _opts, cb) => cb(null, [{ address: '127.0.0.1', family: 4 }]);
+  const fetcher = new UndiciFetcher({ ...fetcherOptions(config, {}), lookup });
+  const sink = new JsonlSink({ path: join(dir, 'results.jsonl') });
+  await sink.open();
+  const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j, config.fetch.userAgent)]));
+  const retry = createRetryPolicy(config.retry, clock, () => 0.5);
+  const runner = new TaskRunner({
+    frontier,
+    fetcher,
+    sinks: [sink],
+    jobs,
+    retry,
+    clock,
+    events,
+    lagMs: () => 0,
+  });
+  const scheduler = (options: Partial<SchedulerOptions> = {}) =>
+    new Scheduler(frontier, built.control, runner, clock, events, {
+      owner: 'test',
+      leaseMs: config.frontier.leaseMs,
+      bufferSize: 64,
+      perHostBuffer: 16,
+      idlePollMs: 0,
+      once: true,
+      ...options,
+    });
+  return {
+    config,
+    clock,
+    events,
+    frontier,
+    control: built.control,
+    runner,
+    retry,
+    results: join(dir, 'results.jsonl'),
+    scheduler,
+    async close() {
+      await sink.close();
+      await fetcher.close();
+      built.breakers.close();
+      await frontier.close();
+    },
+  };
+}
+
+/**
+ * Lets pending I/O and macrotasks run until `pred` holds (real sockets answer in real time):
+ * one setImmediate turn per check, no fixed sleep; gives up after capMs of real time.
+ */
+export async function settle(pred: () => boolean, what: string, capMs = 10_000): Promise<void> {
+  const start = performance.now();
+  while (!pred()) {
+    if (performance.now() - start > capMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise<void>((r) => setImmediate(r));
+  }
+}
+
+/** A few event-loop turns with nothing due: what a loop that wanted to act would have done. */
+export async function turns(n = 50): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise<void>((r) => setImmediate(r));
+}

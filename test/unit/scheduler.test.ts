@@ -1,0 +1,134 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConfigInput } from '../../src/daemon/config.js';
+import { html, type Site, settle, startEngine, startSite, turns } from '../helpers/engine.js';
+
+/**
+ * The scheduler on a FakeClock with a real in-memory frontier, control plane and task runner
+ * (requests travel to node:http servers on 127.0.0.1): what it starts, what it holds back, and
+ * that whatever waits is woken by one armed timer, never by polling.
+ */
+const sites: Site[] = [];
+let engine: Awaited<ReturnType<typeof startEngine>> | undefined;
+afterEach(async () => {
+  await engine?.close();
+  for (const s of sites.splice(0)) await s.close();
+  engine = undefined;
+});
+
+async function site(pages: number): Promise<Site> {
+  const routes: Parameters<typeof startSite>[0] = {};
+  for (let i = 0; i < pages; i++) routes[`/p${i}`] = html(`<h1>${i}</h1>`);
+  const s = await startSite(routes);
+  sites.push(s);
+  return s;
+}
+
+async function engineFor(s: Site, input: ConfigInput = {}) {
+  engine = await startEngine({ jobs: [{ id: 'j', seeds: [`${s.origin}/p0`], robots: false }], ...input });
+  return engine;
+}
+
+describe('Scheduler', () => {
+  it('holds a rate-limited host until the clock reaches its next token, with one timer armed', async () => {
+    const s = await site(3);
+    const e = await engineFor(s, { rateLimits: { hosts: [{ hosts: '*', ratePerSec: 1, burst: 1 }] } });
+    await e.frontier.enqueue([0, 1, 2].map((i) => ({ url: `${s.origin}/p${i}`, jobId: 'j' })));
+    const scheduler = e.scheduler();
+    const done = scheduler.run();
+    let finished = false;
+    void done.then(() => {
+      finished = true;
+    });
+    for (let n = 1; n <= 3; n++) {
+      await settle(() => scheduler.counters.ok === n, `page ${n}`);
+      if (n === 3) break;
+      await settle(() => scheduler.inflightCount === 0 && e.clock.pendingTimers() === 1, 'the wake timer');
+      await turns();
+      // Frozen time: nothing else starts, however long the loop spins.
+      expect(s.hits).toHaveLength(n);
+      expect(e.clock.pendingTimers()).toBe(1);
+      e.clock.advance(999);
+      await turns();
+      expect(s.hits).toHaveLength(n);
+      e.clock.advance(1);
+    }
+    await settle(() => finished, 'run() to resolve in once mode');
+    expect(s.hits.sort()).toEqual(['/p0', '/p1', '/p2']);
+    expect(scheduler.state).toBe('stopped');
+    expect(e.clock.pendingTimers()).toBe(0);
+  });
+
+  it('sleeps until a delayed task is due, then runs it and ends', async () => {
+    const s = await site(1);
+    const e = await engineFor(s);
+    await e.frontier.enqueue([{ url: `${s.origin}/p0`, jobId: 'j', notBefore: e.clock.now() + 30_000 }]);
+    const scheduler = e.scheduler();
+    let finished = false;
+    void scheduler.run().then(() => {
+      finished = true;
+    });
+    await settle(() => e.clock.pendingTimers() === 1, 'the wake timer');
+    await turns();
+    expect(s.hits).toEqual([]);
+    expect(finished).toBe(false);
+    e.clock.advance(29_999);
+    await turns();
+    expect(s.hits).toEqual([]);
+    e.clock.advance(1);
+    await settle(() => finished, 'run() to resolve');
+    expect(s.hits).toEqual(['/p0']);
+    expect(scheduler.counters.ok).toBe(1);
+  });
+
+  it('keeps one host waiting without holding back another', async () => {
+    const slowSite = await site(3);
+    const fastSite = await site(5);
+    // Two hosts by name (the test lookup resolves both to 127.0.0.1): rate limits are per host name.
+    const slow = `http://slow.test:${slowSite.port}`;
+    const fast = `http://fast.test:${fastSite.port}`;
+    const e = await engineFor(slowSite, {
+      rateLimits: { hosts: [{ hosts: 'slow.test', ratePerSec: 0.01, burst: 1 }] },
+      jobs: [{ id: 'j', seeds: [`${slow}/p0`], robots: false, scope: { hosts: ['*'] } }],
+    });
+    await e.frontier.enqueue([
+      ...[0, 1, 2].map((i) => ({ url: `${slow}/p${i}`, jobId: 'j' })),
+      ...[0, 1, 2, 3, 4].map((i) => ({ url: `${fast}/p${i}`, jobId: 'j' })),
+    ]);
+    const scheduler = e.scheduler({ once: false });
+    void scheduler.run();
+    await settle(
+      () => fastSite.hits.length === 5 && scheduler.counters.ok === 6,
+      'the fast host and one slow page',
+    );
+    await turns();
+    expect(slowSite.hits).toHaveLength(1);
+    expect(scheduler.bufferedCount).toBe(2);
+    e.clock.advance(100_000);
+    await settle(() => slowSite.hits.length === 2, 'the next slow page at its token');
+    await scheduler.stop(1000);
+  });
+
+  it('stop() waits the drain time by the clock, then aborts and hands the task back uncharged', async () => {
+    const s = await startSite({ '/hang': () => {} });
+    sites.push(s);
+    const e = await engineFor(s);
+    await e.frontier.enqueue([{ url: `${s.origin}/hang`, jobId: 'j' }]);
+    const scheduler = e.scheduler({ once: false });
+    void scheduler.run();
+    await settle(() => s.hits.length === 1, 'the request');
+    let stopped: { aborted: number } | undefined;
+    void scheduler.stop(5_000).then((r) => {
+      stopped = r;
+    });
+    await turns();
+    e.clock.advance(4_999);
+    await turns();
+    expect(stopped).toBeUndefined();
+    e.clock.advance(1);
+    await settle(() => stopped !== undefined, 'stop() after the drain time');
+    expect(stopped).toEqual({ aborted: 1 });
+    expect(scheduler.state).toBe('stopped');
+    const [back] = await e.frontier.lease({ max: 1, leaseMs: 1000, owner: 't' });
+    expect(back).toMatchObject({ url: `${s.origin}/hang`, attempts: 0 });
+  });
+});
