@@ -128,6 +128,15 @@ async function runRedis(url) {
     const figures = await exercise(frontier, async () => {
       bytesPerUrl = ((await usedMemory()) - before) / total;
       console.log(`memory:    ${bytesPerUrl.toFixed(0)} bytes per queued URL (used_memory, all pending)`);
+      // One host's share, by key (MEMORY USAGE, every element sampled): the task hash holds the
+      // records (and the dedupe), the ready zset the queue order.
+      const perHost = total / HOSTS;
+      const usage = async (suffix) =>
+        Number(await admin.call('MEMORY', 'USAGE', `bench:{host0.example.com}:${suffix}`, 'SAMPLES', '0'));
+      const [tasks, ready] = [await usage('t'), await usage('r')];
+      console.log(
+        `           host0: task hash ${(tasks / perHost).toFixed(0)}, ready zset ${(ready / perHost).toFixed(0)} bytes per URL (MEMORY USAGE, ${perHost} URLs)`,
+      );
     });
     report({ ...figures, bytesPerUrl });
     const info = await admin.info('memory');

@@ -45,6 +45,8 @@ export const CLUSTER_INDEX_BUCKETS = 16;
 export class RedisKeys {
   /** STRING the global FIFO sequence (INCRBY), tag `{prefix}`. */
   readonly seq: string;
+  /** STRING the version of the data layout (redis-layout.ts), tag `{prefix}`. */
+  readonly layout: string;
   /**
    * The index buckets. One (tag `{prefix}`, the layout of every Redis frontier before
    * buckets existed, so old data needs no migration) on a single Redis; on a Cluster
@@ -63,6 +65,7 @@ export class RedisKeys {
       throw new InvalidArgumentError(`index buckets must be a positive integer, got ${buckets}`);
     this.#prefix = prefix;
     this.seq = `{${prefix}}:seq`;
+    this.layout = `{${prefix}}:layout`;
     this.buckets = Array.from({ length: buckets }, (_, i) => {
       const g = buckets === 1 ? `{${prefix}}` : `{${prefix}:${i}}`;
       return {

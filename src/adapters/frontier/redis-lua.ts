@@ -10,9 +10,13 @@
  * indexes), because Lua 5.1 prints 14 significant digits.
  */
 
-/** Record fields: u url, j job, p priority, dp depth, a attempts, g generation, c first seq,
- *  s state (r ready, d delayed, l leased, f done, x dead), n notBefore, q seq,
- *  k lease token, o owner, e lease expiry, err last error, da deadAt, dr dead reason. */
+/** Task records are msgpack arrays, fields by position (FS ... FDA below; docs/redis.md,
+ *  _Task records_): s state (r ready, d delayed, l leased, f done, x dead), u url (packed by
+ *  the client: without scheme and host when they are the usual ones, redis-codec.ts packUrl), j job,
+ *  p priority, dp depth, a attempts, g generation, c first seq, q seq (false when equal to
+ *  c), k lease token, o owner, e lease expiry, err last error (also the dead reason), da
+ *  deadAt. Absent values are false and trailing ones are left out, so a ready task is ~60
+ *  bytes. A field added later takes the next position (15) and old records simply lack it. */
 const PRELUDE = `
 local T, R, D, L, X, M
 -- Selects the host whose keys are KEYS[6k-5 .. 6k] (a BATCH call carries several hosts).
@@ -21,27 +25,36 @@ local function use(k)
   T, R, D, L, X, M = KEYS[b + 1], KEYS[b + 2], KEYS[b + 3], KEYS[b + 4], KEYS[b + 5], KEYS[b + 6]
 end
 use(1)
+local FS, FU, FJ, FP, FDP, FA, FG, FC, FQ, FK, FO, FE, FERR, FDA = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
+local NF = 14
 local SEQ = 2199023255552
 local function score(p, q) return (p + 2048) * SEQ + q end
+local function qof(r) return r[FQ] or r[FC] end
 local function get(id) local v = redis.call('HGET', T, id) if v then return cmsgpack.unpack(v) end return nil end
-local function put(id, r) redis.call('HSET', T, id, cmsgpack.pack(r)) end
+local function put(id, r)
+  if r[FQ] == r[FC] then r[FQ] = false end
+  local n = math.max(NF, #r)
+  for i = 1, n do if r[i] == nil then r[i] = false end end
+  while n > 0 and r[n] == false do r[n] = nil n = n - 1 end
+  redis.call('HSET', T, id, cmsgpack.pack(r))
+end
 local function count(p, n)
   if redis.call('HINCRBY', M, 'p:' .. p, n) == 0 then redis.call('HDEL', M, 'p:' .. p) end
 end
 local function pend(id, r, nb, q, now)
-  r.n = nb r.q = q
-  if nb <= now then r.s = 'r' redis.call('ZADD', R, score(r.p, q), id)
-  else r.s = 'd' redis.call('ZADD', D, nb, id) end
-  count(r.p, 1) put(id, r)
+  r[FQ] = q
+  if nb <= now then r[FS] = 'r' redis.call('ZADD', R, score(r[FP], q), id)
+  else r[FS] = 'd' redis.call('ZADD', D, nb, id) end
+  count(r[FP], 1) put(id, r)
 end
-local function unlease(id, r) redis.call('ZREM', L, id) r.k = nil r.o = nil r.e = nil end
+local function unlease(id, r) redis.call('ZREM', L, id) r[FK] = false r[FO] = false r[FE] = false end
 local function leased(id, tok)
   local r = get(id)
-  if r and r.s == 'l' and r.k == tok then return r end
+  if r and r[FS] == 'l' and r[FK] == tok then return r end
   return nil
 end
 local function task(id, r, extra)
-  return {id, r.u, r.j, r.p, r.dp, r.a, r.g, r.k or false, r.e or false, r.err or false, r.c, extra or false}
+  return {id, r[FU], r[FJ], r[FP], r[FDP], r[FA], r[FG], r[FK] or false, r[FE] or false, r[FERR] or false, r[FC], extra or false}
 end
 -- Due delayed tasks become ready (with the seq they entered with) and expired leases come
 -- back with the same seq and attempts: at-least-once, and the task keeps its place. Bounded
@@ -50,12 +63,12 @@ local function refresh(now)
   local changed = false
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', D, '-inf', now, 'LIMIT', 0, 1000)) do
     local r = get(id)
-    redis.call('ZREM', D, id) r.s = 'r' redis.call('ZADD', R, score(r.p, r.q), id) put(id, r)
+    redis.call('ZREM', D, id) r[FS] = 'r' redis.call('ZADD', R, score(r[FP], qof(r)), id) put(id, r)
     changed = true
   end
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', L, '-inf', now, 'LIMIT', 0, 1000)) do
     local r = get(id)
-    unlease(id, r) r.s = 'r' redis.call('ZADD', R, score(r.p, r.q), id) count(r.p, 1) put(id, r)
+    unlease(id, r) r[FS] = 'r' redis.call('ZADD', R, score(r[FP], qof(r)), id) count(r[FP], 1) put(id, r)
     changed = true
   end
   return changed
@@ -97,16 +110,16 @@ for i = 3, #ARGV, 8 do
   local h, url, job = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local p, dp, nb, force, q = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5]), ARGV[i + 6] == '1', tonumber(ARGV[i + 7])
   local id, r, n = h, get(h), 0
-  while r and not (r.u == url and r.j == job) do n = n + 1 id = h .. '~' .. n r = get(id) end
+  while r and not (r[FU] == url and r[FJ] == job) do n = n + 1 id = h .. '~' .. n r = get(id) end
   if r then
-    if force and (r.s == 'f' or r.s == 'x') then
-      if r.s == 'f' then redis.call('HINCRBY', M, 'done', -1) else redis.call('ZREM', X, id) end
-      r.da = nil r.dr = nil r.err = nil r.p = p r.dp = dp r.a = 0 r.g = r.g + 1
+    if force and (r[FS] == 'f' or r[FS] == 'x') then
+      if r[FS] == 'f' then redis.call('HINCRBY', M, 'done', -1) else redis.call('ZREM', X, id) end
+      r[FDA] = false r[FERR] = false r[FP] = p r[FDP] = dp r[FA] = 0 r[FG] = r[FG] + 1
       pend(id, r, nb, q, now) added = added + 1 room = room - 1
     else dups = dups + 1 end
   elseif not force and room <= 0 then dropped = dropped + 1
   else
-    pend(id, {u = url, j = job, p = p, dp = dp, a = 0, g = 0, c = q}, nb, q, now)
+    pend(id, {false, url, job, p, dp, 0, 0, q}, nb, q, now)
     added = added + 1 room = room - 1
   end
 end
@@ -134,8 +147,8 @@ local out = {}
 for i = 1, #picked, 2 do
   local id = picked[i]
   local r = get(id)
-  redis.call('ZREM', R, id) redis.call('ZADD', L, exp, id) count(r.p, -1)
-  r.s = 'l' r.k = ARGV[6] .. ':' .. ((i + 1) / 2) r.o = ARGV[5] r.e = exp put(id, r)
+  redis.call('ZREM', R, id) redis.call('ZADD', L, exp, id) count(r[FP], -1)
+  r[FS] = 'l' r[FK] = ARGV[6] .. ':' .. ((i + 1) / 2) r[FO] = ARGV[5] r[FE] = exp put(id, r)
   out[#out + 1] = task(id, r, picked[i + 1])
 end
 return {out, snapshot(changed or #out > 0)}
@@ -147,8 +160,8 @@ local now, id = tonumber(ARGV[1]), ARGV[2]
 local r = leased(id, ARGV[3])
 if not r then return {0, snapshot(false)} end
 unlease(id, r)
-if ARGV[4] ~= '' then r.g = r.g + 1 r.a = 0 r.err = nil pend(id, r, tonumber(ARGV[4]), tonumber(ARGV[5]), now)
-else r.s = 'f' redis.call('HINCRBY', M, 'done', 1) put(id, r) end
+if ARGV[4] ~= '' then r[FG] = r[FG] + 1 r[FA] = 0 r[FERR] = false pend(id, r, tonumber(ARGV[4]), tonumber(ARGV[5]), now)
+else r[FS] = 'f' r[FQ] = false redis.call('HINCRBY', M, 'done', 1) put(id, r) end
 return {1, snapshot(true)}
 `;
 
@@ -158,7 +171,7 @@ local id = ARGV[2]
 local r = leased(id, ARGV[3])
 if not r then return {0, snapshot(false)} end
 unlease(id, r)
-r.a = r.a + tonumber(ARGV[6]) r.err = ARGV[5]
+r[FA] = r[FA] + tonumber(ARGV[6]) r[FERR] = ARGV[5]
 pend(id, r, tonumber(ARGV[4]), tonumber(ARGV[7]), tonumber(ARGV[1]))
 return {1, snapshot(true)}
 `;
@@ -169,7 +182,7 @@ local now, id = tonumber(ARGV[1]), ARGV[2]
 local r = leased(id, ARGV[3])
 if not r then return {0, snapshot(false)} end
 unlease(id, r)
-r.a = r.a + 1 r.err = ARGV[4] r.s = 'x' r.da = now r.dr = ARGV[4]
+r[FA] = r[FA] + 1 r[FERR] = ARGV[4] r[FS] = 'x' r[FDA] = now
 redis.call('ZADD', X, now, id) put(id, r)
 return {1, snapshot(true)}
 `;
@@ -180,8 +193,8 @@ local now, job, moved = tonumber(ARGV[1]), ARGV[2], 0
 for i = 3, #ARGV, 2 do
   local id = ARGV[i]
   local r = get(id)
-  if r and r.s == 'x' and (job == '' or r.j == job) then
-    redis.call('ZREM', X, id) r.da = nil r.dr = nil r.a = 0
+  if r and r[FS] == 'x' and (job == '' or r[FJ] == job) then
+    redis.call('ZREM', X, id) r[FDA] = false r[FA] = 0
     pend(id, r, now, tonumber(ARGV[i + 1]), now) moved = moved + 1
   end
 end
@@ -201,7 +214,7 @@ local max, job, out = tonumber(ARGV[1]), ARGV[2], {}
 for _, id in ipairs(redis.call('ZRANGE', X, 0, -1)) do
   if #out >= max then break end
   local r = get(id)
-  if job == '' or r.j == job then out[#out + 1] = {id, r.u, r.j, r.p, r.dp, r.a, r.dr, r.da, r.c} end
+  if job == '' or r[FJ] == job then out[#out + 1] = {id, r[FU], r[FJ], r[FP], r[FDP], r[FA], r[FERR], r[FDA], r[FC]} end
 end
 return out
 `;

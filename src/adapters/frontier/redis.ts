@@ -38,7 +38,7 @@ import {
   type ScriptArg,
   script,
 } from './redis-client.js';
-import { lastSnapshot, type Snapshot } from './redis-codec.js';
+import { lastSnapshot, packUrl, type Snapshot } from './redis-codec.js';
 import {
   CLUSTER_INDEX_BUCKETS,
   PRIORITY_MAX,
@@ -47,6 +47,7 @@ import {
   SEQ_LIMIT,
   splitTaskId,
 } from './redis-keys.js';
+import { checkLayout } from './redis-layout.js';
 import { type LeaseContext, leaseTasks } from './redis-lease.js';
 import type { BatchOp } from './redis-lua.js';
 import { publish, readDead, readLeased, readNextReadyAt, readStats, repairIndexes } from './redis-read.js';
@@ -126,6 +127,7 @@ export class RedisFrontier implements Frontier {
     try {
       if (client.status === 'wait') await client.connect();
       defineFrontierScripts(client);
+      await checkLayout(client, this.#keys, this.#options.keyPrefix ?? 'crawld');
       await repairIndexes(client, this.#keys);
     } catch (err) {
       if (!this.#options.client) client.disconnect();
@@ -190,7 +192,7 @@ export class RedisFrontier implements Frontier {
           host,
           rs.flatMap((r) => [
             hashOf(r),
-            r.url,
+            packUrl(r.url, host),
             r.jobId,
             r.priority,
             r.depth,
@@ -417,7 +419,11 @@ function groupByHost(prepared: readonly PreparedRequest[]): Map<string, Prepared
   return byHost;
 }
 
-/** 64 bits of SHA-1 over (job, url): short, and collisions are resolved by probing in Lua. */
+/**
+ * 64 bits of SHA-1 over (job, url) in base64url: 11 characters (a 16-byte allocation in Redis
+ * where 16 hex digits took 24, once in the task hash and once per queue entry). Collisions are
+ * resolved by probing in Lua.
+ */
 function hashOf(r: PreparedRequest): string {
-  return createHash('sha1').update(`${r.jobId}\n${r.url}`).digest('hex').slice(0, 16);
+  return createHash('sha1').update(`${r.jobId}\n${r.url}`).digest().subarray(0, 8).toString('base64url');
 }
