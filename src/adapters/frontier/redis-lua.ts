@@ -221,54 +221,62 @@ return out
 
 const SNAPSHOT = 'return snapshot(false)';
 
-/** One index bucket (one slot). KEYS: snap, totals, ready index, due index, dead hosts, leased
- *  hosts. ARGV: per host: host, n, then its snapshot's n fields. Applies each snapshot unless a
- *  newer version of that host was already applied, so snapshots arriving out of order (two
- *  daemons, one host) converge on the latest host state, and totals stay the sum of the
- *  applied snapshots. Many hosts per call: one call per bucket per turn of the event loop. */
-export const PUBLISH = `
-local function bump(field, d)
-  if d ~= 0 and redis.call('HINCRBY', KEYS[2], field, d) == 0 and string.sub(field, 1, 2) == 'p:' then
-    redis.call('HDEL', KEYS[2], field)
+/**
+ * apply(I, host, S): applies host snapshot S to one index bucket, I = {snap, totals, ready
+ * index, due index, dead hosts, leased hosts}, unless a newer version of that host was
+ * already applied, so snapshots arriving out of order (two daemons, one host) converge on the
+ * latest host state, and totals stay the sum of the applied snapshots. Shared by PUBLISH and,
+ * on a single Redis, by BATCH, which applies its hosts' snapshots itself.
+ */
+const APPLY = `
+local function bump(I, field, d)
+  if d ~= 0 and redis.call('HINCRBY', I[2], field, d) == 0 and string.sub(field, 1, 2) == 'p:' then
+    redis.call('HDEL', I[2], field)
   end
 end
-local function apply(host, S)
+local function apply(I, host, S)
   local v = tonumber(S[1])
   local new = {v = v, n = tonumber(S[4]), l = tonumber(S[5]), f = tonumber(S[6]), x = tonumber(S[7]), p = {}, h = S[2], d = S[3]}
   for i = 8, #S, 2 do new.p[S[i]] = tonumber(S[i + 1]) end
-  local raw = redis.call('HGET', KEYS[1], host)
+  local raw = redis.call('HGET', I[1], host)
   -- h / d: the index scores last applied (absent in snapshots stored by older versions: then
   -- the index entries are written unconditionally, as for a host never published).
   local old = {v = -1, n = 0, l = 0, f = 0, x = 0, p = {}}
   if raw then old = cmsgpack.unpack(raw) end
   if v < old.v then return 0 end
-  for _, k in ipairs({'n', 'l', 'f', 'x'}) do bump(k, new[k] - old[k]) end
-  for p, c in pairs(new.p) do bump('p:' .. p, c - (old.p[p] or 0)) end
-  for p, c in pairs(old.p) do if new.p[p] == nil then bump('p:' .. p, -c) end end
-  redis.call('HSET', KEYS[1], host, cmsgpack.pack(new))
+  for _, k in ipairs({'n', 'l', 'f', 'x'}) do bump(I, k, new[k] - old[k]) end
+  for p, c in pairs(new.p) do bump(I, 'p:' .. p, c - (old.p[p] or 0)) end
+  for p, c in pairs(old.p) do if new.p[p] == nil then bump(I, 'p:' .. p, -c) end end
+  redis.call('HSET', I[1], host, cmsgpack.pack(new))
   -- Index entries and host sets change only when the host's values do (most publishes move
   -- a count, not the best score or a set membership).
   local fresh = old.h == nil or old.d == nil
   if fresh or old.h ~= new.h then
-    if new.h ~= '' then redis.call('ZADD', KEYS[3], new.h, host) else redis.call('ZREM', KEYS[3], host) end
+    if new.h ~= '' then redis.call('ZADD', I[3], new.h, host) else redis.call('ZREM', I[3], host) end
   end
   if fresh or old.d ~= new.d then
-    if new.d ~= '' then redis.call('ZADD', KEYS[4], new.d, host) else redis.call('ZREM', KEYS[4], host) end
+    if new.d ~= '' then redis.call('ZADD', I[4], new.d, host) else redis.call('ZREM', I[4], host) end
   end
   if fresh or (old.x > 0) ~= (new.x > 0) then
-    if new.x > 0 then redis.call('SADD', KEYS[5], host) else redis.call('SREM', KEYS[5], host) end
+    if new.x > 0 then redis.call('SADD', I[5], host) else redis.call('SREM', I[5], host) end
   end
   if fresh or (old.l > 0) ~= (new.l > 0) then
-    if new.l > 0 then redis.call('SADD', KEYS[6], host) else redis.call('SREM', KEYS[6], host) end
+    if new.l > 0 then redis.call('SADD', I[6], host) else redis.call('SREM', I[6], host) end
   end
   return 1
 end
+`;
+
+/** One index bucket (one slot). KEYS: snap, totals, ready index, due index, dead hosts, leased
+ *  hosts. ARGV: per host: host, n, then its snapshot's n fields. Applies each snapshot (APPLY).
+ *  Many hosts per call: one call per bucket per turn of the event loop. */
+export const PUBLISH = `${APPLY}
 local i, applied = 1, 0
 while i <= #ARGV do
   local n = tonumber(ARGV[i + 1])
   local S = {}
   for j = 1, n do S[j] = ARGV[i + 1 + j] end
-  applied = applied + apply(ARGV[i], S)
+  applied = applied + apply(KEYS, ARGV[i], S)
   i = i + 2 + n
 end
 return applied
@@ -314,14 +322,26 @@ const BATCH_BODIES: Record<BatchOp, string> = {
 };
 
 /**
- * Many host operations in one script call: KEYS holds six keys per operation (the host's, so
- * the same host may appear several times), ARGV per operation: op index, argument count, the
- * arguments the single-host script takes. Each operation runs as that script would, in
- * order, and answers {1, its reply} or {0, error message}: one failing operation (pcall)
- * neither stops nor undoes the others. On one Redis all of a turn's operations on every host
- * go in one call; on a Cluster one call per host (a script may touch one slot only).
+ * Many host operations in one script call. KEYS: one per operation, the host's task hash
+ * (the host's other keys are named after it, same slot), so the same host may appear several
+ * times; then, on a single Redis, the six keys of the index bucket. ARGV: 1 when those index
+ * keys are there, else 0; then per operation: op index, argument count, the arguments the
+ * single-host script takes. Each operation runs as that script would, in order, and answers
+ * {1, its reply} or {0, error message}: one failing operation (pcall) neither stops nor
+ * undoes the others. On one Redis all of a turn's operations on every host go in one call
+ * and the call applies its hosts' snapshots to the index itself (APPLY), atomically with the
+ * change, so replies carry no snapshot (an empty one) and no PUBLISH follows; on a Cluster
+ * one call per host (a script may touch one slot only) and the client publishes.
  */
-export const BATCH = `${PRELUDE}
+export const BATCH = `${PRELUDE}${APPLY}
+local function use_one(k)
+  local t = KEYS[k]
+  local b = string.sub(t, 1, -2)
+  T, R, D, L, X, M = t, b .. 'r', b .. 'd', b .. 'l', b .. 'x', b .. 'm'
+end
+local inline = ARGV[1] == '1'
+local I = nil
+if inline then local n = #KEYS I = {KEYS[n - 5], KEYS[n - 4], KEYS[n - 3], KEYS[n - 2], KEYS[n - 1], KEYS[n]} end
 -- A host's snapshot is taken once per call, after its last operation, not once per operation
 -- (a turn's acks are often on one host): each operation gets a placeholder table, filled in
 -- at the end with the host's final snapshot. Its version moves once if any operation changed.
@@ -338,12 +358,12 @@ local ops = {}
 ${(Object.keys(BATCH_OPS) as BatchOp[])
   .map((op) => `ops[${BATCH_OPS[op]}] = function(ARGV)\n${BATCH_BODIES[op]}\nend`)
   .join('\n')}
-local out, i, k = {}, 1, 1
+local out, i, k = {}, 2, 1
 while i <= #ARGV do
   local op, n = tonumber(ARGV[i]), tonumber(ARGV[i + 1])
   local a = {}
   for j = 1, n do a[j] = ARGV[i + 1 + j] end
-  use(k)
+  use_one(k)
   current = k
   local ok, res = pcall(ops[op], a)
   if ok then out[k] = {1, res}
@@ -354,8 +374,14 @@ while i <= #ARGV do
 end
 for _, t in ipairs(order) do
   local d = deferred[t]
-  use(d.k)
-  for j, v in ipairs(host_snapshot(d.changed)) do d.ph[j] = v end
+  use_one(d.k)
+  if not inline then
+    for j, v in ipairs(host_snapshot(d.changed)) do d.ph[j] = v end
+  elseif d.changed then
+    -- An unchanged host has nothing new to apply; the placeholder stays empty, which tells
+    -- the client there is nothing to publish.
+    apply(I, string.match(t, '{([^}]*)}'), host_snapshot(true))
+  end
 end
 return out
 `;

@@ -328,7 +328,9 @@ export class RedisFrontier implements Frontier {
    * A daemon's workers ack together, and one PUBLISH per ack was a round trip and a script
    * each. Resolves when a publish that covers these snapshots is applied.
    */
-  #publishAll(snaps: readonly (readonly [string, Snapshot])[]): Promise<void> {
+  #publishAll(all: readonly (readonly [string, Snapshot])[]): Promise<void> {
+    // Empty snapshots: the BATCH script applied them itself (one Redis).
+    const snaps = all.filter(([, snap]) => snap.length > 0);
     if (snaps.length === 0) return Promise.resolve();
     for (const [host, snap] of snaps) {
       const queued = this.#toPublish.get(host);
