@@ -46,17 +46,19 @@ const cpu = (from) => {
 
 /**
  * Enqueues `total` URLs, then leases and acks them all; prints rates. `serverCpu` (Redis)
- * answers the server's CPU seconds so far: each phase then also prints the server's CPU per
- * URL, which the load of a shared machine distorts far less than the rates.
+ * answers the server's CPU seconds and commands so far: each phase then also prints the
+ * server's CPU and commands (those run by scripts included) per URL, which the load of a
+ * shared machine distorts less than the rates (the commands not at all).
  */
 async function exercise(frontier, afterEnqueue = async () => {}, serverCpu = undefined) {
   let s0 = await serverCpu?.();
   const server = async () => {
     if (!serverCpu) return '';
     const s1 = await serverCpu();
-    const perUrl = ((s1 - s0) / total) * 1e6;
+    const perUrl = ((s1.cpu - s0.cpu) / total) * 1e6;
+    const commands = (s1.commands - s0.commands) / total;
     s0 = s1;
-    return `, server cpu ${perUrl.toFixed(1)} us/URL`;
+    return `, server cpu ${perUrl.toFixed(1)} us/URL, ${commands.toFixed(1)} commands/URL`;
   };
   let t0 = performance.now();
   let c0 = process.cpuUsage();
@@ -140,10 +142,13 @@ async function runRedis(url) {
   await frontier.open();
   try {
     const serverCpu = async () => {
-      const info = await admin.info('cpu');
-      return (
-        Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1])
-      );
+      const info = await admin.info();
+      const field = (name) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1]);
+      // Commands run inside scripts count too: a measure of the work the load cannot distort.
+      return {
+        cpu: field('used_cpu_user') + field('used_cpu_sys'),
+        commands: field('total_commands_processed'),
+      };
     };
     const figures = await exercise(
       frontier,

@@ -19,7 +19,7 @@ export interface HostKeys {
   readonly leased: string;
   /** ZSET dead task suffixes, score = deadAt. */
   readonly dead: string;
-  /** HASH v (version of the host's state), done (count), p:<priority> (pending count). */
+  /** HASH v (version of the host's state), done, x (dead) and dl (delayed) counts, p:<priority> (pending count). */
   readonly meta: string;
 }
 

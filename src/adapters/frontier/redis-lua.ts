@@ -44,7 +44,7 @@ end
 local function pend(id, r, nb, q, now)
   r[FQ] = q
   if nb <= now then r[FS] = 'r' redis.call('ZADD', R, score(r[FP], q), id)
-  else r[FS] = 'd' redis.call('ZADD', D, nb, id) end
+  else r[FS] = 'd' redis.call('ZADD', D, nb, id) redis.call('HINCRBY', M, 'dl', 1) end
   count(r[FP], 1) put(id, r)
 end
 local function unlease(id, r) redis.call('ZREM', L, id) r[FK] = false r[FO] = false r[FE] = false end
@@ -61,11 +61,13 @@ end
 -- per call so one script never blocks Redis for long; the rest follow on the next calls.
 local function refresh(now)
   local changed = false
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', D, '-inf', now, 'LIMIT', 0, 1000)) do
+  local due = redis.call('ZRANGEBYSCORE', D, '-inf', now, 'LIMIT', 0, 1000)
+  for _, id in ipairs(due) do
     local r = get(id)
     redis.call('ZREM', D, id) r[FS] = 'r' redis.call('ZADD', R, score(r[FP], qof(r)), id) put(id, r)
     changed = true
   end
+  if #due > 0 then redis.call('HINCRBY', M, 'dl', -#due) end
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', L, '-inf', now, 'LIMIT', 0, 1000)) do
     local r = get(id)
     unlease(id, r) r[FS] = 'r' redis.call('ZADD', R, score(r[FP], qof(r)), id) count(r[FP], 1) put(id, r)
@@ -74,15 +76,18 @@ local function refresh(now)
   return changed
 end
 -- {version, best ready score or '', due time or '', pending, leased, done, dead, prio, n, ...}
--- One HGETALL of the meta hash gives the version, the done count and the pending counts per
--- priority (pending = their sum: every entry to or exit from ready/delayed moves them).
+-- One HGETALL of the meta hash gives the version, the done, dead (x) and delayed (dl) counts
+-- and the pending counts per priority (pending = their sum: every entry to or exit from
+-- ready/delayed moves them); the delayed and leased zsets are read only when not empty.
 local function snapshot(changed)
   local m = redis.call('HGETALL', M)
-  local v, done, pending, prio = 0, 0, 0, {}
+  local v, done, dead, delayed, pending, prio = 0, 0, 0, 0, 0, {}
   for i = 1, #m, 2 do
     local k = m[i]
     if k == 'v' then v = tonumber(m[i + 1])
     elseif k == 'done' then done = tonumber(m[i + 1])
+    elseif k == 'x' then dead = tonumber(m[i + 1])
+    elseif k == 'dl' then delayed = tonumber(m[i + 1])
     elseif string.sub(k, 1, 2) == 'p:' then
       local c = tonumber(m[i + 1])
       prio[#prio + 1] = string.sub(k, 3) prio[#prio + 1] = c pending = pending + c
@@ -90,11 +95,13 @@ local function snapshot(changed)
   end
   if changed then v = v + 1 redis.call('HSET', M, 'v', v) end
   local head = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES')[2] or ''
-  local d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2]
-  local l = redis.call('ZRANGE', L, 0, 0, 'WITHSCORES')[2]
+  local leased = redis.call('ZCARD', L)
+  local d, l
+  if delayed > 0 then d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2] end
+  if leased > 0 then l = redis.call('ZRANGE', L, 0, 0, 'WITHSCORES')[2] end
   local due = ''
   if d and l then due = math.min(tonumber(d), tonumber(l)) elseif d or l then due = tonumber(d or l) end
-  local out = {v, head, due, pending, redis.call('ZCARD', L), done, redis.call('ZCARD', X)}
+  local out = {v, head, due, pending, leased, done, dead}
   for i = 1, #prio do out[#out + 1] = prio[i] end
   return out
 end
@@ -113,7 +120,8 @@ for i = 3, #ARGV, 8 do
   while r and not (r[FU] == url and r[FJ] == job) do n = n + 1 id = h .. '~' .. n r = get(id) end
   if r then
     if force and (r[FS] == 'f' or r[FS] == 'x') then
-      if r[FS] == 'f' then redis.call('HINCRBY', M, 'done', -1) else redis.call('ZREM', X, id) end
+      if r[FS] == 'f' then redis.call('HINCRBY', M, 'done', -1)
+      else redis.call('ZREM', X, id) redis.call('HINCRBY', M, 'x', -1) end
       r[FDA] = false r[FERR] = false r[FP] = p r[FDP] = dp r[FA] = 0 r[FG] = r[FG] + 1
       pend(id, r, nb, q, now) added = added + 1 room = room - 1
     else dups = dups + 1 end
@@ -137,11 +145,13 @@ if changed then return {top, snapshot(true)} end
 return {top, false}
 `;
 
-/** ARGV: now, count, maxScore, expiresAt, owner, token prefix. Leases up to count ready
- *  tasks scoring <= maxScore (so a contended call never takes worse tasks than planned). */
+/** ARGV: now, count, maxScore, expiresAt, owner, token prefix, peeked ('1' when a PEEK of
+ *  this host just refreshed it: not refreshed again). Leases up to count ready tasks scoring
+ *  <= maxScore (so a contended call never takes worse tasks than planned). */
 const LEASE = `
 local now, exp = tonumber(ARGV[1]), tonumber(ARGV[4])
-local changed = refresh(now)
+local changed = false
+if ARGV[7] ~= '1' then changed = refresh(now) end
 local picked = redis.call('ZRANGEBYSCORE', R, '-inf', ARGV[3], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
 local out = {}
 for i = 1, #picked, 2 do
@@ -183,7 +193,7 @@ local r = leased(id, ARGV[3])
 if not r then return {0, snapshot(false)} end
 unlease(id, r)
 r[FA] = r[FA] + 1 r[FERR] = ARGV[4] r[FS] = 'x' r[FDA] = now
-redis.call('ZADD', X, now, id) put(id, r)
+redis.call('ZADD', X, now, id) redis.call('HINCRBY', M, 'x', 1) put(id, r)
 return {1, snapshot(true)}
 `;
 
@@ -198,6 +208,7 @@ for i = 3, #ARGV, 2 do
     pend(id, r, now, tonumber(ARGV[i + 1]), now) moved = moved + 1
   end
 end
+if moved > 0 then redis.call('HINCRBY', M, 'x', -moved) end
 return {moved, snapshot(moved > 0)}
 `;
 
