@@ -9,6 +9,7 @@ import { describeSinks } from '../daemon/sink-factory.js';
 import { type HttpServerHandle, listen } from '../observe/http-server.js';
 import { createLogger, type Logger } from '../observe/logger.js';
 import { startProgress } from '../observe/progress.js';
+import { limitHeapGrowth } from './heap-growth.js';
 import { holdProcess, whenLoopDrains } from './keep-alive.js';
 
 export interface RunOptions {
@@ -33,6 +34,7 @@ export const EXIT_FORCED = 3;
  * gracefully; a second signal exits at once with code 3.
  */
 export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise<number> {
+  limitHeapGrowth();
   const clock = systemClock;
   const logger = createLogger({
     level: config.log.level,
