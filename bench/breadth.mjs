@@ -169,10 +169,15 @@ function crawl(name, seeds, minDelayMs) {
       err = (err + b).slice(-4000);
     });
     let hwmKb = 0;
+    let cpuTicks = 0;
     const poll = setInterval(() => {
       try {
         const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
         if (m) hwmKb = Math.max(hwmKb, Number(m[1]));
+        // utime + stime (fields 14, 15), in clock ticks: CPU per page, which the load distorts less.
+        const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        cpuTicks = Number(f[11]) + Number(f[12]);
       } catch {
         // exited between polls
       }
@@ -184,7 +189,7 @@ function crawl(name, seeds, minDelayMs) {
       if (code !== 0) return rej(new Error(`${name}: crawld exited ${code}\n${err}`));
       const lines = readFileSync(join(dir, 'results.jsonl'), 'utf8').split('\n').filter(Boolean).length;
       rmSync(dir, { recursive: true, force: true });
-      res({ pages: lines, secs, rssMb: hwmKb / 1024 });
+      res({ pages: lines, secs, rssMb: hwmKb / 1024, cpuSecs: cpuTicks / 100 });
     });
   });
 }
@@ -193,7 +198,7 @@ async function main() {
   const total = HOSTS * PAGES;
   console.log(`breadth: ${HOSTS} hosts × ${PAGES} pages = ${total} pages, minDelayMs ${DELAY} per host`);
   const fmt = (r) =>
-    `${r.pages} pages in ${r.secs.toFixed(1)} s = ${(r.pages / r.secs).toFixed(0)} pages/s, peak RSS ${r.rssMb.toFixed(0)} MiB`;
+    `${r.pages} pages in ${r.secs.toFixed(1)} s = ${(r.pages / r.secs).toFixed(0)} pages/s, peak RSS ${r.rssMb.toFixed(0)} MiB, CPU ${((r.cpuSecs / r.pages) * 1000).toFixed(2)} ms/page (to its last 50 ms)`;
   const wide = await startSite(HOSTS, PAGES);
   let breadth;
   try {

@@ -44,8 +44,22 @@ const cpu = (from) => {
   return `cpu ${((u.user + u.system) / 1e6).toFixed(1)} s`;
 };
 
-/** Enqueues `total` URLs, then leases and acks them all; prints rates. */
-async function exercise(frontier, afterEnqueue = async () => {}) {
+/**
+ * Enqueues `total` URLs, then leases and acks them all; prints rates. `serverCpu` (Redis)
+ * answers the server's CPU seconds and commands so far: each phase then also prints the
+ * server's CPU and commands (those run by scripts included) per URL, which the load of a
+ * shared machine distorts less than the rates (the commands not at all).
+ */
+async function exercise(frontier, afterEnqueue = async () => {}, serverCpu = undefined) {
+  let s0 = await serverCpu?.();
+  const server = async () => {
+    if (!serverCpu) return '';
+    const s1 = await serverCpu();
+    const perUrl = ((s1.cpu - s0.cpu) / total) * 1e6;
+    const commands = (s1.commands - s0.commands) / total;
+    s0 = s1;
+    return `, server cpu ${perUrl.toFixed(1)} us/URL, ${commands.toFixed(1)} commands/URL`;
+  };
   let t0 = performance.now();
   let c0 = process.cpuUsage();
   for (let start = 0; start < total; start += ENQUEUE_BATCH) {
@@ -61,9 +75,10 @@ async function exercise(frontier, afterEnqueue = async () => {}) {
     await frontier.enqueue(batch);
   }
   const enqueueMs = performance.now() - t0;
+  const enqueueCpu = `${cpu(c0)}${await server()}`;
   const stats = await frontier.stats();
   console.log(
-    `enqueue:   ${total.toLocaleString('en-US')} in ${(enqueueMs / 1000).toFixed(1)} s = ${rate(total, enqueueMs)}/s (${cpu(c0)})`,
+    `enqueue:   ${total.toLocaleString('en-US')} in ${(enqueueMs / 1000).toFixed(1)} s = ${rate(total, enqueueMs)}/s (${enqueueCpu})`,
   );
   console.log(`pending:   ${stats.pending.toLocaleString('en-US')}`);
   await afterEnqueue();
@@ -83,8 +98,9 @@ async function exercise(frontier, afterEnqueue = async () => {}) {
     }
   }
   const leaseMs = performance.now() - t0;
+  const leaseCpu = `${cpu(c0)}${await server()}`;
   console.log(
-    `lease+ack: ${acked.toLocaleString('en-US')} in ${(leaseMs / 1000).toFixed(1)} s = ${rate(acked, leaseMs)}/s (${cpu(c0)})`,
+    `lease+ack: ${acked.toLocaleString('en-US')} in ${(leaseMs / 1000).toFixed(1)} s = ${rate(acked, leaseMs)}/s (${leaseCpu})`,
   );
   console.log(`done:      ${(await frontier.stats()).done.toLocaleString('en-US')}`);
   return { enqueuePerSec: (total / enqueueMs) * 1000, leaseAckPerSec: (acked / leaseMs) * 1000 };
@@ -125,10 +141,32 @@ async function runRedis(url) {
   const frontier = new RedisFrontier({ url, clock: systemClock, keyPrefix: 'bench' });
   await frontier.open();
   try {
-    const figures = await exercise(frontier, async () => {
-      bytesPerUrl = ((await usedMemory()) - before) / total;
-      console.log(`memory:    ${bytesPerUrl.toFixed(0)} bytes per queued URL (used_memory, all pending)`);
-    });
+    const serverCpu = async () => {
+      const info = await admin.info();
+      const field = (name) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1]);
+      // Commands run inside scripts count too: a measure of the work the load cannot distort.
+      return {
+        cpu: field('used_cpu_user') + field('used_cpu_sys'),
+        commands: field('total_commands_processed'),
+      };
+    };
+    const figures = await exercise(
+      frontier,
+      async () => {
+        bytesPerUrl = ((await usedMemory()) - before) / total;
+        console.log(`memory:    ${bytesPerUrl.toFixed(0)} bytes per queued URL (used_memory, all pending)`);
+        // One host's share, by key (MEMORY USAGE, every element sampled): the task hash holds the
+        // records (and the dedupe), the ready zset the queue order.
+        const perHost = total / HOSTS;
+        const usage = async (suffix) =>
+          Number(await admin.call('MEMORY', 'USAGE', `bench:{host0.example.com}:${suffix}`, 'SAMPLES', '0'));
+        const [tasks, ready] = [await usage('t'), await usage('r')];
+        console.log(
+          `           host0: task hash ${(tasks / perHost).toFixed(0)}, ready zset ${(ready / perHost).toFixed(0)} bytes per URL (MEMORY USAGE, ${perHost} URLs)`,
+        );
+      },
+      serverCpu,
+    );
     report({ ...figures, bytesPerUrl });
     const info = await admin.info('memory');
     const peak = /used_memory_peak:(\d+)/.exec(info)?.[1];

@@ -6,6 +6,7 @@ import { createDaemon, type Daemon, instanceIdOf } from '../daemon/daemon.js';
 import { describeSinks } from '../daemon/sink-factory.js';
 import { createLogger, type Logger } from '../observe/logger.js';
 import { startProgress } from '../observe/progress.js';
+import { limitHeapGrowth } from './heap-growth.js';
 import { holdProcess, whenLoopDrains } from './keep-alive.js';
 
 export interface RunOptions {
@@ -30,6 +31,7 @@ export const EXIT_FORCED = 3;
  * gracefully; a second signal exits at once with code 3.
  */
 export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise<number> {
+  limitHeapGrowth();
   const clock = systemClock;
   const logger = createLogger({
     level: config.log.level,

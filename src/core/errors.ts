@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'CRAWLD_ERR_DATA_DIR_LOCKED'
   | 'CRAWLD_ERR_ADMIN_API'
   | 'CRAWLD_ERR_REDIS_UNAVAILABLE'
+  | 'CRAWLD_ERR_REDIS_LAYOUT'
   | 'CRAWLD_ERR_FETCH'
   | 'CRAWLD_ERR_CONNECT_TIMEOUT'
   | 'CRAWLD_ERR_HEADERS_TIMEOUT'
@@ -94,6 +95,11 @@ export class AdminApiError extends CrawldError {
 export class RedisUnavailableError extends CrawldError {
   override readonly code: ErrorCode = 'CRAWLD_ERR_REDIS_UNAVAILABLE';
   override readonly retryable: boolean = true;
+}
+
+/** The data under a Redis frontier's prefix was written in a layout this version does not read. */
+export class RedisLayoutError extends CrawldError {
+  override readonly code: ErrorCode = 'CRAWLD_ERR_REDIS_LAYOUT';
 }
 
 /** Base of everything that goes wrong while fetching one URL. */

@@ -28,6 +28,7 @@ import {
   ProxyError,
   RedirectLoopError,
   RedirectOutOfScopeError,
+  RedisLayoutError,
   RedisUnavailableError,
   RetryableFetchError,
   SinkError,
@@ -86,6 +87,15 @@ const TABLE: readonly Row[] = [
     1,
   ],
   [AdminApiError, () => new AdminApiError(m), 'CRAWLD_ERR_ADMIN_API', CrawldError, false, undefined, 1],
+  [
+    RedisLayoutError,
+    () => new RedisLayoutError(m),
+    'CRAWLD_ERR_REDIS_LAYOUT',
+    CrawldError,
+    false,
+    undefined,
+    1,
+  ],
   [
     RedisUnavailableError,
     () => new RedisUnavailableError(m),

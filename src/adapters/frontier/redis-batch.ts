@@ -3,8 +3,10 @@
  * retry and dead-letter of one turn of the event loop (a daemon's workers finish together, and
  * lease() peeks many hosts at once) is queued here and sent at the end of the turn as BATCH
  * script calls (redis-lua.ts): on one Redis one call for all of them, on a Cluster one per host
- * (a script touches one slot). Each caller gets its own operation's reply. Likewise the FIFO
- * sequence numbers the turn's calls need come from one INCRBY.
+ * (a script touches one slot). On one Redis the call also applies the hosts' snapshots to the
+ * index (replies then carry an empty snapshot: nothing to publish). Each caller gets its own
+ * operation's reply. Likewise the FIFO sequence numbers the turn's calls need come from one
+ * INCRBY.
  */
 import { batch, type RedisLike, type ScriptArg } from './redis-client.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -72,13 +74,17 @@ export class HostOpBatcher {
       return;
     }
     const run = pipe as unknown as Record<string, (...a: ScriptArg[]) => unknown>;
+    // One key per operation (the host's task hash; the script names the host's other keys
+    // after it) and, on one Redis, the index keys the script applies snapshots to.
+    const inline = this.#perHost ? 0 : 1;
     for (const group of groups) {
       const keys: string[] = [];
-      const args: ScriptArg[] = [];
+      const args: ScriptArg[] = [inline];
       for (const c of group) {
-        keys.push(...this.#keys.hostList(c.host));
+        keys.push(this.#keys.host(c.host).tasks);
         args.push(BATCH_OPS[c.op], c.args.length, ...c.args);
       }
+      if (inline) keys.push(...this.#keys.publishList(group[0]!.host));
       run.crawldBatch!(keys.length, ...keys, ...args);
     }
     pipe.exec().then(

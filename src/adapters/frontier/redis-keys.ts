@@ -19,7 +19,7 @@ export interface HostKeys {
   readonly leased: string;
   /** ZSET dead task suffixes, score = deadAt. */
   readonly dead: string;
-  /** HASH v (version of the host's state), done (count), p:<priority> (pending count). */
+  /** HASH v (version of the host's state), done, x (dead) and dl (delayed) counts, p:<priority> (pending count). */
   readonly meta: string;
 }
 
@@ -45,6 +45,8 @@ export const CLUSTER_INDEX_BUCKETS = 16;
 export class RedisKeys {
   /** STRING the global FIFO sequence (INCRBY), tag `{prefix}`. */
   readonly seq: string;
+  /** STRING the version of the data layout (redis-layout.ts), tag `{prefix}`. */
+  readonly layout: string;
   /**
    * The index buckets. One (tag `{prefix}`, the layout of every Redis frontier before
    * buckets existed, so old data needs no migration) on a single Redis; on a Cluster
@@ -63,6 +65,7 @@ export class RedisKeys {
       throw new InvalidArgumentError(`index buckets must be a positive integer, got ${buckets}`);
     this.#prefix = prefix;
     this.seq = `{${prefix}}:seq`;
+    this.layout = `{${prefix}}:layout`;
     this.buckets = Array.from({ length: buckets }, (_, i) => {
       const g = buckets === 1 ? `{${prefix}}` : `{${prefix}:${i}}`;
       return {

@@ -39,6 +39,10 @@ export async function leaseTasks(
   if (hosts.length === 0) return [];
   let plan: Map<string, { count: number; bound: number | string }>;
   const snaps: [string, Snapshot][] = [];
+  // A host just PEEKed was refreshed (due tasks promoted, expired leases taken back) in this
+  // same lease(): its LEASE skips that work (two range reads per host). What fell due in the
+  // round trip between them is taken by the next lease().
+  const peeked = hosts.length === 1 ? 0 : 1;
   if (hosts.length === 1) {
     plan = new Map([[hosts[0]!, { count: options.max, bound: '+inf' }]]);
   } else {
@@ -71,7 +75,7 @@ export async function leaseTasks(
   const token = randomUUID();
   const leased = await Promise.all(
     [...plan].map(([host, p]) =>
-      ctx.call(host, 'lease', [now, p.count, p.bound, now + options.leaseMs, options.owner, token]),
+      ctx.call(host, 'lease', [now, p.count, p.bound, now + options.leaseMs, options.owner, token, peeked]),
     ),
   );
   const rows: TaskRow[] = [];

@@ -10,9 +10,14 @@
  * indexes), because Lua 5.1 prints 14 significant digits.
  */
 
-/** Record fields: u url, ru request URL (only when it differs from u), j job, p priority, dp depth, a attempts, g generation, c first seq,
- *  s state (r ready, d delayed, l leased, f done, x dead), n notBefore, q seq,
- *  k lease token, o owner, e lease expiry, err last error, da deadAt, dr dead reason. */
+/** Task records are msgpack arrays, fields by position (FS ... FDA below; docs/redis.md,
+ *  _Task records_): s state (r ready, d delayed, l leased, f done, x dead), u url (packed by
+ *  the client: without scheme and host when they are the usual ones, redis-codec.ts packUrl), j job,
+ *  p priority, dp depth, a attempts, g generation, c first seq, q seq (false when equal to
+ *  c), k lease token, o owner, e lease expiry, err last error (also the dead reason), da
+ *  deadAt, ru (15) the URL to request when it differs from u (packed the same way; absent for
+ *  most tasks). Absent values are false and trailing ones are left out, so a ready task is ~60
+ *  bytes. A field added later takes the next position (16) and old records simply lack it. */
 const PRELUDE = `
 local T, R, D, L, X, M
 -- Selects the host whose keys are KEYS[6k-5 .. 6k] (a BATCH call carries several hosts).
@@ -21,55 +26,69 @@ local function use(k)
   T, R, D, L, X, M = KEYS[b + 1], KEYS[b + 2], KEYS[b + 3], KEYS[b + 4], KEYS[b + 5], KEYS[b + 6]
 end
 use(1)
+local FS, FU, FJ, FP, FDP, FA, FG, FC, FQ, FK, FO, FE, FERR, FDA, FRU = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+local NF = 15
 local SEQ = 2199023255552
 local function score(p, q) return (p + 2048) * SEQ + q end
+local function qof(r) return r[FQ] or r[FC] end
 local function get(id) local v = redis.call('HGET', T, id) if v then return cmsgpack.unpack(v) end return nil end
-local function put(id, r) redis.call('HSET', T, id, cmsgpack.pack(r)) end
+local function put(id, r)
+  if r[FQ] == r[FC] then r[FQ] = false end
+  local n = math.max(NF, #r)
+  for i = 1, n do if r[i] == nil then r[i] = false end end
+  while n > 0 and r[n] == false do r[n] = nil n = n - 1 end
+  redis.call('HSET', T, id, cmsgpack.pack(r))
+end
 local function count(p, n)
   if redis.call('HINCRBY', M, 'p:' .. p, n) == 0 then redis.call('HDEL', M, 'p:' .. p) end
 end
 local function pend(id, r, nb, q, now)
-  r.n = nb r.q = q
-  if nb <= now then r.s = 'r' redis.call('ZADD', R, score(r.p, q), id)
-  else r.s = 'd' redis.call('ZADD', D, nb, id) end
-  count(r.p, 1) put(id, r)
+  r[FQ] = q
+  if nb <= now then r[FS] = 'r' redis.call('ZADD', R, score(r[FP], q), id)
+  else r[FS] = 'd' redis.call('ZADD', D, nb, id) redis.call('HINCRBY', M, 'dl', 1) end
+  count(r[FP], 1) put(id, r)
 end
-local function unlease(id, r) redis.call('ZREM', L, id) r.k = nil r.o = nil r.e = nil end
+local function unlease(id, r) redis.call('ZREM', L, id) r[FK] = false r[FO] = false r[FE] = false end
 local function leased(id, tok)
   local r = get(id)
-  if r and r.s == 'l' and r.k == tok then return r end
+  if r and r[FS] == 'l' and r[FK] == tok then return r end
   return nil
 end
 local function task(id, r, extra)
-  return {id, r.u, r.j, r.p, r.dp, r.a, r.g, r.k or false, r.e or false, r.err or false, r.c, extra or false, r.ru or false}
+  return {id, r[FU], r[FJ], r[FP], r[FDP], r[FA], r[FG], r[FK] or false, r[FE] or false, r[FERR] or false, r[FC], extra or false, r[FRU] or false}
 end
 -- Due delayed tasks become ready (with the seq they entered with) and expired leases come
 -- back with the same seq and attempts: at-least-once, and the task keeps its place. Bounded
 -- per call so one script never blocks Redis for long; the rest follow on the next calls.
 local function refresh(now)
   local changed = false
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', D, '-inf', now, 'LIMIT', 0, 1000)) do
+  local due = redis.call('ZRANGEBYSCORE', D, '-inf', now, 'LIMIT', 0, 1000)
+  for _, id in ipairs(due) do
     local r = get(id)
-    redis.call('ZREM', D, id) r.s = 'r' redis.call('ZADD', R, score(r.p, r.q), id) put(id, r)
+    redis.call('ZREM', D, id) r[FS] = 'r' redis.call('ZADD', R, score(r[FP], qof(r)), id) put(id, r)
     changed = true
   end
+  if #due > 0 then redis.call('HINCRBY', M, 'dl', -#due) end
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', L, '-inf', now, 'LIMIT', 0, 1000)) do
     local r = get(id)
-    unlease(id, r) r.s = 'r' redis.call('ZADD', R, score(r.p, r.q), id) count(r.p, 1) put(id, r)
+    unlease(id, r) r[FS] = 'r' redis.call('ZADD', R, score(r[FP], qof(r)), id) count(r[FP], 1) put(id, r)
     changed = true
   end
   return changed
 end
 -- {version, best ready score or '', due time or '', pending, leased, done, dead, prio, n, ...}
--- One HGETALL of the meta hash gives the version, the done count and the pending counts per
--- priority (pending = their sum: every entry to or exit from ready/delayed moves them).
+-- One HGETALL of the meta hash gives the version, the done, dead (x) and delayed (dl) counts
+-- and the pending counts per priority (pending = their sum: every entry to or exit from
+-- ready/delayed moves them); the delayed and leased zsets are read only when not empty.
 local function snapshot(changed)
   local m = redis.call('HGETALL', M)
-  local v, done, pending, prio = 0, 0, 0, {}
+  local v, done, dead, delayed, pending, prio = 0, 0, 0, 0, 0, {}
   for i = 1, #m, 2 do
     local k = m[i]
     if k == 'v' then v = tonumber(m[i + 1])
     elseif k == 'done' then done = tonumber(m[i + 1])
+    elseif k == 'x' then dead = tonumber(m[i + 1])
+    elseif k == 'dl' then delayed = tonumber(m[i + 1])
     elseif string.sub(k, 1, 2) == 'p:' then
       local c = tonumber(m[i + 1])
       prio[#prio + 1] = string.sub(k, 3) prio[#prio + 1] = c pending = pending + c
@@ -77,18 +96,20 @@ local function snapshot(changed)
   end
   if changed then v = v + 1 redis.call('HSET', M, 'v', v) end
   local head = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES')[2] or ''
-  local d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2]
-  local l = redis.call('ZRANGE', L, 0, 0, 'WITHSCORES')[2]
+  local leased = redis.call('ZCARD', L)
+  local d, l
+  if delayed > 0 then d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2] end
+  if leased > 0 then l = redis.call('ZRANGE', L, 0, 0, 'WITHSCORES')[2] end
   local due = ''
   if d and l then due = math.min(tonumber(d), tonumber(l)) elseif d or l then due = tonumber(d or l) end
-  local out = {v, head, due, pending, redis.call('ZCARD', L), done, redis.call('ZCARD', X)}
+  local out = {v, head, due, pending, leased, done, dead}
   for i = 1, #prio do out[#out + 1] = prio[i] end
   return out
 end
 `;
 
 /** ARGV: now, room, then per request: hash, url, job, priority, depth, notBefore, force, seq,
- *  request URL ('' when it is url itself).
+ *  request URL (packed; empty when it is url itself).
  *  Finds the task by linear probing (hash, hash~1, ...): ids stay stable because records are
  *  never deleted, and a hash collision cannot hide a URL. */
 const ENQUEUE = `
@@ -98,17 +119,18 @@ for i = 3, #ARGV, 9 do
   local h, url, job = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local p, dp, nb, force, q = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5]), ARGV[i + 6] == '1', tonumber(ARGV[i + 7])
   local id, r, n = h, get(h), 0
-  while r and not (r.u == url and r.j == job) do n = n + 1 id = h .. '~' .. n r = get(id) end
+  while r and not (r[FU] == url and r[FJ] == job) do n = n + 1 id = h .. '~' .. n r = get(id) end
   if r then
-    if force and (r.s == 'f' or r.s == 'x') then
-      if r.s == 'f' then redis.call('HINCRBY', M, 'done', -1) else redis.call('ZREM', X, id) end
-      r.da = nil r.dr = nil r.err = nil r.p = p r.dp = dp r.a = 0 r.g = r.g + 1
+    if force and (r[FS] == 'f' or r[FS] == 'x') then
+      if r[FS] == 'f' then redis.call('HINCRBY', M, 'done', -1)
+      else redis.call('ZREM', X, id) redis.call('HINCRBY', M, 'x', -1) end
+      r[FDA] = false r[FERR] = false r[FP] = p r[FDP] = dp r[FA] = 0 r[FG] = r[FG] + 1
       pend(id, r, nb, q, now) added = added + 1 room = room - 1
     else dups = dups + 1 end
   elseif not force and room <= 0 then dropped = dropped + 1
   else
-    local r = {u = url, j = job, p = p, dp = dp, a = 0, g = 0, c = q}
-    if ARGV[i + 8] ~= '' then r.ru = ARGV[i + 8] end
+    local r = {false, url, job, p, dp, 0, 0, q}
+    if ARGV[i + 8] ~= '' then r[FRU] = ARGV[i + 8] end
     pend(id, r, nb, q, now)
     added = added + 1 room = room - 1
   end
@@ -127,18 +149,20 @@ if changed then return {top, snapshot(true)} end
 return {top, false}
 `;
 
-/** ARGV: now, count, maxScore, expiresAt, owner, token prefix. Leases up to count ready
- *  tasks scoring <= maxScore (so a contended call never takes worse tasks than planned). */
+/** ARGV: now, count, maxScore, expiresAt, owner, token prefix, peeked ('1' when a PEEK of
+ *  this host just refreshed it: not refreshed again). Leases up to count ready tasks scoring
+ *  <= maxScore (so a contended call never takes worse tasks than planned). */
 const LEASE = `
 local now, exp = tonumber(ARGV[1]), tonumber(ARGV[4])
-local changed = refresh(now)
+local changed = false
+if ARGV[7] ~= '1' then changed = refresh(now) end
 local picked = redis.call('ZRANGEBYSCORE', R, '-inf', ARGV[3], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
 local out = {}
 for i = 1, #picked, 2 do
   local id = picked[i]
   local r = get(id)
-  redis.call('ZREM', R, id) redis.call('ZADD', L, exp, id) count(r.p, -1)
-  r.s = 'l' r.k = ARGV[6] .. ':' .. ((i + 1) / 2) r.o = ARGV[5] r.e = exp put(id, r)
+  redis.call('ZREM', R, id) redis.call('ZADD', L, exp, id) count(r[FP], -1)
+  r[FS] = 'l' r[FK] = ARGV[6] .. ':' .. ((i + 1) / 2) r[FO] = ARGV[5] r[FE] = exp put(id, r)
   out[#out + 1] = task(id, r, picked[i + 1])
 end
 return {out, snapshot(changed or #out > 0)}
@@ -150,8 +174,8 @@ local now, id = tonumber(ARGV[1]), ARGV[2]
 local r = leased(id, ARGV[3])
 if not r then return {0, snapshot(false)} end
 unlease(id, r)
-if ARGV[4] ~= '' then r.g = r.g + 1 r.a = 0 r.err = nil pend(id, r, tonumber(ARGV[4]), tonumber(ARGV[5]), now)
-else r.s = 'f' redis.call('HINCRBY', M, 'done', 1) put(id, r) end
+if ARGV[4] ~= '' then r[FG] = r[FG] + 1 r[FA] = 0 r[FERR] = false pend(id, r, tonumber(ARGV[4]), tonumber(ARGV[5]), now)
+else r[FS] = 'f' r[FQ] = false redis.call('HINCRBY', M, 'done', 1) put(id, r) end
 return {1, snapshot(true)}
 `;
 
@@ -161,7 +185,7 @@ local id = ARGV[2]
 local r = leased(id, ARGV[3])
 if not r then return {0, snapshot(false)} end
 unlease(id, r)
-r.a = r.a + tonumber(ARGV[6]) r.err = ARGV[5]
+r[FA] = r[FA] + tonumber(ARGV[6]) r[FERR] = ARGV[5]
 pend(id, r, tonumber(ARGV[4]), tonumber(ARGV[7]), tonumber(ARGV[1]))
 return {1, snapshot(true)}
 `;
@@ -172,8 +196,8 @@ local now, id = tonumber(ARGV[1]), ARGV[2]
 local r = leased(id, ARGV[3])
 if not r then return {0, snapshot(false)} end
 unlease(id, r)
-r.a = r.a + 1 r.err = ARGV[4] r.s = 'x' r.da = now r.dr = ARGV[4]
-redis.call('ZADD', X, now, id) put(id, r)
+r[FA] = r[FA] + 1 r[FERR] = ARGV[4] r[FS] = 'x' r[FDA] = now
+redis.call('ZADD', X, now, id) redis.call('HINCRBY', M, 'x', 1) put(id, r)
 return {1, snapshot(true)}
 `;
 
@@ -183,11 +207,12 @@ local now, job, moved = tonumber(ARGV[1]), ARGV[2], 0
 for i = 3, #ARGV, 2 do
   local id = ARGV[i]
   local r = get(id)
-  if r and r.s == 'x' and (job == '' or r.j == job) then
-    redis.call('ZREM', X, id) r.da = nil r.dr = nil r.a = 0
+  if r and r[FS] == 'x' and (job == '' or r[FJ] == job) then
+    redis.call('ZREM', X, id) r[FDA] = false r[FA] = 0
     pend(id, r, now, tonumber(ARGV[i + 1]), now) moved = moved + 1
   end
 end
+if moved > 0 then redis.call('HINCRBY', M, 'x', -moved) end
 return {moved, snapshot(moved > 0)}
 `;
 
@@ -204,61 +229,69 @@ local max, job, out = tonumber(ARGV[1]), ARGV[2], {}
 for _, id in ipairs(redis.call('ZRANGE', X, 0, -1)) do
   if #out >= max then break end
   local r = get(id)
-  if job == '' or r.j == job then out[#out + 1] = {id, r.u, r.j, r.p, r.dp, r.a, r.dr, r.da, r.c, r.ru or false} end
+  if job == '' or r[FJ] == job then out[#out + 1] = {id, r[FU], r[FJ], r[FP], r[FDP], r[FA], r[FERR], r[FDA], r[FC], r[FRU] or false} end
 end
 return out
 `;
 
 const SNAPSHOT = 'return snapshot(false)';
 
-/** One index bucket (one slot). KEYS: snap, totals, ready index, due index, dead hosts, leased
- *  hosts. ARGV: per host: host, n, then its snapshot's n fields. Applies each snapshot unless a
- *  newer version of that host was already applied, so snapshots arriving out of order (two
- *  daemons, one host) converge on the latest host state, and totals stay the sum of the
- *  applied snapshots. Many hosts per call: one call per bucket per turn of the event loop. */
-export const PUBLISH = `
-local function bump(field, d)
-  if d ~= 0 and redis.call('HINCRBY', KEYS[2], field, d) == 0 and string.sub(field, 1, 2) == 'p:' then
-    redis.call('HDEL', KEYS[2], field)
+/**
+ * apply(I, host, S): applies host snapshot S to one index bucket, I = {snap, totals, ready
+ * index, due index, dead hosts, leased hosts}, unless a newer version of that host was
+ * already applied, so snapshots arriving out of order (two daemons, one host) converge on the
+ * latest host state, and totals stay the sum of the applied snapshots. Shared by PUBLISH and,
+ * on a single Redis, by BATCH, which applies its hosts' snapshots itself.
+ */
+const APPLY = `
+local function bump(I, field, d)
+  if d ~= 0 and redis.call('HINCRBY', I[2], field, d) == 0 and string.sub(field, 1, 2) == 'p:' then
+    redis.call('HDEL', I[2], field)
   end
 end
-local function apply(host, S)
+local function apply(I, host, S)
   local v = tonumber(S[1])
   local new = {v = v, n = tonumber(S[4]), l = tonumber(S[5]), f = tonumber(S[6]), x = tonumber(S[7]), p = {}, h = S[2], d = S[3]}
   for i = 8, #S, 2 do new.p[S[i]] = tonumber(S[i + 1]) end
-  local raw = redis.call('HGET', KEYS[1], host)
+  local raw = redis.call('HGET', I[1], host)
   -- h / d: the index scores last applied (absent in snapshots stored by older versions: then
   -- the index entries are written unconditionally, as for a host never published).
   local old = {v = -1, n = 0, l = 0, f = 0, x = 0, p = {}}
   if raw then old = cmsgpack.unpack(raw) end
   if v < old.v then return 0 end
-  for _, k in ipairs({'n', 'l', 'f', 'x'}) do bump(k, new[k] - old[k]) end
-  for p, c in pairs(new.p) do bump('p:' .. p, c - (old.p[p] or 0)) end
-  for p, c in pairs(old.p) do if new.p[p] == nil then bump('p:' .. p, -c) end end
-  redis.call('HSET', KEYS[1], host, cmsgpack.pack(new))
+  for _, k in ipairs({'n', 'l', 'f', 'x'}) do bump(I, k, new[k] - old[k]) end
+  for p, c in pairs(new.p) do bump(I, 'p:' .. p, c - (old.p[p] or 0)) end
+  for p, c in pairs(old.p) do if new.p[p] == nil then bump(I, 'p:' .. p, -c) end end
+  redis.call('HSET', I[1], host, cmsgpack.pack(new))
   -- Index entries and host sets change only when the host's values do (most publishes move
   -- a count, not the best score or a set membership).
   local fresh = old.h == nil or old.d == nil
   if fresh or old.h ~= new.h then
-    if new.h ~= '' then redis.call('ZADD', KEYS[3], new.h, host) else redis.call('ZREM', KEYS[3], host) end
+    if new.h ~= '' then redis.call('ZADD', I[3], new.h, host) else redis.call('ZREM', I[3], host) end
   end
   if fresh or old.d ~= new.d then
-    if new.d ~= '' then redis.call('ZADD', KEYS[4], new.d, host) else redis.call('ZREM', KEYS[4], host) end
+    if new.d ~= '' then redis.call('ZADD', I[4], new.d, host) else redis.call('ZREM', I[4], host) end
   end
   if fresh or (old.x > 0) ~= (new.x > 0) then
-    if new.x > 0 then redis.call('SADD', KEYS[5], host) else redis.call('SREM', KEYS[5], host) end
+    if new.x > 0 then redis.call('SADD', I[5], host) else redis.call('SREM', I[5], host) end
   end
   if fresh or (old.l > 0) ~= (new.l > 0) then
-    if new.l > 0 then redis.call('SADD', KEYS[6], host) else redis.call('SREM', KEYS[6], host) end
+    if new.l > 0 then redis.call('SADD', I[6], host) else redis.call('SREM', I[6], host) end
   end
   return 1
 end
+`;
+
+/** One index bucket (one slot). KEYS: snap, totals, ready index, due index, dead hosts, leased
+ *  hosts. ARGV: per host: host, n, then its snapshot's n fields. Applies each snapshot (APPLY).
+ *  Many hosts per call: one call per bucket per turn of the event loop. */
+export const PUBLISH = `${APPLY}
 local i, applied = 1, 0
 while i <= #ARGV do
   local n = tonumber(ARGV[i + 1])
   local S = {}
   for j = 1, n do S[j] = ARGV[i + 1 + j] end
-  applied = applied + apply(ARGV[i], S)
+  applied = applied + apply(KEYS, ARGV[i], S)
   i = i + 2 + n
 end
 return applied
@@ -304,14 +337,26 @@ const BATCH_BODIES: Record<BatchOp, string> = {
 };
 
 /**
- * Many host operations in one script call: KEYS holds six keys per operation (the host's, so
- * the same host may appear several times), ARGV per operation: op index, argument count, the
- * arguments the single-host script takes. Each operation runs as that script would, in
- * order, and answers {1, its reply} or {0, error message}: one failing operation (pcall)
- * neither stops nor undoes the others. On one Redis all of a turn's operations on every host
- * go in one call; on a Cluster one call per host (a script may touch one slot only).
+ * Many host operations in one script call. KEYS: one per operation, the host's task hash
+ * (the host's other keys are named after it, same slot), so the same host may appear several
+ * times; then, on a single Redis, the six keys of the index bucket. ARGV: 1 when those index
+ * keys are there, else 0; then per operation: op index, argument count, the arguments the
+ * single-host script takes. Each operation runs as that script would, in order, and answers
+ * {1, its reply} or {0, error message}: one failing operation (pcall) neither stops nor
+ * undoes the others. On one Redis all of a turn's operations on every host go in one call
+ * and the call applies its hosts' snapshots to the index itself (APPLY), atomically with the
+ * change, so replies carry no snapshot (an empty one) and no PUBLISH follows; on a Cluster
+ * one call per host (a script may touch one slot only) and the client publishes.
  */
-export const BATCH = `${PRELUDE}
+export const BATCH = `${PRELUDE}${APPLY}
+local function use_one(k)
+  local t = KEYS[k]
+  local b = string.sub(t, 1, -2)
+  T, R, D, L, X, M = t, b .. 'r', b .. 'd', b .. 'l', b .. 'x', b .. 'm'
+end
+local inline = ARGV[1] == '1'
+local I = nil
+if inline then local n = #KEYS I = {KEYS[n - 5], KEYS[n - 4], KEYS[n - 3], KEYS[n - 2], KEYS[n - 1], KEYS[n]} end
 -- A host's snapshot is taken once per call, after its last operation, not once per operation
 -- (a turn's acks are often on one host): each operation gets a placeholder table, filled in
 -- at the end with the host's final snapshot. Its version moves once if any operation changed.
@@ -328,12 +373,12 @@ local ops = {}
 ${(Object.keys(BATCH_OPS) as BatchOp[])
   .map((op) => `ops[${BATCH_OPS[op]}] = function(ARGV)\n${BATCH_BODIES[op]}\nend`)
   .join('\n')}
-local out, i, k = {}, 1, 1
+local out, i, k = {}, 2, 1
 while i <= #ARGV do
   local op, n = tonumber(ARGV[i]), tonumber(ARGV[i + 1])
   local a = {}
   for j = 1, n do a[j] = ARGV[i + 1 + j] end
-  use(k)
+  use_one(k)
   current = k
   local ok, res = pcall(ops[op], a)
   if ok then out[k] = {1, res}
@@ -344,8 +389,14 @@ while i <= #ARGV do
 end
 for _, t in ipairs(order) do
   local d = deferred[t]
-  use(d.k)
-  for j, v in ipairs(host_snapshot(d.changed)) do d.ph[j] = v end
+  use_one(d.k)
+  if not inline then
+    for j, v in ipairs(host_snapshot(d.changed)) do d.ph[j] = v end
+  elseif d.changed then
+    -- An unchanged host has nothing new to apply; the placeholder stays empty, which tells
+    -- the client there is nothing to publish.
+    apply(I, string.match(t, '{([^}]*)}'), host_snapshot(true))
+  end
 end
 return out
 `;

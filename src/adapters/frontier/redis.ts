@@ -38,7 +38,7 @@ import {
   type ScriptArg,
   script,
 } from './redis-client.js';
-import { lastSnapshot, type Snapshot } from './redis-codec.js';
+import { lastSnapshot, packUrl, type Snapshot } from './redis-codec.js';
 import {
   CLUSTER_INDEX_BUCKETS,
   PRIORITY_MAX,
@@ -47,6 +47,7 @@ import {
   SEQ_LIMIT,
   splitTaskId,
 } from './redis-keys.js';
+import { checkLayout } from './redis-layout.js';
 import { type LeaseContext, leaseTasks } from './redis-lease.js';
 import type { BatchOp } from './redis-lua.js';
 import { publish, readDead, readLeased, readNextReadyAt, readStats, repairIndexes } from './redis-read.js';
@@ -126,6 +127,7 @@ export class RedisFrontier implements Frontier {
     try {
       if (client.status === 'wait') await client.connect();
       defineFrontierScripts(client);
+      await checkLayout(client, this.#keys, this.#options.keyPrefix ?? 'crawld');
       await repairIndexes(client, this.#keys);
     } catch (err) {
       if (!this.#options.client) client.disconnect();
@@ -190,14 +192,14 @@ export class RedisFrontier implements Frontier {
           host,
           rs.flatMap((r) => [
             hashOf(r),
-            r.url,
+            packUrl(r.url, host),
             r.jobId,
             r.priority,
             r.depth,
             r.notBefore,
             r.force ? 1 : 0,
             seq++,
-            r.requestUrl ?? '',
+            r.requestUrl === undefined ? '' : packUrl(r.requestUrl, host),
           ]),
         );
       }
@@ -327,7 +329,9 @@ export class RedisFrontier implements Frontier {
    * A daemon's workers ack together, and one PUBLISH per ack was a round trip and a script
    * each. Resolves when a publish that covers these snapshots is applied.
    */
-  #publishAll(snaps: readonly (readonly [string, Snapshot])[]): Promise<void> {
+  #publishAll(all: readonly (readonly [string, Snapshot])[]): Promise<void> {
+    // Empty snapshots: the BATCH script applied them itself (one Redis).
+    const snaps = all.filter(([, snap]) => snap.length > 0);
     if (snaps.length === 0) return Promise.resolve();
     for (const [host, snap] of snaps) {
       const queued = this.#toPublish.get(host);
@@ -418,7 +422,11 @@ function groupByHost(prepared: readonly PreparedRequest[]): Map<string, Prepared
   return byHost;
 }
 
-/** 64 bits of SHA-1 over (job, url): short, and collisions are resolved by probing in Lua. */
+/**
+ * 64 bits of SHA-1 over (job, url) in base64url: 11 characters (a 16-byte allocation in Redis
+ * where 16 hex digits took 24, once in the task hash and once per queue entry). Collisions are
+ * resolved by probing in Lua.
+ */
 function hashOf(r: PreparedRequest): string {
-  return createHash('sha1').update(`${r.jobId}\n${r.url}`).digest('hex').slice(0, 16);
+  return createHash('sha1').update(`${r.jobId}\n${r.url}`).digest().subarray(0, 8).toString('base64url');
 }
