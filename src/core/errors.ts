@@ -178,3 +178,24 @@ export class ChangeDeliveryError extends CrawldError {
   /** Bounded: the dead-letter reason and a metrics label. */
   readonly reason: string = 'change_delivery';
 }
+
+/** A browser render (document, scripts, waits) outlived jobs[].render.timeoutMs: `networkidle` never came. */
+export class RenderTimeoutError extends RetryableFetchError {
+  override readonly code: string = 'CRAWLD_ERR_RENDER_TIMEOUT';
+  override readonly reason = 'render_timeout';
+}
+/** The page's tab or the whole browser crashed (out of memory, killed): retried in a fresh one. */
+export class RenderCrashError extends RetryableFetchError {
+  override readonly code: string = 'CRAWLD_ERR_RENDER_CRASH';
+  override readonly reason = 'render_crash';
+}
+/** Chromium could not be started (missing binary, out of memory): the task waits and is retried. */
+export class BrowserUnavailableError extends RetryableFetchError {
+  override readonly code: string = 'CRAWLD_ERR_BROWSER_UNAVAILABLE';
+  override readonly reason = 'browser_unavailable';
+}
+/** A page tried to navigate to a scheme other than http(s) (file:, data:, javascript:, ...). */
+export class BlockedSchemeError extends FetchError {
+  override readonly code: string = 'CRAWLD_ERR_BLOCKED_SCHEME';
+  override readonly reason = 'blocked_scheme';
+}

@@ -19,6 +19,7 @@ import type { EnqueueRequest, EnqueueResult, Frontier } from '../ports/frontier.
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
 import { VERSION } from '../version.js';
+import { pageFetcher } from './browser-factory.js';
 import type { CrawldConfig } from './config.js';
 import { createControlPlane } from './control-factory.js';
 import { lockDataDir } from './data-dir-lock.js';
@@ -122,6 +123,8 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       events.emit('proxy', { proxy, result }),
   };
   const fetcher = new UndiciFetcher(fetchOptions);
+  // Jobs with render.kind browser go to headless Chromium (docs/browser.md).
+  const pages = pageFetcher(config, fetcher, events);
   const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j, config.fetch.userAgent)]));
   const trackChanges = [...jobs.values()].some((j) => j.detectChanges);
   // Recrawling jobs keep validators and intervals in the page state even without change records.
@@ -181,7 +184,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
   };
   const runner = new TaskRunner({
     frontier,
-    fetcher,
+    fetcher: pages,
     sinks,
     sinksFor,
     partial,
@@ -362,7 +365,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
         for (const s of changeSinks) await s.close();
         await pageState?.close();
         logger.info('shutdown: sinks flushed');
-        await fetcher.close();
+        await pages.close(); // the browser first, when there is one, then the http fetcher
         built.breakers.close();
         await frontier.close();
         await store.close();

@@ -107,6 +107,7 @@ export class TaskRunner {
         ...(headers !== undefined ? { headers } : {}),
         ...(job.proxy !== undefined ? { proxy: job.proxy } : {}),
         ...(job.body !== undefined ? { body: job.body } : {}),
+        ...(job.render !== undefined ? { render: job.render } : {}),
       });
     } catch (err) {
       return this.onFetchError(task, permit, err);

@@ -1,3 +1,15 @@
+/** How a browser fetcher renders a page (jobs[].render); other fetchers ignore it. */
+export interface RenderRequest {
+  readonly kind: 'http' | 'browser';
+  readonly waitUntil: 'load' | 'domcontentloaded' | 'networkidle';
+  /** Then wait until this CSS selector is attached to the DOM. */
+  readonly waitForSelector?: string | undefined;
+  /** Budget of the whole render. */
+  readonly timeoutMs: number;
+  /** Resource types the page may not fetch (image, media, font, stylesheet). */
+  readonly blockResources: readonly string[];
+}
+
 export interface FetchRequest {
   readonly url: string;
   /** @default 'GET' */
@@ -15,6 +27,8 @@ export interface FetchRequest {
    * direct connection. Undefined: the fetcher's own setting (fetch.proxy or the environment).
    */
   readonly proxy?: readonly string[] | false;
+  /** Render in a browser (jobs[].render); undefined or kind http: a plain HTTP fetch. */
+  readonly render?: RenderRequest;
   /** Aborts the request (shutdown); the fetch then rejects with AbortedError. */
   readonly signal?: AbortSignal;
 }

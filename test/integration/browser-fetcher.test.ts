@@ -1,0 +1,150 @@
+import { existsSync } from 'node:fs';
+import type { LookupFunction } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserFetcher, DEFAULT_RENDER } from '../../src/adapters/fetch/browser/browser-fetcher.js';
+import type { BlockedRequestReason } from '../../src/adapters/fetch/browser/options.js';
+import { UndiciFetcher } from '../../src/adapters/fetch/undici-fetcher.js';
+import { FetchError } from '../../src/core/errors.js';
+import type { RenderRequest } from '../../src/ports/fetcher.js';
+import { CHROMIUM, type JsSite, startJsSite } from '../helpers/js-site.js';
+
+/** shop.test resolves to 127.0.0.1 through the fetcher's own lookup; never real DNS. */
+const lookup: LookupFunction = (host, options, cb) => {
+  if (host !== 'shop.test') {
+    const err: NodeJS.ErrnoException = new Error(`no such test host ${host}`);
+    err.code = 'ENOTFOUND';
+    return (cb as (e: Error, a: string) => void)(err, '');
+  }
+  if ((options as { all?: boolean }).all) return cb(null, [{ address: '127.0.0.1', family: 4 }]);
+  return (cb as (e: null, a: string, f: number) => void)(null, '127.0.0.1', 4);
+};
+
+async function reason(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'ok';
+  } catch (err) {
+    return err instanceof FetchError ? err.reason : `not a FetchError: ${String(err)}`;
+  }
+}
+
+describe('BrowserFetcher with real Chromium', () => {
+  let site: JsSite;
+  let http: UndiciFetcher;
+  let browser: BrowserFetcher;
+  const blocked = new Map<BlockedRequestReason, number>();
+  let crashes = 0;
+  const render = (over: Partial<RenderRequest> = {}): RenderRequest => ({ ...DEFAULT_RENDER, ...over });
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: run scripts/setup-test-env.sh`);
+    site = await startJsSite();
+    // Only the site's own port is allowed: the secret server, also on 127.0.0.1, is not.
+    http = new UndiciFetcher({
+      lookup,
+      addressPolicy: { allowPrivateNetworks: false, allow: [`127.0.0.1:${site.port}`] },
+    });
+    browser = new BrowserFetcher({
+      executablePath: CHROMIUM,
+      maxPages: 2,
+      pagesPerContext: 3,
+      maxRssBytes: 4 * 1024 ** 3,
+      userAgent: 'crawld-test',
+      maxBodyBytes: 10 * 1024 * 1024,
+      maxNavigations: 5,
+      documentFetcher: http,
+      subresourceFetcher: http.variant({ acceptContentTypes: ['text/*', 'application/*', 'image/*'] }),
+      rendererHeapMiB: 128,
+      observer: {
+        blocked: (r) => blocked.set(r, (blocked.get(r) ?? 0) + 1),
+        crash: () => crashes++,
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await http?.close();
+    await site?.close();
+  });
+
+  const url = (path: string) => `http://shop.test:${site.port}${path}`;
+
+  it('returns the DOM the page script rendered from its JSON', async () => {
+    const res = await browser.fetch({ url: url('/products/1'), render: render() });
+    const body = res.body.toString();
+    expect(res.status).toBe(200);
+    expect(res.contentType).toBe('text/html');
+    expect(body).toContain('<h1 class="title">Product 1</h1>');
+    expect(body).toContain('<span class="price">1.50</span>');
+    expect(body).toContain('href="/products/2"');
+    expect(site.hits.get('/api/products/1.json')).toBe(1);
+    expect(res.wireBytes).toBeGreaterThan(0);
+  });
+
+  it('keeps every subresource request away from a refused address, and counts them', async () => {
+    const before = blocked.get('blocked_address') ?? 0;
+    const res = await browser.fetch({ url: url('/ssrf'), render: render({ waitUntil: 'load' }) });
+    expect(res.body.toString()).toContain('<h1 class="title">ssrf</h1>');
+    expect(site.secret.requests).toBe(0);
+    // iframe, script, fetch and XHR: four refused requests.
+    expect((blocked.get('blocked_address') ?? 0) - before).toBeGreaterThanOrEqual(4);
+  });
+
+  it('ends a page whose network never goes idle with render_timeout', async () => {
+    const started = Date.now();
+    expect(
+      await reason(
+        browser.fetch({
+          url: url('/never-idle'),
+          render: render({ waitUntil: 'networkidle', timeoutMs: 2000 }),
+        }),
+      ),
+    ).toBe('render_timeout');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('ends a client-side redirect loop with redirect_loop', async () => {
+    expect(await reason(browser.fetch({ url: url('/loop-a'), render: render() }))).toBe('redirect_loop');
+    expect(blocked.get('navigation') ?? 0).toBeGreaterThanOrEqual(1);
+  });
+
+  it('closes the popups of a window.open storm and renders the page', async () => {
+    const before = blocked.get('popup') ?? 0;
+    const res = await browser.fetch({ url: url('/popups'), render: render() });
+    expect(res.body.toString()).toContain('<h1 class="title">popups</h1>');
+    expect((blocked.get('popup') ?? 0) - before).toBeGreaterThan(0);
+  });
+
+  it('dismisses alert, confirm and prompt', async () => {
+    const res = await browser.fetch({ url: url('/alert'), render: render() });
+    expect(res.body.toString()).toContain('after dialogs');
+  });
+
+  it('ends a script navigation to a refused address with blocked_address', async () => {
+    expect(await reason(browser.fetch({ url: url('/private-nav'), render: render() }))).toBe(
+      'blocked_address',
+    );
+    expect(site.secret.requests).toBe(0);
+  });
+
+  it('ends a page that allocates until its tab crashes with render_crash, and goes on', async () => {
+    const before = crashes;
+    expect(await reason(browser.fetch({ url: url('/hog'), render: render({ timeoutMs: 30_000 }) }))).toBe(
+      'render_crash',
+    );
+    expect(crashes).toBe(before + 1);
+    const res = await browser.fetch({ url: url('/products/2'), render: render() });
+    expect(res.body.toString()).toContain('Product 2');
+  }, 60_000);
+
+  it('does not let a page navigate to a data: URL', async () => {
+    const r = await reason(browser.fetch({ url: url('/data-nav'), render: render() }));
+    // Chromium refuses renderer-initiated data: navigations itself; either way no data: page is read.
+    expect(['ok', 'blocked_scheme']).toContain(r);
+    if (r === 'ok') {
+      const res = await browser.fetch({ url: url('/data-nav'), render: render() });
+      expect(res.url).toBe(url('/data-nav'));
+    }
+  });
+});
