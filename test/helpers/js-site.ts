@@ -51,6 +51,10 @@ function pages(secret: number): Record<string, (res: http.ServerResponse) => voi
     '/popups': page(
       `<h1 class="title">popups</h1><script>for (let i = 0; i < 50; i++) window.open('/products/1?popup=' + i);</script>`,
     ),
+    // Spins its main thread for ever once loaded: the DOM can never be read.
+    '/busy': page(
+      `<h1 class="title">busy</h1><script>addEventListener('load', () => setTimeout(() => { for (;;) {} }, 0));</script>`,
+    ),
     // Allocates until the tab dies.
     '/hog': page(`<script>const keep = []; for (;;) keep.push(new Array(1e6).fill(Math.random()));</script>`),
     // alert(), confirm() and prompt() block a page until dismissed.

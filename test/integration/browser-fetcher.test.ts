@@ -104,6 +104,17 @@ describe('BrowserFetcher with real Chromium', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it('ends a page that spins its main thread with render_timeout, within the budget', async () => {
+    const started = Date.now();
+    expect(await reason(browser.fetch({ url: url('/busy'), render: render({ timeoutMs: 2000 }) }))).toBe(
+      'render_timeout',
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // Its slot was given back: the next page renders.
+    const res = await browser.fetch({ url: url('/products/3'), render: render() });
+    expect(res.body.toString()).toContain('Product 3');
+  });
+
   it('ends a client-side redirect loop with redirect_loop', async () => {
     expect(await reason(browser.fetch({ url: url('/loop-a'), render: render() }))).toBe('redirect_loop');
     expect(blocked.get('navigation') ?? 0).toBeGreaterThanOrEqual(1);

@@ -40,6 +40,7 @@ export class BrowserFetcher implements Fetcher {
       launch: () => launchChromium(o.executablePath, o.rendererHeapMiB ?? 512),
       pagesPerContext: o.pagesPerContext,
       userAgent: o.userAgent,
+      initScript: NO_POPUPS_SCRIPT,
       onRoute: (route) => this.#onRoute(route),
       onWebSocket: (ws) => this.#onWebSocket(ws),
       observer: o.observer,
@@ -116,6 +117,12 @@ export class BrowserFetcher implements Fetcher {
     watchPage(page, run, this.o.observer);
     const onAbort = () => run.fail(new AbortedError(`${request.url}: aborted`));
     signal.addEventListener('abort', onAbort, { once: true });
+    // The whole render's budget, whatever hangs: a page spinning its main thread leaves
+    // page.content() without an answer, and only this timer ends it.
+    const timer = setTimeout(
+      () => run.fail(new RenderTimeoutError(`${request.url}: render not done within ${render.timeoutMs} ms`)),
+      Math.max(1, deadline - performance.now()),
+    );
     try {
       const html = await Promise.race([this.#load(page, run, render, deadline), run.failed]);
       const totalMs = performance.now() - startedAt;
@@ -136,6 +143,7 @@ export class BrowserFetcher implements Fetcher {
     } catch (err) {
       throw this.#renderError(err, run, lease, request.url, render);
     } finally {
+      clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
       this.#runs.delete(page);
       await lease.close();
@@ -156,7 +164,9 @@ export class BrowserFetcher implements Fetcher {
       await page.waitForSelector(render.waitForSelector, { state: 'attached', timeout: left() });
     for (let attempt = 1; ; attempt++) {
       try {
-        return await page.content();
+        const html = await page.content();
+        await countPopups(page, this.o.observer);
+        return html;
       } catch (err) {
         // "page is navigating": a script moved on; read the DOM of where it went.
         if (attempt >= CONTENT_ATTEMPTS || !/navigating/i.test(String(err))) throw err;
@@ -228,4 +238,21 @@ function watchPage(page: Page, run: PageRun, observer: BrowserFetcherOptions['ob
   page.on('download', (download) => {
     download.cancel().catch(() => {});
   });
+}
+
+/**
+ * window.open, replaced before any page script runs (pool.ts): it opens nothing and counts
+ * the attempt, so a storm of them costs no page. Read after the DOM.
+ */
+export const NO_POPUPS_SCRIPT = `(() => {
+  let n = 0;
+  const open = () => { n++; return null; };
+  Object.defineProperty(window, 'open', { value: open, writable: false, configurable: false });
+  Object.defineProperty(window, '__crawldPopups', { get: () => n, configurable: false });
+})();`;
+
+async function countPopups(page: Page, observer: BrowserFetcherOptions['observer']): Promise<void> {
+  if (!observer?.blocked) return;
+  const n = await page.evaluate('window.__crawldPopups | 0').catch(() => 0);
+  for (let i = 0; i < Number(n); i++) observer.blocked('popup');
 }

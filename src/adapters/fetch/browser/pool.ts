@@ -34,6 +34,8 @@ export interface PoolOptions {
   readonly launch: () => Promise<Browser>;
   readonly pagesPerContext: number;
   readonly userAgent: string;
+  /** Runs in every frame before the page's own scripts. */
+  readonly initScript: string;
   readonly onRoute: (route: Route) => Promise<void>;
   readonly onWebSocket: (ws: WebSocketRoute) => void;
   readonly observer?: BrowserObserver | undefined;
@@ -134,6 +136,7 @@ export class BrowserPool {
         javaScriptEnabled: true,
       })
       .then(async (ctx) => {
+        await ctx.addInitScript(this.o.initScript);
         await ctx.route('**/*', this.o.onRoute);
         await ctx.routeWebSocket(/.*/, this.o.onWebSocket);
         return ctx;
