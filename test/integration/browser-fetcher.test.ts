@@ -34,6 +34,8 @@ describe('BrowserFetcher with real Chromium', () => {
   let browser: BrowserFetcher;
   const blocked = new Map<BlockedRequestReason, number>();
   let crashes = 0;
+  // The product data arrives after the load event (a fetch does not delay it): wait for it.
+  const product: RenderRequest = { ...DEFAULT_RENDER, waitForSelector: 'span.price' };
   const render = (over: Partial<RenderRequest> = {}): RenderRequest => ({ ...DEFAULT_RENDER, ...over });
 
   beforeAll(async () => {
@@ -71,7 +73,7 @@ describe('BrowserFetcher with real Chromium', () => {
   const url = (path: string) => `http://shop.test:${site.port}${path}`;
 
   it('returns the DOM the page script rendered from its JSON', async () => {
-    const res = await browser.fetch({ url: url('/products/1'), render: render() });
+    const res = await browser.fetch({ url: url('/products/1'), render: product });
     const body = res.body.toString();
     expect(res.status).toBe(200);
     expect(res.contentType).toBe('text/html');
@@ -111,7 +113,7 @@ describe('BrowserFetcher with real Chromium', () => {
     );
     expect(Date.now() - started).toBeLessThan(10_000);
     // Its slot was given back: the next page renders.
-    const res = await browser.fetch({ url: url('/products/3'), render: render() });
+    const res = await browser.fetch({ url: url('/products/3'), render: product });
     expect(res.body.toString()).toContain('Product 3');
   });
 
@@ -145,7 +147,7 @@ describe('BrowserFetcher with real Chromium', () => {
       'render_crash',
     );
     expect(crashes).toBe(before + 1);
-    const res = await browser.fetch({ url: url('/products/2'), render: render() });
+    const res = await browser.fetch({ url: url('/products/2'), render: product });
     expect(res.body.toString()).toContain('Product 2');
   }, 60_000);
 

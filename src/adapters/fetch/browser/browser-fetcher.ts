@@ -43,6 +43,7 @@ export class BrowserFetcher implements Fetcher {
       initScript: NO_POPUPS_SCRIPT,
       onRoute: (route) => this.#onRoute(route),
       onWebSocket: (ws) => this.#onWebSocket(ws),
+      onPage: (page) => this.#watch(page),
       observer: o.observer,
     });
   }
@@ -114,17 +115,18 @@ export class BrowserFetcher implements Fetcher {
       observer: this.o.observer,
     });
     this.#runs.set(page, run);
-    watchPage(page, run, this.o.observer);
     const onAbort = () => run.fail(new AbortedError(`${request.url}: aborted`));
     signal.addEventListener('abort', onAbort, { once: true });
     // The whole render's budget, whatever hangs: a page spinning its main thread leaves
     // page.content() without an answer, and only this timer ends it.
     const timer = setTimeout(
-      () => run.fail(new RenderTimeoutError(`${request.url}: render not done within ${render.timeoutMs} ms`)),
+      () => run.fail(new RenderTimeoutError(`${request.url}: ${timeoutMessage(render)}`)),
       Math.max(1, deadline - performance.now()),
     );
+    let reuse = false;
     try {
       const html = await Promise.race([this.#load(page, run, render, deadline), run.failed]);
+      reuse = true;
       const totalMs = performance.now() - startedAt;
       this.o.observer?.render?.(totalMs / 1000);
       const body = Buffer.from(html, 'utf8');
@@ -146,7 +148,7 @@ export class BrowserFetcher implements Fetcher {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
       this.#runs.delete(page);
-      await lease.close();
+      await lease.close(reuse);
     }
   }
 
@@ -160,16 +162,21 @@ export class BrowserFetcher implements Fetcher {
       if (!/interrupted by another navigation/i.test(String(err))) throw err;
       await page.waitForLoadState(render.waitUntil, { timeout: left() });
     }
-    if (render.waitForSelector !== undefined)
-      await page.waitForSelector(render.waitForSelector, { state: 'attached', timeout: left() });
+    const readDom =
+      render.waitForSelector === undefined
+        ? READ_DOM
+        : `(async () => { await ${WAIT_FOR}(${JSON.stringify(render.waitForSelector)}); return ${READ_DOM}; })()`;
     for (let attempt = 1; ; attempt++) {
       try {
-        const html = await page.content();
-        await countPopups(page, this.o.observer);
+        // In the page's own world: page.content() and page.waitForSelector() build a utility
+        // world per document, which took as long as the rest of a small page's render. The
+        // render's timer (#render) bounds the wait for a selector that never comes.
+        const [html, popups] = await page.evaluate<[string, number]>(readDom);
+        for (let i = 0; i < popups; i++) this.o.observer?.blocked?.('popup');
         return html;
       } catch (err) {
-        // "page is navigating": a script moved on; read the DOM of where it went.
-        if (attempt >= CONTENT_ATTEMPTS || !/navigating/i.test(String(err))) throw err;
+        // A script moved on (context destroyed): read the DOM of where it went.
+        if (attempt >= CONTENT_ATTEMPTS || !/navigat|context was destroyed/i.test(String(err))) throw err;
         await page.waitForLoadState(render.waitUntil, { timeout: left() });
       }
     }
@@ -179,12 +186,7 @@ export class BrowserFetcher implements Fetcher {
     if (run.failure) return run.failure;
     if (lease.generation.crashed) return new RenderCrashError(`${url}: the browser crashed`, { cause: err });
     if (err instanceof Error && err.name === 'TimeoutError')
-      return new RenderTimeoutError(
-        `${url}: render not done within ${render.timeoutMs} ms (waitUntil ${render.waitUntil}${
-          render.waitForSelector !== undefined ? `, selector ${render.waitForSelector}` : ''
-        })`,
-        { cause: err },
-      );
+      return new RenderTimeoutError(`${url}: ${timeoutMessage(render)}`, { cause: err });
     if (err instanceof FetchError) return err;
     if (/crash|closed|disconnected/i.test(String(err)))
       return new RenderCrashError(`${url}: ${String(err).split('\n')[0]}`, { cause: err });
@@ -213,6 +215,26 @@ export class BrowserFetcher implements Fetcher {
     ws.close({ code: 1008, reason: 'blocked by crawler' }).catch(() => {});
   }
 
+  /** Dialogs dismissed, popups closed, a tab crash ends its render; once per page, for all its renders. */
+  #watch(page: Page): void {
+    const observer = this.o.observer;
+    page.on('dialog', (dialog) => {
+      dialog.dismiss().catch(() => {});
+    });
+    page.on('popup', (popup) => {
+      observer?.blocked?.('popup');
+      popup.close().catch(() => {});
+    });
+    page.on('crash', () => {
+      observer?.crash?.();
+      const run = this.#runs.get(page);
+      run?.fail(new RenderCrashError(`${run.url}: the page's tab crashed`));
+    });
+    page.on('download', (download) => {
+      download.cancel().catch(() => {});
+    });
+  }
+
   #checkRss(): void {
     const rss = descendantsRssBytes(process.pid);
     this.#lastRss = rss;
@@ -222,27 +244,9 @@ export class BrowserFetcher implements Fetcher {
   }
 }
 
-/** Dialogs dismissed, popups closed, a tab crash ends the render. */
-function watchPage(page: Page, run: PageRun, observer: BrowserFetcherOptions['observer']): void {
-  page.on('dialog', (dialog) => {
-    dialog.dismiss().catch(() => {});
-  });
-  page.on('popup', (popup) => {
-    observer?.blocked?.('popup');
-    popup.close().catch(() => {});
-  });
-  page.on('crash', () => {
-    observer?.crash?.();
-    run.fail(new RenderCrashError(`${run.url}: the page's tab crashed`));
-  });
-  page.on('download', (download) => {
-    download.cancel().catch(() => {});
-  });
-}
-
 /**
  * window.open, replaced before any page script runs (pool.ts): it opens nothing and counts
- * the attempt, so a storm of them costs no page. Read after the DOM.
+ * the attempt, so a storm of them costs no page. READ_DOM reads the count with the DOM.
  */
 export const NO_POPUPS_SCRIPT = `(() => {
   let n = 0;
@@ -251,8 +255,22 @@ export const NO_POPUPS_SCRIPT = `(() => {
   Object.defineProperty(window, '__crawldPopups', { get: () => n, configurable: false });
 })();`;
 
-async function countPopups(page: Page, observer: BrowserFetcherOptions['observer']): Promise<void> {
-  if (!observer?.blocked) return;
-  const n = await page.evaluate('window.__crawldPopups | 0').catch(() => 0);
-  for (let i = 0; i < Number(n); i++) observer.blocked('popup');
+function timeoutMessage(render: RenderRequest): string {
+  const selector = render.waitForSelector !== undefined ? `, selector ${render.waitForSelector}` : '';
+  return `render not done within ${render.timeoutMs} ms (waitUntil ${render.waitUntil}${selector})`;
 }
+
+/** Resolves once a CSS selector matches (checked on each DOM mutation); a bad selector throws. */
+const WAIT_FOR = `((selector) => new Promise((resolve) => {
+  if (document.querySelector(selector)) return resolve(true);
+  const observer = new MutationObserver(() => {
+    if (document.querySelector(selector)) { observer.disconnect(); resolve(true); }
+  });
+  observer.observe(document, { childList: true, subtree: true, attributes: true });
+}))`;
+
+/** The DOM as HTML (with its doctype) and the number of window.open calls NO_POPUPS_SCRIPT counted. */
+const READ_DOM = `(() => {
+  const d = document.doctype;
+  return [(d ? '<!DOCTYPE ' + d.name + '>' : '') + document.documentElement.outerHTML, Number(window.__crawldPopups) | 0];
+})()`;

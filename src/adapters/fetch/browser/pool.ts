@@ -13,6 +13,8 @@ interface ContextSlot {
   served: number;
   open: number;
   retired: boolean;
+  /** Pages done with a render that went well, reset to about:blank, for the next render. */
+  readonly idle: Array<{ page: Page; ready: Promise<unknown> }>;
 }
 
 export interface Generation {
@@ -27,7 +29,8 @@ export interface Generation {
 export interface PageLease {
   readonly page: Page;
   readonly generation: Generation;
-  close(): Promise<void>;
+  /** reuse: the render went well, the page may serve the next one (a new tab costs more than the render). */
+  close(reuse: boolean): Promise<void>;
 }
 
 export interface PoolOptions {
@@ -38,6 +41,8 @@ export interface PoolOptions {
   readonly initScript: string;
   readonly onRoute: (route: Route) => Promise<void>;
   readonly onWebSocket: (ws: WebSocketRoute) => void;
+  /** Called once per new page (listeners); the page then serves several renders. */
+  readonly onPage: (page: Page) => void;
   readonly observer?: BrowserObserver | undefined;
 }
 
@@ -66,9 +71,9 @@ export class BrowserPool {
         slot.retired = true;
         if (gen.context === slot) gen.context = undefined;
       }
-      const page = await (await slot.context).newPage();
+      const page = await this.#page(slot);
       const opened = slot;
-      return { page, generation: gen, close: () => this.#closePage(gen, opened, page) };
+      return { page, generation: gen, close: (reuse) => this.#closePage(gen, opened, page, reuse) };
     } catch (err) {
       if (slot) await this.#releaseContext(slot);
       this.#releaseGeneration(gen);
@@ -141,7 +146,7 @@ export class BrowserPool {
         await ctx.routeWebSocket(/.*/, this.o.onWebSocket);
         return ctx;
       });
-    const slot: ContextSlot = { context, served: 0, open: 0, retired: false };
+    const slot: ContextSlot = { context, served: 0, open: 0, retired: false, idle: [] };
     context.catch(() => {
       slot.retired = true;
       if (gen.context === slot) gen.context = undefined;
@@ -150,8 +155,23 @@ export class BrowserPool {
     return slot;
   }
 
-  async #closePage(gen: Generation, slot: ContextSlot, page: Page): Promise<void> {
-    await page.close().catch(() => {});
+  async #page(slot: ContextSlot): Promise<Page> {
+    for (let idle = slot.idle.pop(); idle; idle = slot.idle.pop()) {
+      await idle.ready;
+      if (!idle.page.isClosed()) return idle.page;
+    }
+    const page = await (await slot.context).newPage();
+    this.o.onPage(page);
+    return page;
+  }
+
+  async #closePage(gen: Generation, slot: ContextSlot, page: Page, reuse: boolean): Promise<void> {
+    if (reuse && !slot.retired && !gen.retiring && !gen.crashed && !page.isClosed()) {
+      // about:blank stops the last page's timers and frees its DOM while the tab waits.
+      slot.idle.push({ page, ready: page.goto('about:blank').catch(() => page.close().catch(() => {})) });
+    } else {
+      await page.close().catch(() => {});
+    }
     await this.#releaseContext(slot);
     this.#releaseGeneration(gen);
   }
