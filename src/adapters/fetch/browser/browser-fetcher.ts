@@ -56,7 +56,6 @@ export class BrowserFetcher implements Fetcher {
   async fetch(request: FetchRequest): Promise<FetchResponse> {
     const startedAt = performance.now();
     const render = request.render ?? DEFAULT_RENDER;
-    const deadline = startedAt + render.timeoutMs;
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     request.signal?.addEventListener('abort', onAbort, { once: true });
@@ -74,7 +73,7 @@ export class BrowserFetcher implements Fetcher {
         this.#rssTimer.unref();
       }
       try {
-        return await this.#render(request, render, document, controller.signal, startedAt, deadline);
+        return await this.#render(request, render, document, controller.signal, startedAt);
       } finally {
         this.#slots.release();
       }
@@ -99,9 +98,11 @@ export class BrowserFetcher implements Fetcher {
     document: FetchResponse,
     signal: AbortSignal,
     startedAt: number,
-    deadline: number,
   ): Promise<FetchResponse> {
     const lease = await this.#pool.openPage();
+    // The render's budget starts with its page: a browser starting, or pages queued for a
+    // slot, are the crawler's delay, not the page's (the adaptive limit sees them in ttfbMs).
+    const deadline = performance.now() + render.timeoutMs;
     const { page } = lease;
     const run = new PageRun({
       page,
