@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -125,4 +126,52 @@ export async function startJsSite(products = 5): Promise<JsSite> {
       }
     },
   };
+}
+
+/** Chromium processes started by `root` (its descendants whose command line names chrom*). */
+export function chromiumPids(root: number): number[] {
+  const parent = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone
+    }
+  }
+  const descends = (pid: number): boolean => {
+    for (let p = parent.get(pid), n = 0; p !== undefined && n < 64; p = parent.get(p), n++)
+      if (p === root) return true;
+    return false;
+  };
+  return [...parent.keys()].filter((pid) => {
+    if (!descends(pid)) return false;
+    try {
+      return /chrom/i.test(readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')[0] ?? '');
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The browser process itself: the chromium descendant without a --type= (renderer, gpu, ...). */
+export function browserPid(root: number): number | undefined {
+  return chromiumPids(root).find((pid) => {
+    try {
+      return !readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('--type=');
+    } catch {
+      return false;
+    }
+  });
+}
+
+export function alive(pid: number): boolean {
+  try {
+    // A zombie still answers kill(0): read its state instead.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
 }

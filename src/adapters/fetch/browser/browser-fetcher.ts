@@ -25,6 +25,10 @@ export const DEFAULT_RENDER: RenderRequest = Object.freeze({
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 /** Attempts to read the DOM while the page's scripts keep navigating. */
 const CONTENT_ATTEMPTS = 5;
+/** How long a failed render waits for a 'disconnected' event before calling it a page error. */
+const CRASH_SETTLE_MS = 100;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class BrowserFetcher implements Fetcher {
   readonly #slots: Slots;
@@ -99,7 +103,15 @@ export class BrowserFetcher implements Fetcher {
     signal: AbortSignal,
     startedAt: number,
   ): Promise<FetchResponse> {
-    const lease = await this.#pool.openPage();
+    let lease: PageLease;
+    try {
+      lease = await this.#pool.openPage();
+    } catch (err) {
+      // A browser that dies while a page opens (or cannot start) is the crawler's trouble,
+      // never the page's: the task is retried.
+      if (err instanceof FetchError) throw err;
+      throw new RenderCrashError(`${request.url}: no page: ${String(err).split('\n')[0]}`, { cause: err });
+    }
     // The render's budget starts with its page: a browser starting, or pages queued for a
     // slot, are the crawler's delay, not the page's (the adaptive limit sees them in ttfbMs).
     const deadline = performance.now() + render.timeoutMs;
@@ -144,7 +156,7 @@ export class BrowserFetcher implements Fetcher {
         totalMs,
       };
     } catch (err) {
-      throw this.#renderError(err, run, lease, request.url, render);
+      throw await this.#renderError(err, run, lease, request.url, render);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
@@ -183,9 +195,19 @@ export class BrowserFetcher implements Fetcher {
     }
   }
 
-  #renderError(err: unknown, run: PageRun, lease: PageLease, url: string, render: RenderRequest): FetchError {
+  async #renderError(
+    err: unknown,
+    run: PageRun,
+    lease: PageLease,
+    url: string,
+    render: RenderRequest,
+  ): Promise<FetchError> {
     if (run.failure) return run.failure;
-    if (lease.generation.crashed) return new RenderCrashError(`${url}: the browser crashed`, { cause: err });
+    // A killed browser fails its pages' calls before its 'disconnected' event: give the event
+    // a moment, so such a failure is a crash (retried) and not a page error (dead-lettered).
+    if (!lease.generation.crashed && !(err instanceof FetchError)) await sleep(CRASH_SETTLE_MS);
+    if (lease.generation.crashed || !lease.page.context().browser()?.isConnected())
+      return new RenderCrashError(`${url}: the browser crashed`, { cause: err });
     if (err instanceof Error && err.name === 'TimeoutError')
       return new RenderTimeoutError(`${url}: ${timeoutMessage(render)}`, { cause: err });
     if (err instanceof FetchError) return err;
