@@ -30,6 +30,26 @@ describe('crawld with render.kind browser (real Chromium)', () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: run scripts/setup-test-env.sh`);
   });
 
+  it('exits 2 naming fetch.browser.executablePath when the browser is missing, and writes nothing', async () => {
+    const dir = tempDir();
+    const config = join(dir, 'crawld.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        dataDir: join(dir, 'data'),
+        fetch: {
+          allowAddresses: ['127.0.0.1:9'],
+          browser: { executablePath: join(dir, 'no-such-chromium') },
+        },
+        jobs: [{ id: 'j', seeds: ['http://127.0.0.1:9/'], render: { kind: 'browser' } }],
+      }),
+    );
+    const r = await runCli(['run', '--config', config, '--once', '--no-progress']);
+    expect(r.code).toBe(2);
+    expect(r.stderr + r.stdout).toContain('fetch.browser.executablePath');
+    expect(existsSync(join(dir, 'data', 'results.jsonl'))).toBe(false);
+  });
+
   describe('on the JavaScript demo shop', () => {
     let site: DemoSite;
     beforeAll(async () => {
