@@ -161,3 +161,78 @@ describe('BrowserFetcher with real Chromium', () => {
     }
   });
 });
+
+describe('BrowserFetcher pool: contexts recycled, browser retired past its RSS cap', () => {
+  let site: JsSite;
+  let http: UndiciFetcher;
+  let browser: BrowserFetcher;
+  const restarts: string[] = [];
+  const rss: number[] = [];
+
+  beforeAll(async () => {
+    site = await startJsSite(10);
+    http = new UndiciFetcher({
+      addressPolicy: { allowPrivateNetworks: false, allow: [`127.0.0.1:${site.port}`] },
+    });
+    browser = new BrowserFetcher({
+      executablePath: CHROMIUM,
+      maxPages: 2,
+      pagesPerContext: 2,
+      // Any browser passes 1 byte: each check retires the running one.
+      maxRssBytes: 1,
+      rssIntervalMs: 200,
+      userAgent: 'crawld-test',
+      maxBodyBytes: 10 * 1024 * 1024,
+      maxNavigations: 5,
+      documentFetcher: http,
+      subresourceFetcher: http.variant({ acceptContentTypes: ['text/*', 'application/*'] }),
+      observer: {
+        restart: (reason) => restarts.push(reason),
+        rss: (bytes) => rss.push(bytes),
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await http?.close();
+    await site?.close();
+  });
+
+  it('renders on through context replacements and browser restarts, losing no page', async () => {
+    const product: RenderRequest = { ...DEFAULT_RENDER, waitForSelector: 'span.price' };
+    for (let i = 1; i <= 6; i++) {
+      const res = await browser.fetch({ url: `${site.origin}/products/${i}`, render: product });
+      expect(res.body.toString()).toContain(`Product ${i}</h1>`);
+      // Let the RSS check see this browser (and retire it) before the next page.
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    expect(rss.some((b) => b > 10 * 1024 * 1024)).toBe(true);
+    expect(restarts.filter((r) => r === 'rss').length).toBeGreaterThanOrEqual(2);
+    expect(restarts).not.toContain('crash');
+  }, 120_000);
+
+  it('replaces a context after pagesPerContext renders', async () => {
+    const closed: number[] = [];
+    const fresh = new BrowserFetcher({
+      executablePath: CHROMIUM,
+      maxPages: 1,
+      pagesPerContext: 2,
+      maxRssBytes: 8 * 1024 ** 3,
+      userAgent: 'crawld-test',
+      maxBodyBytes: 10 * 1024 * 1024,
+      maxNavigations: 5,
+      documentFetcher: http,
+      subresourceFetcher: http.variant({ acceptContentTypes: ['text/*', 'application/*'] }),
+      observer: { contextClosed: (pages) => closed.push(pages) },
+    });
+    try {
+      for (let i = 1; i <= 5; i++)
+        await fresh.fetch({ url: `${site.origin}/products/${i}`, render: DEFAULT_RENDER });
+    } finally {
+      await fresh.close();
+    }
+    // Five renders, two per context: two contexts were full and replaced.
+    expect(closed).toEqual([2, 2]);
+  }, 120_000);
+});
