@@ -14,6 +14,11 @@
 // compare within one run only.
 //
 //   npm run build && node bench/browser.mjs --pages 300 --runs 3
+//
+// --sweep 1,2,4,8 (with --latency-ms 50): the adaptive limit against fixed page counts. crawld's
+// browser path runs with its defaults (adaptive concurrency, --max-pages pages), then once per
+// listed count with concurrency.adaptive false and fetch.browser.maxPages and maxPerHost at
+// that count; prints adaptive / best fixed (the issue's goal: >= 0.9).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -31,6 +36,7 @@ const { values: opt } = parseArgs({
     chromium: { type: 'string', default: '/usr/bin/chromium' },
     'crawlee-dir': { type: 'string', default: process.env.CRAWLEE_DIR ?? '/work/shared/bench' },
     'latency-ms': { type: 'string', default: '0' },
+    sweep: { type: 'string' },
   },
 });
 const pages = Number(opt.pages);
@@ -109,7 +115,7 @@ async function startSite(js) {
   return { origin: `http://127.0.0.1:${port}`, port, child };
 }
 
-async function crawld(site, browser) {
+async function crawld(site, browser, fixed) {
   const dir = mkdtempSync(join(tmpdir(), 'crawld-bench-browser-'));
   const config = join(dir, 'crawld.json');
   writeFileSync(
@@ -119,8 +125,9 @@ async function crawld(site, browser) {
       log: { level: 'error' },
       fetch: {
         allowAddresses: [`127.0.0.1:${site.port}`],
-        ...(browser ? { browser: { executablePath: opt.chromium, maxPages } } : {}),
+        ...(browser ? { browser: { executablePath: opt.chromium, maxPages: fixed ?? maxPages } } : {}),
       },
+      ...(fixed ? { concurrency: { adaptive: false, maxPerHost: fixed, initialPerHost: fixed } } : {}),
       jobs: [
         {
           id: 'shop',
@@ -170,6 +177,29 @@ async function crawlee(site) {
   if (!m) throw new Error(`crawlee failed (${r.code}): ${r.err.slice(-2000)}`);
   const res = JSON.parse(m[1]);
   return { pages: res.pages, priced: res.pages, seconds: r.seconds, peak: r.peak };
+}
+
+if (opt.sweep) {
+  const site = await startSite(true);
+  try {
+    const adaptive = await crawld(site, true);
+    const rate = (r) => r.pages / r.seconds;
+    console.log(`adaptive        ${rate(adaptive).toFixed(2).padStart(8)} pages/s  (max ${maxPages} pages)`);
+    let best = 0;
+    for (const k of opt.sweep.split(',').map(Number)) {
+      const r = await crawld(site, true, k);
+      best = Math.max(best, rate(r));
+      console.log(`fixed ${String(k).padEnd(9)} ${rate(r).toFixed(2).padStart(8)} pages/s`);
+    }
+    console.log(
+      `adaptive / best fixed: x${(rate(adaptive) / best).toFixed(2)} (latency ${opt['latency-ms']} ms, ${pages} pages, load average ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')})`,
+    );
+  } finally {
+    site.child.kill('SIGTERM');
+  }
+  process.exit(0);
 }
 
 const jsSite = await startSite(true);
