@@ -4,7 +4,7 @@ import { BrowserFetcher } from '../adapters/fetch/browser/browser-fetcher.js';
 import { type BrowserObserver, defaultMaxPages, findChromium } from '../adapters/fetch/browser/options.js';
 import { RenderRouter } from '../adapters/fetch/render-router.js';
 import type { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
-import { ConfigError } from '../core/errors.js';
+import { BrowserUnavailableError, ConfigError } from '../core/errors.js';
 import type { CrawlEmitter } from '../core/events.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import type { CrawldConfig } from './config.js';
@@ -26,7 +26,9 @@ export function pageFetcher(config: CrawldConfig, http: UndiciFetcher, events: C
   if (needed && b.executablePath !== undefined && !isExecutable(b.executablePath))
     throw new ConfigError([`fetch.browser.executablePath: ${b.executablePath} is not an executable file`]);
   if (executablePath === undefined) {
-    if (!needed) return http;
+    // A reload may add a browser job: its pages then fail browser_unavailable (retried, then
+    // dead-lettered), never silently fetched without rendering.
+    if (!needed) return new RenderRouter(http, NO_BROWSER);
     throw new ConfigError([
       'fetch.browser.executablePath: no chromium, chromium-browser or google-chrome on PATH (a job renders with a browser)',
     ]);
@@ -62,3 +64,12 @@ function isExecutable(path: string): boolean {
     return false;
   }
 }
+
+const NO_BROWSER: Fetcher = {
+  fetch: async (request) => {
+    throw new BrowserUnavailableError(
+      `${request.url}: no Chromium (fetch.browser.executablePath unset, none on PATH)`,
+    );
+  },
+  close: async () => {},
+};

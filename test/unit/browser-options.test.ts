@@ -53,3 +53,32 @@ describe('jobs[].render', () => {
     expect(bad({ kind: 'browser', timeoutMs: 0 })).toThrow(/render\.timeoutMs/);
   });
 });
+
+describe('pageFetcher without Chromium', () => {
+  it('refuses a config with a browser job, and fails browser pages of a later job as browser_unavailable', async () => {
+    const { pageFetcher } = await import('../../src/daemon/browser-factory.js');
+    const { UndiciFetcher } = await import('../../src/adapters/fetch/undici-fetcher.js');
+    const { TypedEmitter } = await import('../../src/core/events.js');
+    const path = process.env.PATH;
+    process.env.PATH = '';
+    const http = new UndiciFetcher();
+    try {
+      const job = { id: 'j', seeds: ['http://shop.example/'] };
+      expect(() =>
+        pageFetcher(
+          validateConfig({ jobs: [{ ...job, render: { kind: 'browser' } }] }),
+          http,
+          new TypedEmitter(),
+        ),
+      ).toThrow(/fetch\.browser\.executablePath/);
+      const pages = pageFetcher(validateConfig({ jobs: [job] }), http, new TypedEmitter());
+      const render = validateConfig({ jobs: [{ ...job, render: { kind: 'browser' } }] }).jobs[0]?.render;
+      await expect(
+        pages.fetch({ url: 'http://shop.example/', ...(render ? { render } : {}) }),
+      ).rejects.toMatchObject({ reason: 'browser_unavailable', retryable: true });
+    } finally {
+      process.env.PATH = path;
+      await http.close();
+    }
+  });
+});
