@@ -9,7 +9,9 @@
 // better-sqlite3 stays outside: it loads a native addon from its own directory. Everything else
 // is inside, including the modules only some runs need (ioredis, pg, express): a bundled
 // module that is only imported dynamically is evaluated when first imported, whereas an
-// external one would be imported, and evaluated, at start.
+// external one would be imported, and evaluated, at start. playwright-core stays outside too: it
+// reads its own files (browser protocol tables, package.json) at run time, and the browser
+// fetcher imports it only when a job renders with a browser.
 import { build } from 'esbuild';
 
 await build({
@@ -19,7 +21,7 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20.18',
-  external: ['better-sqlite3', 'pg-native'],
+  external: ['better-sqlite3', 'pg-native', 'playwright-core'],
   // CommonJS dependencies call require() on Node built-ins, which an ES module lacks.
   banner: {
     js: "import { createRequire as __crawldRequire } from 'node:module';\nconst require = __crawldRequire(import.meta.url);",

@@ -134,6 +134,7 @@ const siteOptions = {
   capacity: { type: 'string' },
   'change-rate': { type: 'string' },
   'cycle-ms': { type: 'string' },
+  js: { type: 'boolean' },
 } as const;
 
 function siteArgs(values: Record<string, unknown>, portKey: string, defaultPort: number) {
@@ -143,6 +144,7 @@ function siteArgs(values: Record<string, unknown>, portKey: string, defaultPort:
     latencyMs: intOpt(values['latency-ms'], 'latency-ms', 0, 600_000) ?? 0,
     errorRate: numOpt(values['error-rate'], 'error-rate', 0, 1) ?? 0,
     capacity: intOpt(values.capacity, 'capacity', 1, 1_000_000),
+    js: Boolean(values.js),
   };
 }
 
@@ -159,7 +161,10 @@ export async function siteCommand(argv: string[]): Promise<number> {
       ? { priceEpoch: () => Math.floor((Date.now() - start) / cycleMs) }
       : {}),
   });
-  process.stdout.write(`crawld demo site: ${site.url} (${siteArgs(values, 'port', 8300).pages} pages)\n`);
+  const mode = values.js ? ', JavaScript-rendered' : '';
+  process.stdout.write(
+    `crawld demo site: ${site.url} (${siteArgs(values, 'port', 8300).pages} pages${mode})\n`,
+  );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGTERM', stop);
@@ -179,6 +184,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
     'error-rate': { type: 'string' },
     capacity: { type: 'string' },
     'site-port': { type: 'string' },
+    js: { type: 'boolean' },
   });
   const s = siteArgs(values, 'site-port', DEMO_SITE_PORT);
   const site = await startDemoSite(s);
@@ -191,6 +197,9 @@ export async function demoCommand(argv: string[]): Promise<number> {
         {
           id: 'demo',
           seeds: [`${site.url}/`],
+          // --js: the shop renders its products with JavaScript, so the demo renders them too,
+          // until the price is there (the product JSON comes after the load event).
+          ...(s.js ? { render: { kind: 'browser' as const, waitForSelector: 'span.price' } } : {}),
           extract: {
             fields: {
               title: { selector: 'h1.title' },

@@ -8,9 +8,9 @@ Usage:
   crawld run --config FILE [--once] [--http-port P] [--data-dir DIR]
              [--frontier redis://HOST:PORT/DB] [--sink postgres://USER@HOST:PORT/DB ...]
   crawld demo [--pages N] [--latency-ms L] [--site-port P] [--data-dir DIR] [--once]
-              [--http-port P] [--max-concurrency N] [--rate R] [--capacity K]
+              [--http-port P] [--max-concurrency N] [--rate R] [--capacity K] [--js]
   crawld site [--port P] [--host H] [--pages N] [--latency-ms L] [--error-rate R] [--capacity K]
-              [--change-rate R] [--cycle-ms MS]
+              [--change-rate R] [--cycle-ms MS] [--js]
   crawld check-config FILE
   crawld submit URL... [--api URL] [--token-file F] [--priority N] [--job ID]
   crawld dlq list [--api URL | --config FILE | --data-dir DIR | --frontier redis://...]
@@ -31,4 +31,7 @@ Redis frontier (safe while its daemons run).
 --frontier redis://HOST:PORT/DB shares the frontier (and the rate limits) with every daemon
 on that Redis (docs/redis.md); a password in the URL shows in ps: prefer a config file.
 --frontier redis-cluster://HOST:PORT,HOST:PORT,... does the same on a Redis Cluster (any
-reachable start-up node will do; none reachable: exit 2).`;
+reachable start-up node will do; none reachable: exit 2).
+
+--js (site, demo): the shop renders its products with JavaScript; demo crawls it with
+jobs[].render.kind browser, in the system's headless Chromium (docs/browser.md).`;

@@ -31,6 +31,10 @@ export type ErrorCode =
   | 'CRAWLD_ERR_TOO_MANY_REDIRECTS'
   | 'CRAWLD_ERR_REDIRECT_LOOP'
   | 'CRAWLD_ERR_REDIRECT_OUT_OF_SCOPE'
+  | 'CRAWLD_ERR_RENDER_TIMEOUT'
+  | 'CRAWLD_ERR_RENDER_CRASH'
+  | 'CRAWLD_ERR_BROWSER_UNAVAILABLE'
+  | 'CRAWLD_ERR_BLOCKED_SCHEME'
   | 'CRAWLD_ERR_BLOCKED_ADDRESS'
   | 'CRAWLD_ERR_PROXY'
   | 'CRAWLD_ERR_CONTENT_TYPE'
@@ -257,4 +261,25 @@ export class ChangeDeliveryError extends CrawldError {
   override readonly code: ErrorCode = 'CRAWLD_ERR_CHANGE_DELIVERY';
   /** Bounded: the dead-letter reason and a metrics label. */
   readonly reason: string = 'change_delivery';
+}
+
+/** A browser render (document, scripts, waits) outlived jobs[].render.timeoutMs: `networkidle` never came. */
+export class RenderTimeoutError extends RetryableFetchError {
+  override readonly code: ErrorCode = 'CRAWLD_ERR_RENDER_TIMEOUT';
+  override readonly reason = 'render_timeout';
+}
+/** The page's tab or the whole browser crashed (out of memory, killed): retried in a fresh one. */
+export class RenderCrashError extends RetryableFetchError {
+  override readonly code: ErrorCode = 'CRAWLD_ERR_RENDER_CRASH';
+  override readonly reason = 'render_crash';
+}
+/** Chromium could not be started (missing binary, out of memory): the task waits and is retried. */
+export class BrowserUnavailableError extends RetryableFetchError {
+  override readonly code: ErrorCode = 'CRAWLD_ERR_BROWSER_UNAVAILABLE';
+  override readonly reason = 'browser_unavailable';
+}
+/** A page tried to navigate to a scheme other than http(s) (file:, data:, javascript:, ...). */
+export class BlockedSchemeError extends FetchError {
+  override readonly code: ErrorCode = 'CRAWLD_ERR_BLOCKED_SCHEME';
+  override readonly reason = 'blocked_scheme';
 }

@@ -68,6 +68,18 @@ export interface CrawlEvents {
   robotsFetch: { host: string; outcome: string };
   /** A task failed inside crawld itself (sink or frontier error); its lease will expire and it comes back. */
   internalError: { where: string; error: unknown };
+  /** The browser path (adapters/fetch/browser): one render done, in seconds. */
+  browserRender: { seconds: number };
+  /** A browser context was replaced after serving `pages` pages. */
+  browserContextClosed: { pages: number };
+  /** A browser was replaced (reason: crash, rss). */
+  browserRestart: { reason: string };
+  /** A tab or the whole browser crashed. */
+  browserCrash: Record<string, never>;
+  /** A request a page made was refused (reason: one of BLOCKED_REQUEST_REASONS). */
+  browserBlocked: { reason: string };
+  /** RSS of the browser's process tree. */
+  browserRss: { bytes: number };
   idle: Record<string, never>;
   paused: Record<string, never>;
   resumed: Record<string, never>;

@@ -8,6 +8,7 @@ import { aimdDefaults } from '../core/limit/aimd.js';
 import { hostLimitersDefaults } from '../core/limiter.js';
 import { retryAfterDefaults } from '../core/retry-after.js';
 import { controlIssues } from './config-checks.js';
+import { browserSchema, renderSchema } from './config-schema-browser.js';
 import {
   changeSinkSchema,
   jsonExtractSchema,
@@ -126,6 +127,8 @@ const jobSchema = z.strictObject({
   extract: extractSchema.optional(),
   /** Method, headers (secrets as ${ENV}), body and cookies of every request of the job. */
   request: requestSchema.prefault({}),
+  /** http: fetch with undici; browser: render in headless Chromium first (docs/browser.md). */
+  render: renderSchema,
   /**
    * Politeness (docs/politeness.md). true: obey robots.txt (disallowed URLs skipped,
    * Crawl-delay honoured) and meta robots / X-Robots-Tag; false: neither. The object form sets
@@ -296,6 +299,8 @@ const configBase = z.strictObject({
        * Unset: HTTPS_PROXY / HTTP_PROXY / NO_PROXY. Credentials in the URL (or ${ENV}) are never logged.
        */
       proxy: proxyChoice.optional(),
+      /** The Chromium pool of jobs with render.kind browser (docs/browser.md). */
+      browser: browserSchema,
     })
     .prefault({}),
   concurrency: z

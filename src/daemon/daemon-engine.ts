@@ -10,8 +10,10 @@ import { type Clock, systemRandom } from '../core/clock.js';
 import type { CrawlEmitter, CrawlEvents } from '../core/events.js';
 import { JobGate, type JobLimits } from '../core/job-gate.js';
 import type { Logger } from '../observe/logger.js';
+import type { Fetcher } from '../ports/fetcher.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
+import { pageFetcher } from './browser-factory.js';
 import type { CrawldConfig } from './config.js';
 import { createControlPlane } from './control-factory.js';
 import { fetcherOptions, jobProxies } from './fetcher-options.js';
@@ -76,7 +78,16 @@ export function createFetching(root: Root) {
       root.events.emit('proxy', { proxy, result }),
   };
   const fetcher = new UndiciFetcher(fetchOptions);
-  root.stack.push('fetcher', () => fetcher.close());
+  // Jobs with render.kind browser go to headless Chromium (docs/browser.md).
+  let pages: Fetcher;
+  try {
+    pages = pageFetcher(config, fetcher, root.events);
+  } catch (err) {
+    void fetcher.close();
+    throw err;
+  }
+  // Closing the page fetcher closes the browser, when there is one, then the http fetcher.
+  root.stack.push('fetcher', () => pages.close());
   const control = new SwappableControlPlane(root.live.built.control);
   // A reload replaces the breakers: the ones live at the end are closed.
   root.stack.push('breakers', () => root.live.built.breakers.close());
@@ -107,7 +118,7 @@ export function createFetching(root: Root) {
         Math.min(delayMs, root.live.config.politeness.maxCrawlDelayMs),
       ),
   });
-  return { fetcher, fetchOptions, control, robots };
+  return { fetcher, pages, fetchOptions, control, robots };
 }
 
 export interface RunnerParts {
@@ -137,7 +148,7 @@ export function createScheduler(root: Root, p: RunnerParts) {
   };
   const runner = new TaskRunner({
     frontier: p.store.frontier,
-    fetcher: p.fetching.fetcher,
+    fetcher: p.fetching.pages,
     sinks: p.sinks,
     sinksFor: p.sinksFor,
     partial: p.partial,

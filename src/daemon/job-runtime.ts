@@ -1,6 +1,7 @@
 import type { RecrawlPolicy } from '../core/recrawl-interval.js';
 import type { NormaliseOptions, ScopeRules } from '../core/rules.js';
 import type { Extractor } from '../ports/extractor.js';
+import type { RenderRequest } from '../ports/fetcher.js';
 
 /** A job as the scheduler runs it: config compiled into ready objects. */
 export interface JobRuntime {
@@ -31,6 +32,8 @@ export interface JobRuntime {
   readonly method?: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
+  /** Set for jobs rendered in a browser (jobs[].render.kind browser); unset: plain HTTP. */
+  readonly render?: RenderRequest;
 }
 
 /** How long to wait before attempt number `attempt` (1 = first retry). */

@@ -57,6 +57,7 @@ export function compileJob(job: JobConfig, defaultUserAgent = 'crawld'): JobRunt
     maxLinksPerPage: job.scope.maxLinksPerPage,
     ...robotsSettings(job.robots, request.headers['user-agent'] ?? defaultUserAgent),
     detectChanges: job.detectChanges ?? job.recrawlIntervalMs !== undefined,
+    ...(job.render.kind === 'browser' ? { render: job.render } : {}),
   };
 }
 

@@ -115,6 +115,7 @@ export class TaskRunner {
         ...(job.proxy !== undefined ? { proxy: job.proxy } : {}),
         ...(job.body !== undefined ? { body: job.body } : {}),
         followRedirect: (target) => this.#followRedirect(task, job, target),
+        ...(job.render !== undefined ? { render: job.render } : {}),
       });
     } catch (err) {
       return this.onFetchError(task, permit, err);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type ProductJson, productApiIndex, renderShell } from './js-shell.js';
 
 /**
  * A deterministic synthetic shop for demos, tests and benchmarks (comparable to the peers'
@@ -34,6 +35,8 @@ export interface DemoSiteOptions {
    * epoch). Unset: every page changes at every epoch.
    */
   readonly changeRate: number | undefined;
+  /** JavaScript mode (js-shell.ts): product pages are shells rendering /api/p/<i>.json. */
+  readonly js: boolean;
 }
 
 export const DEFAULT_DEMO_SITE: DemoSiteOptions = {
@@ -46,6 +49,7 @@ export const DEFAULT_DEMO_SITE: DemoSiteOptions = {
   seed: 1,
   priceEpoch: undefined,
   changeRate: undefined,
+  js: false,
 };
 
 export interface DemoSiteStats {
@@ -130,6 +134,17 @@ export function pageLinks(i: number, pages: number, seed: number): number[] {
 
 export function pagePrice(i: number, seed: number, epoch: number): string {
   return formatPrice(100 + (hash(seed, i, epoch, 2) % 250_000));
+}
+
+function productJson(i: number, o: DemoSiteOptions, epoch: number): ProductJson {
+  const h = hash(o.seed, i, 3);
+  return {
+    id: i,
+    title: `Product ${i}`,
+    name: `${ADJECTIVES[h % ADJECTIVES.length]} ${NOUNS[(h >>> 8) % NOUNS.length]}`,
+    price: pagePrice(i, o.seed, pageEpoch(i, epoch, o.seed, o.changeRate)),
+    related: pageLinks(i, o.pages, o.seed).map(pagePath),
+  };
 }
 
 function renderPage(i: number, o: DemoSiteOptions, epoch: number, filler: Buffer): Buffer {
@@ -243,6 +258,10 @@ export async function startDemoSite(options: Partial<DemoSiteOptions> = {}): Pro
         res.writeHead(301, { location: '/', 'content-length': 0 });
         return res.end();
       }
+      if (o.js) {
+        pagesServed++;
+        return send(res, 200, 'text/html; charset=utf-8', renderShell(i));
+      }
       const version = pageEpoch(i, epochOf(), o.seed, o.changeRate);
       const v = validators(i, version, o);
       if (notModified(req, v.etag, v.lastModified)) {
@@ -255,6 +274,9 @@ export async function startDemoSite(options: Partial<DemoSiteOptions> = {}): Pro
       res.setHeader('last-modified', v.lastModified);
       return send(res, 200, 'text/html; charset=utf-8', renderPage(i, o, version, filler));
     }
+    const api = o.js ? productApiIndex(path, o.pages) : undefined;
+    if (api !== undefined)
+      return send(res, 200, 'application/json', JSON.stringify(productJson(api, o, epochOf())));
     const origin = `http://${req.headers.host ?? `${o.host}:${port}`}`;
     if (path === '/robots.txt') {
       return send(

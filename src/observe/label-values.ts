@@ -7,6 +7,14 @@
  */
 import { TLS_REASONS } from '../core/errors.js';
 
+/** The browser path's own failures (adapters/fetch/browser, docs/browser.md). */
+const BROWSER_ERROR_REASONS = [
+  'render_timeout',
+  'render_crash',
+  'browser_unavailable',
+  'blocked_scheme',
+] as const;
+
 /** crawld_requests_total{status_class}. */
 export const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx', 'other'] as const;
 
@@ -31,6 +39,7 @@ export const FETCH_ERROR_REASONS = [
   'aborted',
   'fetch_error',
   ...TLS_REASONS,
+  ...BROWSER_ERROR_REASONS,
 ] as const;
 
 /** HTTP statuses the crawl retries (HttpStatusError: 408, 429, 5xx); reasons are `http_NNN`. */
@@ -44,6 +53,9 @@ export const RETRY_REASONS = [
   'total_timeout',
   'connection',
   ...RETRIED_STATUSES,
+  'render_timeout',
+  'render_crash',
+  'browser_unavailable',
 ] as const;
 
 /** crawld_dead_letters_total{reason}: retries exhausted, or a failure not worth retrying. */
@@ -65,6 +77,7 @@ export const DEAD_LETTER_REASONS = [
   'http_404',
   'http_410',
   'change_delivery',
+  'blocked_scheme',
 ] as const;
 
 /** crawld_skipped_total{reason}. */

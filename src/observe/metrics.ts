@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { CrawlEmitter } from '../core/events.js';
 import type { FrontierStats } from '../ports/frontier.js';
+import { registerBrowserMetrics } from './browser-metrics.js';
 import { HostLabels } from './host-labels.js';
 import * as known from './label-values.js';
 import { registerRobotsMetrics } from './robots-metrics.js';
@@ -403,6 +404,7 @@ export function createMetrics(
   events.on('sinkWrite', (e) => sinkWrites.inc({ sink: e.sink }, e.records));
   registerSinkMetrics(events, registry, config.sinks ?? []);
   registerRobotsMetrics(events, registry);
+  registerBrowserMetrics(events, registry);
   events.on('internalError', () => internalErrors.inc());
   events.on('throttled', (e) => {
     throttled.inc({ host: hosts.label(e.host), reason: e.reason });

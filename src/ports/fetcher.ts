@@ -1,3 +1,15 @@
+/** How a browser fetcher renders a page (jobs[].render); other fetchers ignore it. */
+export interface RenderRequest {
+  readonly kind: 'http' | 'browser';
+  readonly waitUntil: 'load' | 'domcontentloaded' | 'networkidle';
+  /** Then wait until this CSS selector is attached to the DOM. */
+  readonly waitForSelector?: string | undefined;
+  /** Budget of the whole render. */
+  readonly timeoutMs: number;
+  /** Resource types the page may not fetch (image, media, font, stylesheet). */
+  readonly blockResources: readonly string[];
+}
+
 export interface FetchRequest {
   readonly url: string;
   /** @default 'GET' */
@@ -21,6 +33,8 @@ export interface FetchRequest {
    * redirect is followed.
    */
   readonly followRedirect?: (target: URL) => boolean;
+  /** Render in a browser (jobs[].render); undefined or kind http: a plain HTTP fetch. */
+  readonly render?: RenderRequest;
   /** Aborts the request (shutdown); the fetch then rejects with AbortedError. */
   readonly signal?: AbortSignal;
 }

@@ -1,0 +1,198 @@
+/**
+ * The browser and its contexts. One browser at a time takes new pages; a browser that crashed
+ * is dropped at once (its pages fail with render_crash and are retried), one whose RSS passed
+ * the cap is retired: it takes no new page and closes when its last page is done, while a new
+ * one starts. Contexts (cookies, cache, memory of past pages) are replaced after N pages.
+ */
+import type { Browser, BrowserContext, Page, Route, WebSocketRoute } from 'playwright-core';
+import { BrowserUnavailableError } from '../../../core/errors.js';
+import type { BrowserObserver, BrowserRestartReason } from './options.js';
+
+interface ContextSlot {
+  readonly context: Promise<BrowserContext>;
+  served: number;
+  open: number;
+  retired: boolean;
+  /** Pages done with a render that went well, reset to about:blank, for the next render. */
+  readonly idle: Array<{ page: Page; ready: Promise<unknown> }>;
+}
+
+export interface Generation {
+  readonly browser: Promise<Browser>;
+  inflight: number;
+  retiring: boolean;
+  /** Disconnected without being asked to: its pages' errors are crashes. */
+  crashed: boolean;
+  context?: ContextSlot | undefined;
+}
+
+export interface PageLease {
+  readonly page: Page;
+  readonly generation: Generation;
+  /** reuse: the render went well, the page may serve the next one (a new tab costs more than the render). */
+  close(reuse: boolean): Promise<void>;
+}
+
+export interface PoolOptions {
+  readonly launch: () => Promise<Browser>;
+  readonly pagesPerContext: number;
+  readonly userAgent: string;
+  /** Runs in every frame before the page's own scripts. */
+  readonly initScript: string;
+  readonly onRoute: (route: Route) => Promise<void>;
+  readonly onWebSocket: (ws: WebSocketRoute) => void;
+  /** Called once per new page (listeners); the page then serves several renders. */
+  readonly onPage: (page: Page) => void;
+  readonly observer?: BrowserObserver | undefined;
+}
+
+export class BrowserPool {
+  #current: Generation | undefined;
+  readonly #all = new Set<Generation>();
+  #closing = false;
+
+  constructor(private readonly o: PoolOptions) {}
+
+  get generations(): number {
+    return this.#all.size;
+  }
+
+  async openPage(): Promise<PageLease> {
+    if (this.#closing) throw new BrowserUnavailableError('browser pool is closing');
+    const gen = this.#generation();
+    gen.inflight++;
+    let slot: ContextSlot | undefined;
+    try {
+      const browser = await gen.browser;
+      slot = this.#contextSlot(gen, browser);
+      slot.open++;
+      slot.served++;
+      if (slot.served >= this.o.pagesPerContext) {
+        slot.retired = true;
+        if (gen.context === slot) gen.context = undefined;
+      }
+      const page = await this.#page(slot);
+      const opened = slot;
+      return { page, generation: gen, close: (reuse) => this.#closePage(gen, opened, page, reuse) };
+    } catch (err) {
+      if (slot) await this.#releaseContext(slot);
+      this.#releaseGeneration(gen);
+      throw err;
+    }
+  }
+
+  /** Retires the current browser: it finishes its pages, new ones go to a fresh browser. */
+  retire(reason: BrowserRestartReason): void {
+    const gen = this.#current;
+    if (!gen || gen.retiring) return;
+    gen.retiring = true;
+    this.#current = undefined;
+    this.o.observer?.restart?.(reason);
+    if (gen.inflight === 0) void this.#closeBrowser(gen);
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    this.#current = undefined;
+    await Promise.all([...this.#all].map((g) => this.#closeBrowser(g)));
+  }
+
+  #generation(): Generation {
+    if (this.#current) return this.#current;
+    const gen: Generation = {
+      browser: this.o.launch(),
+      inflight: 0,
+      retiring: false,
+      crashed: false,
+    };
+    this.#current = gen;
+    this.#all.add(gen);
+    gen.browser.then(
+      (browser) => {
+        browser.on('disconnected', () => this.#onDisconnected(gen));
+        // Closed or retired while it was starting: nobody will use it.
+        if (this.#closing || (gen.retiring && gen.inflight === 0)) void this.#closeBrowser(gen);
+      },
+      () => {
+        // Failed to start: the next page tries again (its own task is retried).
+        this.#all.delete(gen);
+        if (this.#current === gen) this.#current = undefined;
+      },
+    );
+    return gen;
+  }
+
+  #onDisconnected(gen: Generation): void {
+    this.#all.delete(gen);
+    if (this.#current === gen) this.#current = undefined;
+    if (this.#closing || gen.retiring) return;
+    gen.crashed = true;
+    this.o.observer?.crash?.();
+    this.o.observer?.restart?.('crash');
+  }
+
+  #contextSlot(gen: Generation, browser: Browser): ContextSlot {
+    if (gen.context && !gen.context.retired) return gen.context;
+    const context = browser
+      .newContext({
+        userAgent: this.o.userAgent,
+        serviceWorkers: 'block',
+        acceptDownloads: false,
+        javaScriptEnabled: true,
+      })
+      .then(async (ctx) => {
+        await ctx.addInitScript(this.o.initScript);
+        await ctx.route('**/*', this.o.onRoute);
+        await ctx.routeWebSocket(/.*/, this.o.onWebSocket);
+        return ctx;
+      });
+    const slot: ContextSlot = { context, served: 0, open: 0, retired: false, idle: [] };
+    context.catch(() => {
+      slot.retired = true;
+      if (gen.context === slot) gen.context = undefined;
+    });
+    gen.context = slot;
+    return slot;
+  }
+
+  async #page(slot: ContextSlot): Promise<Page> {
+    for (let idle = slot.idle.pop(); idle; idle = slot.idle.pop()) {
+      await idle.ready;
+      if (!idle.page.isClosed()) return idle.page;
+    }
+    const page = await (await slot.context).newPage();
+    this.o.onPage(page);
+    return page;
+  }
+
+  async #closePage(gen: Generation, slot: ContextSlot, page: Page, reuse: boolean): Promise<void> {
+    if (reuse && !slot.retired && !gen.retiring && !gen.crashed && !page.isClosed()) {
+      // about:blank stops the last page's timers and frees its DOM while the tab waits.
+      slot.idle.push({ page, ready: page.goto('about:blank').catch(() => page.close().catch(() => {})) });
+    } else {
+      await page.close().catch(() => {});
+    }
+    await this.#releaseContext(slot);
+    this.#releaseGeneration(gen);
+  }
+
+  async #releaseContext(slot: ContextSlot): Promise<void> {
+    slot.open--;
+    if (!slot.retired || slot.open > 0) return;
+    this.o.observer?.contextClosed?.(slot.served);
+    const ctx = await slot.context.catch(() => undefined);
+    await ctx?.close().catch(() => {});
+  }
+
+  #releaseGeneration(gen: Generation): void {
+    gen.inflight--;
+    if (gen.retiring && gen.inflight === 0) void this.#closeBrowser(gen);
+  }
+
+  async #closeBrowser(gen: Generation): Promise<void> {
+    gen.retiring = true;
+    this.#all.delete(gen);
+    const browser = await gen.browser.catch(() => undefined);
+    await browser?.close().catch(() => {});
+  }
+}

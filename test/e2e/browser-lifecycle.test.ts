@@ -1,0 +1,111 @@
+/**
+ * The browser's life under a running daemon, with real Chromium: killed mid-crawl (the tasks
+ * rendering in it are retried in a new one, 0 lost) and SIGTERM during renders (the daemon
+ * drains, closes the browser and exits 0; a rerun finishes the crawl).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
+import { countLines, freePort, readJsonl, runCli, startCli, tempDir, until } from '../helpers/cli.js';
+import { metricSum } from '../helpers/hostile-server.js';
+import { alive, browserPid, CHROMIUM, chromiumPids } from '../helpers/js-site.js';
+
+function writeConfig(dir: string, site: DemoSite, extra: Record<string, unknown> = {}): string {
+  const file = join(dir, 'crawld.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      dataDir: join(dir, 'data'),
+      fetch: {
+        allowAddresses: [`127.0.0.1:${site.port}`],
+        browser: { executablePath: CHROMIUM, maxPages: 3 },
+      },
+      jobs: [
+        {
+          id: 'shop',
+          seeds: [`${site.url}/`],
+          render: { kind: 'browser', waitForSelector: 'span.price' },
+          extract: { fields: { price: { selector: 'span.price' } } },
+        },
+      ],
+      ...extra,
+    }),
+  );
+  return file;
+}
+
+async function dlq(dir: string): Promise<string> {
+  const r = await runCli(['dlq', 'list', '--json', '--data-dir', join(dir, 'data')]);
+  expect(r.code).toBe(0);
+  return r.stdout;
+}
+
+describe('browser lifecycle under the daemon', () => {
+  let site: DemoSite | undefined;
+  afterEach(async () => {
+    await site?.close();
+  });
+
+  it('a browser killed mid-crawl is restarted and no task is lost', async () => {
+    const pages = 30;
+    // Each product's JSON takes 300 ms: renders are in flight when the browser dies.
+    site = await startDemoSite({ js: true, pages, latencyMs: 300 });
+    const dir = tempDir();
+    const port = await freePort();
+    const config = writeConfig(dir, site, { http: { port } });
+    const daemon = startCli(['run', '--config', config, '--once', '--no-progress']);
+    const results = join(dir, 'data', 'results.jsonl');
+    let metrics = '';
+    try {
+      await until(() => countLines(results) >= 3, 60_000);
+      const pid = browserPid(daemon.child.pid ?? -1);
+      expect(pid).toBeDefined();
+      process.kill(pid as number, 'SIGKILL');
+      await until(async () => {
+        metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        return metricSum(metrics, 'crawld_browser_restarts_total', { reason: 'crash' }) >= 1;
+      }, 30_000);
+      expect(await daemon.exited).toBe(0);
+    } finally {
+      daemon.child.kill('SIGKILL');
+    }
+    const urls = new Set(readJsonl(results).map((r) => r.url));
+    const dead = await dlq(dir);
+    expect(dead).toBe('');
+    expect(urls.size).toBe(pages);
+    expect(metricSum(metrics, 'crawld_browser_crashes_total')).toBeGreaterThanOrEqual(1);
+    expect(metricSum(metrics, 'crawld_render_duration_seconds_count')).toBeGreaterThanOrEqual(3);
+  }, 150_000);
+
+  it('SIGTERM during renders drains, closes the browser and exits 0; a rerun finishes', async () => {
+    const pages = 20;
+    // 1.5 s per product JSON: SIGTERM finds renders waiting for their data.
+    site = await startDemoSite({ js: true, pages, latencyMs: 1500 });
+    const dir = tempDir();
+    const config = writeConfig(dir, site, { shutdown: { drainTimeoutMs: 1000 } });
+    const daemon = startCli(['run', '--config', config, '--no-progress']);
+    const results = join(dir, 'data', 'results.jsonl');
+    let browsers: number[] = [];
+    try {
+      await until(() => countLines(results) >= 1, 60_000);
+      browsers = chromiumPids(daemon.child.pid ?? -1);
+      expect(browsers.length).toBeGreaterThan(0);
+      const t0 = Date.now();
+      daemon.child.kill('SIGTERM');
+      expect(await daemon.exited).toBe(0);
+      // Drain (1 s) and closing the browser, not a hang.
+      expect(Date.now() - t0).toBeLessThan(15_000);
+    } finally {
+      daemon.child.kill('SIGKILL');
+    }
+    expect(daemon.stdout()).toMatch(/"aborted":[1-9].*"message":"shutdown: drained"/);
+    await until(() => browsers.every((pid) => !alive(pid)), 10_000);
+    const again = await runCli(['run', '--config', config, '--once', '--no-progress'], {}, 120_000);
+    expect(again.code, again.stdout).toBe(0);
+    const records = readJsonl(results);
+    expect(new Set(records.map((r) => r.url)).size).toBe(pages);
+    for (const r of records) expect((r.fields as { price?: string }).price).toMatch(/^\$[0-9,]+\.\d\d$/);
+    expect(await dlq(dir)).toBe('');
+  }, 180_000);
+});

@@ -1,0 +1,197 @@
+/**
+ * The browser path through the CLI as a user runs it, with real Chromium: `crawl --once` and
+ * `run --once` without an HTTP server, extraction on the rendered DOM, the SSRF guard on a
+ * page's own requests, and each bad input ending as a recorded reason on its task.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
+import { readJsonl, runCli, tempDir } from '../helpers/cli.js';
+import { CHROMIUM, type JsSite, startJsSite } from '../helpers/js-site.js';
+
+interface DeadLetter {
+  url: string;
+  reason: string;
+  attempts: number;
+}
+
+async function deadLetters(dataDir: string): Promise<DeadLetter[]> {
+  const r = await runCli(['dlq', 'list', '--json', '--data-dir', dataDir]);
+  expect(r.code).toBe(0);
+  return r.stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as DeadLetter);
+}
+
+describe('crawld with render.kind browser (real Chromium)', () => {
+  beforeAll(() => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: run scripts/setup-test-env.sh`);
+  });
+
+  it('exits 2 naming fetch.browser.executablePath when the browser is missing, and writes nothing', async () => {
+    const dir = tempDir();
+    const config = join(dir, 'crawld.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        dataDir: join(dir, 'data'),
+        fetch: {
+          allowAddresses: ['127.0.0.1:9'],
+          browser: { executablePath: join(dir, 'no-such-chromium') },
+        },
+        jobs: [{ id: 'j', seeds: ['http://127.0.0.1:9/'], render: { kind: 'browser' } }],
+      }),
+    );
+    const r = await runCli(['run', '--config', config, '--once', '--no-progress']);
+    expect(r.code).toBe(2);
+    expect(r.stderr + r.stdout).toContain('fetch.browser.executablePath');
+    expect(existsSync(join(dir, 'data', 'results.jsonl'))).toBe(false);
+  });
+
+  describe('on the JavaScript demo shop', () => {
+    let site: DemoSite;
+    beforeAll(async () => {
+      site = await startDemoSite({ js: true, pages: 15 });
+    });
+    afterAll(async () => {
+      await site?.close();
+    });
+
+    const job = (render: Record<string, unknown>) => ({
+      id: 'shop',
+      seeds: [`${site.url}/`],
+      render,
+      extract: {
+        fields: {
+          title: { selector: 'h1.title' },
+          price: { selector: 'span.price', regex: '([0-9.,]+)' },
+        },
+        follow: [{ selector: 'ul.related a' }],
+        followAllLinks: false,
+      },
+    });
+
+    it('crawl --once extracts fields and follows links from the rendered DOM', async () => {
+      const dir = tempDir();
+      const config = join(dir, 'crawld.json');
+      writeFileSync(
+        config,
+        JSON.stringify({
+          fetch: {
+            allowAddresses: [`127.0.0.1:${site.port}`],
+            browser: { executablePath: CHROMIUM, maxPages: 2 },
+          },
+          jobs: [job({ kind: 'browser', waitForSelector: 'span.price' })],
+        }),
+      );
+      const r = await runCli(
+        ['crawl', `${site.url}/`, '--config', config, '--data-dir', dir, '--once', '--no-progress'],
+        {},
+        120_000,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const records = readJsonl(join(dir, 'results.jsonl'));
+      // Every page is reachable only through links the script renders.
+      expect(records).toHaveLength(15);
+      for (const rec of records) {
+        const i = rec.url === `${site.url}/` ? 0 : Number(String(rec.url).split('/p/')[1]);
+        expect((rec.fields as Record<string, unknown>).title).toBe(`Product ${i}`);
+        expect((rec.fields as Record<string, unknown>).price).toMatch(/^[0-9.,]+$/);
+      }
+      // The same job over plain HTTP sees the shell only: no fields, no links.
+      const plain = tempDir();
+      const plainConfig = join(plain, 'crawld.json');
+      writeFileSync(
+        plainConfig,
+        JSON.stringify({
+          fetch: { allowAddresses: [`127.0.0.1:${site.port}`] },
+          jobs: [job({ kind: 'http' })],
+        }),
+      );
+      const p = await runCli([
+        'run',
+        '--config',
+        plainConfig,
+        '--data-dir',
+        plain,
+        '--once',
+        '--no-progress',
+      ]);
+      expect(p.code, p.stderr).toBe(0);
+      const shells = readJsonl(join(plain, 'results.jsonl'));
+      expect(shells).toHaveLength(1);
+      expect(shells[0]?.fields).toEqual({ title: null, price: null });
+    }, 150_000);
+  });
+
+  describe('hostile pages', () => {
+    let site: JsSite;
+    beforeAll(async () => {
+      site = await startJsSite();
+    });
+    afterAll(async () => {
+      await site?.close();
+    });
+
+    it('each bad input ends as a recorded reason; the crawl finishes and the guard holds', async () => {
+      const dir = tempDir();
+      const config = join(dir, 'crawld.json');
+      const u = (p: string) => `${site.origin}${p}`;
+      const extract = { fields: { title: { selector: 'h1.title' } }, followAllLinks: false };
+      writeFileSync(
+        config,
+        JSON.stringify({
+          dataDir: dir,
+          // Only the site's port: the secret server on 127.0.0.1 is refused like any loopback address.
+          fetch: {
+            allowAddresses: [`127.0.0.1:${site.port}`],
+            browser: { executablePath: CHROMIUM, maxPages: 2 },
+          },
+          retry: { maxAttempts: 2, baseDelayMs: 100, maxDelayMs: 200 },
+          jobs: [
+            {
+              id: 'idle',
+              seeds: [u('/never-idle')],
+              render: { kind: 'browser', waitUntil: 'networkidle', timeoutMs: 3000 },
+              extract,
+            },
+            {
+              id: 'bad',
+              seeds: ['/loop-a', '/popups', '/alert', '/private-nav', '/ssrf', '/busy'].map(u),
+              render: { kind: 'browser', timeoutMs: 5000 },
+              extract,
+            },
+            {
+              // Filling a 512 MiB heap takes a while on a loaded machine: a budget it cannot reach.
+              id: 'hog',
+              seeds: [u('/hog')],
+              render: { kind: 'browser', timeoutMs: 60_000 },
+              extract,
+            },
+          ],
+        }),
+      );
+      const r = await runCli(['run', '--config', config, '--once', '--no-progress'], {}, 170_000);
+      expect(r.code, r.stderr).toBe(0);
+      const records = readJsonl(join(dir, 'results.jsonl'));
+      const titles = Object.fromEntries(
+        records.map((rec) => [new URL(String(rec.url)).pathname, (rec.fields as { title?: string }).title]),
+      );
+      expect(titles).toStrictEqual({ '/popups': 'popups', '/alert': 'after dialogs', '/ssrf': 'ssrf' });
+      const dead = Object.fromEntries(
+        (await deadLetters(dir)).map((d) => [new URL(d.url).pathname, `${d.reason}/${d.attempts}`]),
+      );
+      expect(dead).toEqual({
+        // Retryable failures were tried twice (retry.maxAttempts), the others once.
+        '/never-idle': 'render_timeout/2',
+        '/busy': 'render_timeout/2',
+        '/hog': 'render_crash/2',
+        '/loop-a': 'redirect_loop/1',
+        '/private-nav': 'blocked_address/1',
+      });
+      expect(site.secret.requests).toBe(0);
+    }, 180_000);
+  });
+});
