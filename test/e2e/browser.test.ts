@@ -7,7 +7,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
-import { readJsonl, runCli, tempDir } from '../helpers/cli.js';
+import { freePort, readJsonl, runCli, startCli, tempDir, until } from '../helpers/cli.js';
+import { metricSum } from '../helpers/hostile-server.js';
 import { CHROMIUM, type JsSite, startJsSite } from '../helpers/js-site.js';
 
 interface DeadLetter {
@@ -193,5 +194,47 @@ describe('crawld with render.kind browser (real Chromium)', () => {
       });
       expect(site.secret.requests).toBe(0);
     }, 180_000);
+
+    it('counts the refused subresource requests of a page in /metrics', async () => {
+      const dir = tempDir();
+      const port = await freePort();
+      const config = join(dir, 'crawld.json');
+      writeFileSync(
+        config,
+        JSON.stringify({
+          dataDir: dir,
+          http: { port },
+          fetch: { allowAddresses: [`127.0.0.1:${site.port}`], browser: { executablePath: CHROMIUM } },
+          jobs: [
+            {
+              id: 'ssrf',
+              seeds: [`${site.origin}/ssrf`],
+              render: { kind: 'browser' },
+              extract: { fields: { title: { selector: 'h1.title' } } },
+            },
+          ],
+        }),
+      );
+      const daemon = startCli(['run', '--config', config, '--no-progress']);
+      let metrics = '';
+      try {
+        await until(() => readJsonl(join(dir, 'results.jsonl')).length === 1, 60_000);
+        // The browser's RSS is read every 2 s while it runs.
+        await until(async () => {
+          metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+          return metricSum(metrics, 'crawld_browser_rss_bytes') > 0;
+        }, 10_000);
+      } finally {
+        daemon.child.kill('SIGTERM');
+        await daemon.exited;
+      }
+      // iframe, script, fetch and XHR to the secret server: refused after the address check.
+      expect(
+        metricSum(metrics, 'crawld_browser_blocked_requests_total', { reason: 'blocked_address' }),
+      ).toBeGreaterThanOrEqual(4);
+      expect(metricSum(metrics, 'crawld_render_duration_seconds_count')).toBe(1);
+      expect(metricSum(metrics, 'crawld_browser_rss_bytes')).toBeGreaterThan(0);
+      expect(site.secret.requests).toBe(0);
+    }, 90_000);
   });
 });
