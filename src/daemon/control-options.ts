@@ -95,4 +95,9 @@ export function retryBackoffOf(r: RetrySection): { baseMs: number; maxMs: number
   return { baseMs: r.baseDelayMs, maxMs: Math.max(r.baseDelayMs, r.maxDelayMs) };
 }
 
+/** The retry section of the config as the retry policy's options. */
+export function retryPolicyOptions(r: RetrySection & { maxAttempts: number; retryAfterCapMs: number }) {
+  return { maxAttempts: r.maxAttempts, backoff: retryBackoffOf(r), retryAfterCapMs: r.retryAfterCapMs };
+}
+
 export const RETRY_KEYS: Readonly<Record<string, string>> = { baseMs: 'baseDelayMs', maxMs: 'maxDelayMs' };

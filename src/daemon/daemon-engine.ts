@@ -16,6 +16,7 @@ import type { Sink } from '../ports/sink.js';
 import { pageFetcher } from './browser-factory.js';
 import type { CrawldConfig } from './config.js';
 import { createControlPlane } from './control-factory.js';
+import { retryPolicyOptions } from './control-options.js';
 import { fetcherOptions, jobProxies } from './fetcher-options.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import type { JobRuntime, RetryPolicy } from './job-runtime.js';
@@ -137,7 +138,7 @@ export interface RunnerParts {
 export function createScheduler(root: Root, p: RunnerParts) {
   const { config } = root.live;
   const { control } = p.fetching;
-  root.live.retryPolicy = createRetryPolicy(config.retry, root.clock, systemRandom);
+  root.live.retryPolicy = createRetryPolicy(retryPolicyOptions(config.retry), root.clock, systemRandom);
   // The runner keeps this object; a reload swaps the policy behind it.
   const retry: RetryPolicy = {
     get maxAttempts() {

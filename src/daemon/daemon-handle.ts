@@ -12,6 +12,7 @@ import type { Sink } from '../ports/sink.js';
 import { VERSION } from '../version.js';
 import { resolveAdminToken } from './admin-auth.js';
 import type { CrawldConfig } from './config.js';
+import { retryPolicyOptions } from './control-options.js';
 import type { Daemon } from './daemon-api.js';
 import { buildControl, type createFetching, jobLimitsOf, type Root } from './daemon-engine.js';
 import type { DaemonHttp } from './daemon-http.js';
@@ -126,7 +127,7 @@ async function applyReload(
   p.fetching.control.swap(live.built.control);
   // Old breakers keep no timers once closed; their in-flight reports still land on them.
   setTimeout(() => old.breakers.close(), next.shutdown.drainTimeoutMs + 60_000).unref();
-  live.retryPolicy = createRetryPolicy(next.retry, root.clock, systemRandom);
+  live.retryPolicy = createRetryPolicy(retryPolicyOptions(next.retry), root.clock, systemRandom);
   p.jobGate.update(jobLimitsOf(next));
   root.logger.level = next.log.level;
   for (const job of next.jobs) {

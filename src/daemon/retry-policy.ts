@@ -1,19 +1,18 @@
-import { backoffDelayMs } from '../core/backoff.js';
+import { type BackoffOptions, backoffDelayMs } from '../core/backoff.js';
 import type { Clock, Random } from '../core/clock.js';
 import { parseRetryAfter } from '../core/retry-after.js';
-import { retryBackoffOf } from './control-options.js';
 import type { RetryPolicy } from './job-runtime.js';
 
 export interface RetryPolicyOptions {
   readonly maxAttempts: number;
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
+  /** Exponential backoff of the retries (config/control-options.ts retryBackoffOf maps the config). */
+  readonly backoff: BackoffOptions;
   readonly retryAfterCapMs: number;
 }
 
 /** Exponential backoff with full jitter; a server's Retry-After wins when it asks for longer. */
 export function createRetryPolicy(o: RetryPolicyOptions, clock: Clock, random: Random): RetryPolicy {
-  const backoff = retryBackoffOf(o);
+  const backoff = o.backoff;
   return {
     maxAttempts: o.maxAttempts,
     delayMs(attempt, retryAfterMs) {

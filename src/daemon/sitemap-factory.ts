@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
+import { decodeXml } from '../adapters/parse/charset.js';
 import { MemorySitemapStateStore, SqliteSitemapStateStore } from '../adapters/sitemap/sitemap-state.js';
 import type { Logger } from '../observe/logger.js';
 import type { EnqueueRequest, EnqueueResult } from '../ports/frontier.js';
@@ -51,6 +52,7 @@ export function createSitemaps(config: CrawldConfig, deps: SitemapDeps): Sitemap
       : new SqliteSitemapStateStore(join(deps.dataDir, 'sitemaps.db'));
   const seeder = new SitemapSeeder({
     fetcher,
+    decodeXml,
     store,
     enqueue: deps.enqueue,
     warn: (message, meta) => deps.logger.warn(message, meta),

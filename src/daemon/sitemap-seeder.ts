@@ -1,5 +1,4 @@
 import { gunzipSync } from 'node:zlib';
-import { decodeXml } from '../adapters/parse/charset.js';
 import type { NormaliseOptions, ScopeRules } from '../core/rules.js';
 import { parseSitemap, robotsSitemaps, type SitemapEntry } from '../core/sitemap.js';
 import { normaliseInScope, tryNormaliseUrl } from '../core/url.js';
@@ -33,6 +32,11 @@ export interface SitemapJob {
 
 export interface SitemapSeederDeps {
   readonly fetcher: Fetcher;
+  /**
+   * The text of an XML body (sitemaps, feeds) given its Content-Type: in the encoding it
+   * declares (adapters/parse/charset.ts decodeXml). @default UTF-8
+   */
+  readonly decodeXml?: (body: Uint8Array, contentType: string | undefined) => string;
   readonly store: SitemapStateStore;
   readonly enqueue: (requests: readonly EnqueueRequest[]) => Promise<EnqueueResult>;
   readonly warn: (message: string, meta: Record<string, unknown>) => void;
@@ -201,7 +205,8 @@ export class SitemapSeeder {
       } else if (body.length > settings.maxBytes) {
         throw new RangeError(`larger than ${settings.maxBytes} bytes`);
       }
-      return decodeXml(body, res.headers['content-type']);
+      const decode = this.#deps.decodeXml;
+      return decode ? decode(body, res.headers['content-type']) : body.toString('utf8');
     } catch (err) {
       const reason = (err as { code?: string }).code ?? (err as Error).message;
       this.#deps.warn('sitemap: fetch failed', { sitemap: redactUrl(url), reason });

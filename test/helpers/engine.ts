@@ -8,6 +8,7 @@ import { FakeClock } from '../../src/core/clock.js';
 import { type CrawlEmitter, type CrawlEvents, TypedEmitter } from '../../src/core/events.js';
 import { type ConfigInput, validateConfig } from '../../src/daemon/config.js';
 import { createControlPlane } from '../../src/daemon/control-factory.js';
+import { retryPolicyOptions } from '../../src/daemon/control-options.js';
 import { fetcherOptions } from '../../src/daemon/fetcher-options.js';
 import { compileJob } from '../../src/daemon/jobs.js';
 import { createRetryPolicy } from '../../src/daemon/retry-policy.js';
@@ -80,7 +81,7 @@ export async function startEngine(input: ConfigInput) {
   const sink = new JsonlSink({ path: join(dir, 'results.jsonl') });
   await sink.open();
   const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j, config.fetch.userAgent)]));
-  const retry = createRetryPolicy(config.retry, clock, () => 0.5);
+  const retry = createRetryPolicy(retryPolicyOptions(config.retry), clock, () => 0.5);
   const runner = new TaskRunner({
     frontier,
     fetcher,
