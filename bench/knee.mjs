@@ -28,7 +28,7 @@ if (!existsSync(dist('cli.js'))) {
   process.exit(2);
 }
 const { createDaemon } = await import(dist('daemon/daemon.js'));
-const { validateConfig } = await import(dist('daemon/config.js'));
+const { validateConfig } = await import(dist('config/config.js'));
 
 const { values } = parseArgs({
   options: {

@@ -26,7 +26,7 @@ if (!existsSync(dist('test/helpers/fault-site.js'))) {
   process.exit(2);
 }
 const { createDaemon } = await import(dist('src/daemon/daemon.js'));
-const { validateConfig } = await import(dist('src/daemon/config.js'));
+const { validateConfig } = await import(dist('src/config/config.js'));
 const { startFaultSite } = await import(dist('test/helpers/fault-site.js'));
 
 const { values } = parseArgs({

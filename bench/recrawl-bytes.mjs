@@ -14,7 +14,7 @@ if (!existsSync(dist('cli.js'))) {
   process.exit(2);
 }
 const { createDaemon } = await import(dist('daemon/daemon.js'));
-const { validateConfig } = await import(dist('daemon/config.js'));
+const { validateConfig } = await import(dist('config/config.js'));
 const { createLogger } = await import(dist('observe/logger.js'));
 const { systemClock } = await import(dist('core/clock.js'));
 const { startDemoSite } = await import(dist('demo/site.js'));

@@ -4,6 +4,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { type DeadLetterView, deadLetterView, MAX_DLQ_LIMIT } from '../admin/admin-validate.js';
+import { type CrawldConfig, loadConfigFile, validateConfig } from '../config/config.js';
+import { isHttpUrl, isRedisKind } from '../config/config-schema.js';
 import {
   AdminApiError,
   ConfigError,
@@ -11,9 +14,6 @@ import {
   InvalidArgumentError,
   UsageError,
 } from '../core/errors.js';
-import { type DeadLetterView, deadLetterView, MAX_DLQ_LIMIT } from '../daemon/admin-validate.js';
-import { type CrawldConfig, loadConfigFile, validateConfig } from '../daemon/config.js';
-import { isHttpUrl, isRedisKind } from '../daemon/config-schema.js';
 import { lockDataDir } from '../daemon/data-dir-lock.js';
 import { openFrontier } from '../daemon/frontier-factory.js';
 import type { Frontier } from '../ports/frontier.js';

@@ -1,7 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { isRedisUrl, parseRedisClusterUrl } from '../config/config-schema.js';
+import { isPostgresUrl } from '../config/config-schema-io.js';
 import { UsageError } from '../core/errors.js';
-import { isRedisUrl, parseRedisClusterUrl } from '../daemon/config-schema.js';
-import { isPostgresUrl } from '../daemon/config-schema-io.js';
 
 export function parse(argv: string[], options: NonNullable<ParseArgsConfig['options']>) {
   try {

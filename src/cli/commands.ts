@@ -1,12 +1,12 @@
-import { ConfigError, UsageError } from '../core/errors.js';
 import {
   type ConfigInput,
   type CrawldConfig,
   loadConfigFile,
   loadConfigInput,
   validateConfig,
-} from '../daemon/config.js';
-import { isHttpUrl } from '../daemon/config-schema.js';
+} from '../config/config.js';
+import { isHttpUrl } from '../config/config-schema.js';
+import { ConfigError, UsageError } from '../core/errors.js';
 import { startDemoSite } from '../demo/site.js';
 import { frontierOpt, intOpt, numOpt, parse, sinkUrlsOpt, strOpt } from './args.js';
 import { runDaemon } from './run-daemon.js';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
+import type { CrawldConfig } from '../config/config.js';
 import { systemClock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
-import type { CrawldConfig } from '../daemon/config.js';
 import { createDaemon, type Daemon, instanceIdOf } from '../daemon/daemon.js';
 import { describeSinks } from '../daemon/sink-factory.js';
 import { createLogger, type Logger } from '../observe/logger.js';

@@ -4,10 +4,10 @@ import { BrowserFetcher } from '../adapters/fetch/browser/browser-fetcher.js';
 import { type BrowserObserver, defaultMaxPages, findChromium } from '../adapters/fetch/browser/options.js';
 import { RenderRouter } from '../adapters/fetch/render-router.js';
 import type { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
+import type { CrawldConfig } from '../config/config.js';
 import { BrowserUnavailableError, ConfigError } from '../core/errors.js';
 import type { CrawlEmitter } from '../core/events.js';
 import type { Fetcher } from '../ports/fetcher.js';
-import type { CrawldConfig } from './config.js';
 
 /** Subresources of a rendered page: scripts, JSON, CSS and the rest, any media type. */
 const SUBRESOURCE_TYPES = ['text/*', 'application/*', 'image/*', 'font/*', 'audio/*', 'video/*'];

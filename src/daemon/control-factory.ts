@@ -1,15 +1,15 @@
 import { OpossumHostBreakers } from '../adapters/breaker/opossum-breaker.js';
+import type { CrawldConfig } from '../config/config.js';
+import { aimdOptionsOf, breakerOptionsOf } from '../config/control-options.js';
 import type { Clock, Random } from '../core/clock.js';
 import { HostBackoff } from '../core/host-backoff.js';
 import { PolicyHostBreakers } from '../core/host-breakers.js';
 import { FixedLimit } from '../core/limit/fixed.js';
 import { HostLimiters } from '../core/limiter.js';
 import { LocalRateLimiter, type LocalRateLimiterOptions } from '../core/local-rate-limiter.js';
+import { AdaptiveControlPlane } from '../engine/adaptive-control-plane.js';
 import type { HostBreakerRegistry } from '../ports/breaker.js';
 import type { SyncRateLimiter } from '../ports/rate-limiter.js';
-import { AdaptiveControlPlane } from './adaptive-control-plane.js';
-import type { CrawldConfig } from './config.js';
-import { aimdOptionsOf, breakerOptionsOf } from './control-options.js';
 
 /**
  * Builds the control plane from config (part of the composition root). `createRateLimiter`

@@ -1,14 +1,14 @@
 import type { UnreachableHost } from '../adapters/robots/robots-cache.js';
+import type { CrawldConfig } from '../config/config-schema.js';
+import type { ReloadResult } from '../config/reload.js';
 import type { Clock } from '../core/clock.js';
 import type { CrawlEmitter } from '../core/events.js';
+import type { Scheduler } from '../engine/scheduler.js';
 import type { Logger } from '../observe/logger.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { ControlPlane } from '../ports/control-plane.js';
 import type { EnqueueRequest, EnqueueResult, Frontier } from '../ports/frontier.js';
 import type { StatusSource } from '../ports/status-source.js';
-import type { CrawldConfig } from './config-schema.js';
-import type { ReloadResult } from './reload.js';
-import type { Scheduler } from './scheduler.js';
 
 export interface DaemonOptions {
   readonly once: boolean;

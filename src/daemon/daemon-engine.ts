@@ -6,27 +6,27 @@
 import { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
 import { ROBOTS_MAX_REDIRECTS, ROBOTS_UNREACHABLE, RobotsCache } from '../adapters/robots/robots-cache.js';
 import { ROBOTS_MAX_BYTES } from '../adapters/robots/robots-txt.js';
+import type { CrawldConfig } from '../config/config.js';
+import { retryPolicyOptions } from '../config/control-options.js';
 import { type Clock, systemRandom } from '../core/clock.js';
 import type { CrawlEmitter, CrawlEvents } from '../core/events.js';
 import { JobGate, type JobLimits } from '../core/job-gate.js';
+import type { JobRuntime, RetryPolicy } from '../engine/job-runtime.js';
+import type { PartialRecords } from '../engine/partial-records.js';
+import { createRetryPolicy } from '../engine/retry-policy.js';
+import { Scheduler } from '../engine/scheduler.js';
+import { SwappableControlPlane } from '../engine/swappable-control-plane.js';
+import { TaskRunner } from '../engine/task-runner.js';
 import type { Logger } from '../observe/logger.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
 import { pageFetcher } from './browser-factory.js';
-import type { CrawldConfig } from './config.js';
 import { createControlPlane } from './control-factory.js';
-import { retryPolicyOptions } from './control-options.js';
 import { fetcherOptions, jobProxies } from './fetcher-options.js';
 import type { BuiltFrontier } from './frontier-types.js';
-import type { JobRuntime, RetryPolicy } from './job-runtime.js';
 import type { LagMonitor } from './lag-monitor.js';
-import type { PartialRecords } from './partial-records.js';
 import type { ReleaseStack } from './release-stack.js';
-import { createRetryPolicy } from './retry-policy.js';
-import { Scheduler } from './scheduler.js';
-import { SwappableControlPlane } from './swappable-control-plane.js';
-import { TaskRunner } from './task-runner.js';
 
 export type BuiltControl = ReturnType<typeof createControlPlane>;
 

@@ -3,26 +3,27 @@
  * stop() drains the scheduler, then releases the composition's stack (everything it opened,
  * last opened first).
  */
+
+import { resolveAdminToken } from '../admin/admin-auth.js';
+import type { CrawldConfig } from '../config/config.js';
+import { retryPolicyOptions } from '../config/control-options.js';
+import { diffReload } from '../config/reload.js';
 import { systemRandom } from '../core/clock.js';
 import { type CrawlEvents, TypedEmitter } from '../core/events.js';
 import type { JobGate } from '../core/job-gate.js';
+import type { JobRuntime } from '../engine/job-runtime.js';
+import { createRetryPolicy } from '../engine/retry-policy.js';
+import type { Scheduler } from '../engine/scheduler.js';
 import { createMetrics } from '../observe/metrics.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
 import { VERSION } from '../version.js';
-import { resolveAdminToken } from './admin-auth.js';
-import type { CrawldConfig } from './config.js';
-import { retryPolicyOptions } from './control-options.js';
 import type { Daemon } from './daemon-api.js';
 import { buildControl, type createFetching, jobLimitsOf, type Root } from './daemon-engine.js';
 import type { DaemonHttp } from './daemon-http.js';
 import { proxyCount } from './fetcher-options.js';
 import type { BuiltFrontier } from './frontier-types.js';
-import type { JobRuntime } from './job-runtime.js';
 import { compileJob, seedRequests } from './jobs.js';
-import { diffReload } from './reload.js';
-import { createRetryPolicy } from './retry-policy.js';
-import type { Scheduler } from './scheduler.js';
 import { beginClosingSinks } from './sink-factory.js';
 
 export interface DaemonParts {

@@ -4,10 +4,10 @@
  * before any work; the app is mounted later (serve).
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
+import type { CrawldConfig } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
 import { type HttpServerHandle, listen } from '../observe/http-server.js';
 import type { Logger } from '../observe/logger.js';
-import type { CrawldConfig } from './config.js';
 import type { Daemon } from './daemon-api.js';
 
 export interface DaemonHttp {
@@ -37,7 +37,7 @@ export async function openHttp(
     url: handle.url,
     async serve(daemon, crawlEnded) {
       await Promise.race([firstRequestSent(FIRST_REQUEST_WAIT_MS), crawlEnded.catch(() => {})]);
-      const { createDaemonApp } = await import('./admin-routes.js');
+      const { createDaemonApp } = await import('../admin/admin-routes.js');
       handle.serve(createDaemonApp(daemon, { clock: deps.clock, adminToken: deps.adminToken }));
       deps.logger.info('http server listening', { url: handle.url });
     },

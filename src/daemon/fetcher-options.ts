@@ -3,7 +3,7 @@ import { rootCertificates } from 'node:tls';
 import type { UndiciFetcherOptions } from '../adapters/fetch/options.js';
 import { type ProxySettings, proxyIndexes, proxySettingsFromEnv } from '../adapters/fetch/proxy.js';
 import { staticLookup } from '../adapters/fetch/static-lookup.js';
-import type { CrawldConfig } from './config.js';
+import type { CrawldConfig } from '../config/config.js';
 
 /** The fetch section of the config as UndiciFetcher options (page and sitemap fetchers share it). */
 export function fetcherOptions(

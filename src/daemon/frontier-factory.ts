@@ -6,9 +6,9 @@
 import { join, resolve } from 'node:path';
 import { MemoryFrontier } from '../adapters/frontier/memory.js';
 import { SqliteFrontier } from '../adapters/frontier/sqlite.js';
+import type { CrawldConfig } from '../config/config.js';
+import { isRedisKind } from '../config/config-schema.js';
 import { systemClock } from '../core/clock.js';
-import type { CrawldConfig } from './config.js';
-import { isRedisKind } from './config-schema.js';
 import type { BuiltFrontier, FrontierDeps } from './frontier-types.js';
 import { instanceIdOf } from './instance-id.js';
 

@@ -1,9 +1,9 @@
 import { ByContentTypeExtractor } from '../adapters/parse/by-content-type.js';
 import { CheerioExtractor } from '../adapters/parse/cheerio-extractor.js';
 import { JsonExtractor } from '../adapters/parse/json-extractor.js';
+import type { JobConfig } from '../config/config.js';
 import { DEFAULT_EXTRACTION, type ExtractionRules } from '../core/rules.js';
 import type { Extractor } from '../ports/extractor.js';
-import type { JobConfig } from './config.js';
 
 /** What every request of a job carries, ready for Fetcher.fetch. */
 export interface JobRequest {

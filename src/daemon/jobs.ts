@@ -1,11 +1,11 @@
 import { productToken } from '../adapters/robots/robots-txt.js';
+import type { JobConfig } from '../config/config.js';
+import { scopeHostsOf } from '../config/scope-hosts.js';
 import type { ScopeRules } from '../core/rules.js';
-import { seedScopeHosts } from '../core/seed-scope.js';
 import { discoveredUrl } from '../core/url.js';
+import type { JobRuntime } from '../engine/job-runtime.js';
 import type { EnqueueRequest } from '../ports/frontier.js';
-import type { JobConfig } from './config.js';
 import { compileExtractor, compileRequest } from './job-request.js';
-import type { JobRuntime } from './job-runtime.js';
 
 /** `robots: true | false | { txt, meta, dropNoindex }` as the runner reads it. */
 function robotsSettings(robots: JobConfig['robots'], userAgent: string) {
@@ -20,17 +20,13 @@ function robotsSettings(robots: JobConfig['robots'], userAgent: string) {
 
 /** Compiles a job's config into the objects the scheduler runs. */
 export function compileJob(job: JobConfig, defaultUserAgent = 'crawld'): JobRuntime {
-  const seedHosts = [...new Set(job.seeds.map((s) => new URL(s).host))];
-  const explicit = job.scope.hosts;
   const scope: ScopeRules = {
-    hosts: explicit
-      ? [...explicit, ...(job.scope.sameSite ? seedScopeHosts(seedHosts, true) : [])]
-      : seedScopeHosts(seedHosts, job.scope.sameSite),
+    hosts: scopeHostsOf(job),
     include: job.scope.include.map((r) => new RegExp(r)),
     exclude: job.scope.exclude.map((r) => new RegExp(r)),
     maxDepth: job.scope.maxDepth,
     // Hosts the config names are the scope; otherwise where the seeds redirect joins it.
-    ...(explicit ? {} : { redirectHosts: new Set<string>() }),
+    ...(job.scope.hosts ? {} : { redirectHosts: new Set<string>() }),
   };
   const request = compileRequest(job.request);
   return {

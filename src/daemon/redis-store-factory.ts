@@ -7,11 +7,11 @@ import {
   type RedisLike,
 } from '../adapters/frontier/redis-client.js';
 import { RedisRateLimiter } from '../adapters/rate/redis-rate-limiter.js';
+import type { CrawldConfig } from '../config/config.js';
 import { ConfigError, RedisUnavailableError } from '../core/errors.js';
+import { RetryingFrontier } from '../engine/retrying-frontier.js';
 import { redactUrl } from '../observe/logger.js';
-import type { CrawldConfig } from './config.js';
 import { type BuiltFrontier, type FrontierDeps, SHARED_IDLE_POLL_MS } from './frontier-types.js';
-import { RetryingFrontier } from './retrying-frontier.js';
 
 /**
  * The Redis frontier (one server, or a Redis Cluster) and its shared rate limiter; loaded by

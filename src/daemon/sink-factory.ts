@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import { JsonlChangeSink } from '../adapters/sink/jsonl-change-sink.js';
 import { JsonlSink } from '../adapters/sink/jsonl-sink.js';
 import { WebhookChangeSink } from '../adapters/sink/webhook-change-sink.js';
+import type { CrawldConfig } from '../config/config.js';
 import type { CrawlEmitter } from '../core/events.js';
 import type { ChangeSink } from '../ports/page-state.js';
 import type { Sink, SinkObserver } from '../ports/sink.js';
-import type { CrawldConfig } from './config.js';
 
 /** Sink metrics go through the crawl events like every other metric. */
 export function sinkObserver(events: CrawlEmitter): SinkObserver {

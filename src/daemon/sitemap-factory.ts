@@ -2,12 +2,12 @@ import { join } from 'node:path';
 import { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
 import { decodeXml } from '../adapters/parse/charset.js';
 import { MemorySitemapStateStore, SqliteSitemapStateStore } from '../adapters/sitemap/sitemap-state.js';
+import type { CrawldConfig } from '../config/config.js';
+import type { JobRuntime } from '../engine/job-runtime.js';
+import { SitemapSeeder } from '../engine/sitemap-seeder.js';
 import type { Logger } from '../observe/logger.js';
 import type { EnqueueRequest, EnqueueResult } from '../ports/frontier.js';
-import type { CrawldConfig } from './config.js';
 import { fetcherOptions } from './fetcher-options.js';
-import type { JobRuntime } from './job-runtime.js';
-import { SitemapSeeder } from './sitemap-seeder.js';
 
 /** XML or text whatever the page filter says, and gzipped files (sitemap.xml.gz), not only Content-Encoding. */
 const SITEMAP_TYPES = [

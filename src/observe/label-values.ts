@@ -89,7 +89,7 @@ export const SKIP_REASONS = [
   'redirect_out_of_scope',
 ] as const;
 
-/** crawld_deferred_total{reason}: the scheduler's hand-backs (src/daemon/scheduler.ts, adaptive-control-plane.ts). */
+/** crawld_deferred_total{reason}: the scheduler's hand-backs (src/engine/scheduler.ts, adaptive-control-plane.ts). */
 export const DEFER_REASONS = [
   'breaker_open',
   'host_paused',

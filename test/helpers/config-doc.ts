@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { rootCertificates } from 'node:tls';
-import { parseConfigInput } from '../../src/daemon/config.js';
+import { parseConfigInput } from '../../src/config/config.js';
 
 const DOC = resolve(import.meta.dirname, '../../docs/config.md');
 export const DOC_ENV = {

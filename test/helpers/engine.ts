@@ -4,16 +4,16 @@ import { join } from 'node:path';
 import { UndiciFetcher } from '../../src/adapters/fetch/undici-fetcher.js';
 import { MemoryFrontier } from '../../src/adapters/frontier/memory.js';
 import { JsonlSink } from '../../src/adapters/sink/jsonl-sink.js';
+import { type ConfigInput, validateConfig } from '../../src/config/config.js';
+import { retryPolicyOptions } from '../../src/config/control-options.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { type CrawlEmitter, type CrawlEvents, TypedEmitter } from '../../src/core/events.js';
-import { type ConfigInput, validateConfig } from '../../src/daemon/config.js';
 import { createControlPlane } from '../../src/daemon/control-factory.js';
-import { retryPolicyOptions } from '../../src/daemon/control-options.js';
 import { fetcherOptions } from '../../src/daemon/fetcher-options.js';
 import { compileJob } from '../../src/daemon/jobs.js';
-import { createRetryPolicy } from '../../src/daemon/retry-policy.js';
-import { Scheduler, type SchedulerOptions } from '../../src/daemon/scheduler.js';
-import { TaskRunner } from '../../src/daemon/task-runner.js';
+import { createRetryPolicy } from '../../src/engine/retry-policy.js';
+import { Scheduler, type SchedulerOptions } from '../../src/engine/scheduler.js';
+import { TaskRunner } from '../../src/engine/task-runner.js';
 import { tempDir } from './cli.js';
 
 /**

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveAdminToken } from '../../src/admin/admin-auth.js';
+import { validateConfig } from '../../src/config/config.js';
 import { ConfigError } from '../../src/core/errors.js';
-import { resolveAdminToken } from '../../src/daemon/admin-auth.js';
-import { validateConfig } from '../../src/daemon/config.js';
 import { readJsonl, tempDir } from '../helpers/cli.js';
 import {
   type AdminFixture,

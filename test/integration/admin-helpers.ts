@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AdminTokenSource } from '../../src/admin/admin-auth.js';
+import { createDaemonApp } from '../../src/admin/admin-routes.js';
+import { type ConfigInput, validateConfig } from '../../src/config/config.js';
 import { systemClock } from '../../src/core/clock.js';
-import type { AdminTokenSource } from '../../src/daemon/admin-auth.js';
-import { createDaemonApp } from '../../src/daemon/admin-routes.js';
-import { type ConfigInput, validateConfig } from '../../src/daemon/config.js';
 import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
 import { type HttpServerHandle, listen } from '../../src/observe/http-server.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConfigInput } from '../../src/daemon/config.js';
+import type { ConfigInput } from '../../src/config/config.js';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
 import { deadPort, pagePaths, startDaemon, type TestDaemon, waitUntil } from './control-helpers.js';
 

@@ -3,9 +3,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import winston from 'winston';
+import type { ConfigInput } from '../../src/config/config.js';
+import { validateConfig } from '../../src/config/config.js';
 import type { CrawlEvents } from '../../src/core/events.js';
-import type { ConfigInput } from '../../src/daemon/config.js';
-import { validateConfig } from '../../src/daemon/config.js';
 import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
 import { tempDir } from '../helpers/cli.js';
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { validateConfig } from '../../src/daemon/config.js';
+import { validateConfig } from '../../src/config/config.js';
 import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
 import { createLogger } from '../../src/observe/logger.js';
 import { tempDir } from '../helpers/cli.js';

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { validateConfig } from '../../src/daemon/config.js';
+import { validateConfig } from '../../src/config/config.js';
 import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
 import { createLogger } from '../../src/observe/logger.js';
 import { tempDir } from '../helpers/cli.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisFrontier } from '../../src/adapters/frontier/redis.js';
 import { RedisUnavailableError } from '../../src/adapters/frontier/redis-client.js';
 import { systemClock } from '../../src/core/clock.js';
-import { RetryingFrontier } from '../../src/daemon/retrying-frontier.js';
+import { RetryingFrontier } from '../../src/engine/retrying-frontier.js';
 import { type RedisServer, startRedis } from '../helpers/redis-server.js';
 
 let server: RedisServer;

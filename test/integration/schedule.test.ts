@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { validateConfig } from '../../src/daemon/config.js';
+import { validateConfig } from '../../src/config/config.js';
 import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
 import { createLogger } from '../../src/observe/logger.js';

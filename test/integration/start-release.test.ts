@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { expect, it } from 'vitest';
 import winston from 'winston';
-import { type ConfigInput, validateConfig } from '../../src/daemon/config.js';
+import { type ConfigInput, validateConfig } from '../../src/config/config.js';
 import { createDaemon } from '../../src/daemon/daemon.js';
 import { freePort, tempDir } from '../helpers/cli.js';
 

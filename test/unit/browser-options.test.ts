@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultMaxPages, findChromium } from '../../src/adapters/fetch/browser/options.js';
-import { validateConfig } from '../../src/daemon/config.js';
+import { validateConfig } from '../../src/config/config.js';
 import { tempDir } from '../helpers/cli.js';
 
 const MiB = 1024 * 1024;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateConfig } from '../../src/daemon/config.js';
+import { validateConfig } from '../../src/config/config.js';
 import { docExample } from '../helpers/config-doc.js';
 
 /** Every key path of an object, arrays entered element-wise with [] in the path. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PRIORITY_MAX, PRIORITY_MIN } from '../../src/adapters/frontier/redis-keys.js';
+import { validateConfig } from '../../src/config/config.js';
+import { REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../../src/config/config-schema.js';
 import { ConfigError } from '../../src/core/errors.js';
-import { validateConfig } from '../../src/daemon/config.js';
-import { REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../../src/daemon/config-schema.js';
 
 function issuesOf(fn: () => unknown): string[] {
   try {

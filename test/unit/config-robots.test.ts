@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateConfig } from '../../src/daemon/config.js';
+import { validateConfig } from '../../src/config/config.js';
 import { compileJob } from '../../src/daemon/jobs.js';
 
 const job = (extra: Record<string, unknown>) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { expandSecrets, formatPath, parseConfigText, validateConfig } from '../../src/config/config.js';
 import { ConfigError } from '../../src/core/errors.js';
-import { expandSecrets, formatPath, parseConfigText, validateConfig } from '../../src/daemon/config.js';
 import { fetcherOptions } from '../../src/daemon/fetcher-options.js';
 
 function issuesOf(fn: () => unknown): string[] {

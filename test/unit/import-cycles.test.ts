@@ -36,7 +36,31 @@ it('finds the cycles madge would: static, type-only, re-export and dynamic', () 
 
 /** The layers of docs/architecture.md: the daemon (composition) and the CLI sit on top. */
 const LOWER = ['core', 'ports', 'adapters', 'observe'];
-const UPPER = ['daemon', 'cli', 'cli.ts', 'demo'];
+const UPPER = ['daemon', 'cli', 'cli.ts', 'demo', 'config', 'engine', 'admin'];
+
+/** What each middle folder may import, besides its own files (docs/architecture.md). */
+const ALLOWED: Record<string, readonly string[]> = {
+  // The crawl loop: pure logic over ports; the logger's redaction is its only outside help.
+  engine: ['core', 'ports', 'observe/logger.ts'],
+  // The config file: its schema checks with the algorithms' own validators.
+  config: ['core', 'ports', 'adapters/fetch/proxy.ts'],
+  // The admin API reads the config and the daemon's API type, never the engine's internals.
+  admin: ['core', 'ports', 'config', 'observe', 'daemon/daemon-api.ts'],
+};
+
+it('keeps engine, config and admin to what they may import', () => {
+  const wrong: string[] = [];
+  for (const [file, targets] of importGraph(SRC)) {
+    const folder = file.split('/')[0]!;
+    const allowed = ALLOWED[folder];
+    if (!allowed) continue;
+    for (const t of targets) {
+      if (t.split('/')[0] === folder) continue;
+      if (!allowed.some((a) => t === a || t.startsWith(`${a}/`))) wrong.push(`${file} -> ${t}`);
+    }
+  }
+  expect(wrong).toEqual([]);
+});
 
 it('keeps the layers: core, ports, adapters and observe never import the daemon or the CLI', () => {
   const wrong: string[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JsonExtractor } from '../../src/adapters/parse/json-extractor.js';
 import { evaluate, JsonPathError, parseJsonPath, select } from '../../src/adapters/parse/json-path.js';
-import { defaultConfig } from '../../src/daemon/config.js';
+import { defaultConfig } from '../../src/config/config.js';
 import { compileExtractor, compileRequest } from '../../src/daemon/job-request.js';
 
 const doc = {

@@ -4,10 +4,10 @@
  * the bound must not let a host's next request go before minDelayMs.
  */
 import { describe, expect, it } from 'vitest';
+import { validateConfig } from '../../src/config/config.js';
 import { FakeClock } from '../../src/core/clock.js';
-import { POLITE_HOSTS } from '../../src/daemon/adaptive-control-plane.js';
-import { validateConfig } from '../../src/daemon/config.js';
 import { createControlPlane } from '../../src/daemon/control-factory.js';
+import { POLITE_HOSTS } from '../../src/engine/adaptive-control-plane.js';
 
 const ok = { kind: 'success', ttfbMs: 5, lagMs: 0 } as const;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { validateConfig } from '../../src/config/config.js';
 import { GROW, nextRecrawlInterval, SHRINK } from '../../src/core/recrawl-interval.js';
-import { validateConfig } from '../../src/daemon/config.js';
 
 const policy = { startMs: 3_600_000, minMs: 900_000, maxMs: 86_400_000, adaptive: true };
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConfigInput } from '../../src/daemon/config.js';
+import type { ConfigInput } from '../../src/config/config.js';
 import { html, type Site, settle, startEngine, startSite, turns } from '../helpers/engine.js';
 
 /**

@@ -4,11 +4,11 @@
  * POST needs the bearer token. Answers are JSON, errors `{ error, issues? }`.
  */
 import express, { type RequestHandler } from 'express';
+import { isRedisKind, REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../config/config-schema.js';
+import { scopeHostsOf } from '../config/scope-hosts.js';
+import type { Daemon } from '../daemon/daemon-api.js';
 import { type AdminTokenSource, requireAdminToken } from './admin-auth.js';
 import { deadLetterView, parseDlqQuery, parseEmpty, parseRedrive, parseSubmit } from './admin-validate.js';
-import { isRedisKind, REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from './config-schema.js';
-import type { Daemon } from './daemon-api.js';
-import { compileJob } from './jobs.js';
 
 export interface AdminApiOptions {
   /** Bearer token for the mutating routes; undefined turns them off (403). */
@@ -90,8 +90,8 @@ export function mountAdminApi(app: express.Express, daemon: Daemon, options: Adm
         id: j.id,
         seeds: j.seeds,
         scope: {
-          // As compileJob reads it (without the hosts the seeds have redirected to since).
-          hosts: compileJob(j).scope.hosts,
+          // Without the hosts the seeds have redirected to since the start.
+          hosts: scopeHostsOf(j),
           include: j.scope.include,
           exclude: j.scope.exclude,
           maxDepth: j.scope.maxDepth,

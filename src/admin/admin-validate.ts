@@ -6,11 +6,11 @@
  * the config file: a misspelt `priorty` must not be silently ignored.
  */
 import { z } from 'zod';
+import { formatIssues } from '../config/config-issues.js';
+import { isHttpUrl } from '../config/config-schema.js';
 import type { NormaliseOptions } from '../core/rules.js';
 import { discoveredUrl } from '../core/url.js';
 import type { DeadLetter, EnqueueRequest } from '../ports/frontier.js';
-import { formatIssues } from './config-issues.js';
-import { isHttpUrl } from './config-schema.js';
 
 export type Parsed<T> =
   | { readonly ok: true; readonly value: T }

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { RequestHandler } from 'express';
+import type { CrawldConfig } from '../config/config.js';
 import { ConfigError } from '../core/errors.js';
-import type { CrawldConfig } from './config.js';
 
 /** Same floor as the config schema puts on a literal http.adminToken. */
 const MIN_TOKEN_LENGTH = 16;

@@ -1,13 +1,13 @@
 import type { ErrorRequestHandler, Express } from 'express';
 import type { Clock } from '../core/clock.js';
 import { CrawldError } from '../core/errors.js';
+import type { Daemon } from '../daemon/daemon-api.js';
 import { createApp } from '../observe/http.js';
 import type { Logger } from '../observe/logger.js';
 import { collectStats } from '../observe/status-data.js';
 import { mountStatusPage } from '../observe/status-page.js';
 import { mountAdminApi } from './admin-api.js';
 import type { AdminTokenSource } from './admin-auth.js';
-import type { Daemon } from './daemon-api.js';
 
 export interface RouteOptions {
   readonly clock: Clock;
