@@ -160,7 +160,11 @@ async function runRedis(url) {
         const perHost = total / HOSTS;
         const usage = async (suffix) =>
           Number(await admin.call('MEMORY', 'USAGE', `bench:{host0.example.com}:${suffix}`, 'SAMPLES', '0'));
-        const [tasks, ready] = [await usage('t'), await usage('r')];
+        // The task hash is split in buckets :t, :t1, ... (count: tb in the meta hash).
+        const buckets = Number((await admin.hget('bench:{host0.example.com}:m', 'tb')) ?? 1);
+        let tasks = 0;
+        for (let b = 0; b < buckets; b++) tasks += await usage(b === 0 ? 't' : `t${b}`);
+        const ready = await usage('r');
         console.log(
           `           host0: task hash ${(tasks / perHost).toFixed(0)}, ready zset ${(ready / perHost).toFixed(0)} bytes per URL (MEMORY USAGE, ${perHost} URLs)`,
         );

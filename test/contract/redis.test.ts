@@ -149,6 +149,42 @@ describe('redis frontier specifics', () => {
     await cleanup();
   });
 
+  it("splits a big host's task hash into listpack buckets, every record still found once", async () => {
+    await admin.flushdb();
+    const clock = new FakeClock();
+    const f = await make(clock);
+    const n = 1500;
+    const reqs = Array.from({ length: n }, (_, i) => req(`p${i}`));
+    // One bulk call of 700 (the buckets it needs are split first: past 512 entries a bucket
+    // would become a hashtable for good), then calls of 100 as links arrive: a few splits each.
+    await f.enqueue(reqs.slice(0, 700));
+    for (let i = 700; i < n; i += 100) await f.enqueue(reqs.slice(i, i + 100));
+    const buckets = Number(await admin.hget('crawld:{example.com}:m', 'tb'));
+    expect(buckets).toBeGreaterThanOrEqual(Math.ceil(n / 128)); // 64-128 records per bucket
+    const keys = [
+      'crawld:{example.com}:t',
+      ...Array.from({ length: buckets - 1 }, (_, b) => `crawld:{example.com}:t${b + 1}`),
+    ];
+    let stored = 0;
+    for (const key of keys) {
+      stored += await admin.hlen(key);
+      expect(await admin.object('ENCODING', key)).toBe('listpack');
+    }
+    expect(stored).toBe(n);
+    // A second instance (empty seen cache): Redis finds every record in its bucket.
+    const g = await make(clock);
+    expect(await g.enqueue(reqs)).toMatchObject({ added: 0, duplicates: n });
+    const leased = await lease(g, n);
+    expect(new Set(leased.map((t) => t.id)).size).toBe(n);
+    expect(paths(leased.slice(0, 3))).toEqual(['p0', 'p1', 'p2']);
+    expect(await Promise.all(leased.map((t) => g.ack(t)))).toEqual(leased.map(() => true));
+    expect(await g.stats()).toMatchObject({ pending: 0, leased: 0, done: n });
+    // Done records stay findable (dedupe) and a forced one comes back under the same id.
+    await g.enqueue([req('p777', { force: true })]);
+    expect((await lease(g))[0]?.id).toBe(leased[777]!.id);
+    await cleanup();
+  });
+
   it('returns the leases of a dead instance to the queue after the visibility timeout', async () => {
     await admin.flushdb();
     const clock = new FakeClock();

@@ -9,7 +9,7 @@ import { InvalidArgumentError } from '../../core/errors.js';
 
 /** The per-host keys, in the order every host script receives them as KEYS[1..6]. */
 export interface HostKeys {
-  /** HASH task suffix → msgpack record (url, job, priority, state, seq, lease, ...). Also the dedupe set. */
+  /** HASH task suffix → packed record; bucket 0 of the host's task hash (buckets b > 0: this key + b, redis-lua.ts). Also the dedupe set. */
   readonly tasks: string;
   /** ZSET ready task suffixes, score = (priority + 2048) × 2^41 + seq. */
   readonly ready: string;
