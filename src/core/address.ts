@@ -16,6 +16,12 @@ export interface AddressPolicy {
   readonly allowPrivateNetworks: boolean;
   /** Always reachable: 'IP', 'IP:PORT', '[v6]:PORT' or CIDR 'IP/len'. */
   readonly allow: readonly string[];
+  /**
+   * Never reachable, whatever the rest says: 'IP|PORT' keys of crawld's own HTTP listener (its
+   * admin API), so that neither a crawled link nor a rendered page's script can call it, even
+   * with allowPrivateNetworks or an allow list that covers its address.
+   */
+  readonly deny?: ReadonlySet<string>;
 }
 
 export const DEFAULT_ADDRESS_POLICY: AddressPolicy = { allowPrivateNetworks: false, allow: [] };
@@ -286,7 +292,27 @@ export interface AddressDecision {
 }
 
 /** Decides whether a connection to ip:port may be opened under the policy. */
+/**
+ * The `deny` keys of a listener on `port` at `ips` (each in every spelling a request can
+ * reach it by: canonical text, and an IPv4 address also as IPv4-mapped IPv6).
+ */
+export function listenerDenyKeys(ips: readonly string[], port: number): Set<string> {
+  const keys = new Set<string>();
+  for (const ip of ips) {
+    const canonical = parseHostLiteral(ip);
+    if (canonical === undefined) continue;
+    keys.add(`${canonical}|${port}`);
+    if (!canonical.includes(':')) {
+      const mapped = parseHostLiteral(`::ffff:${canonical}`);
+      if (mapped !== undefined) keys.add(`${mapped}|${port}`);
+    }
+  }
+  return keys;
+}
+
 export function checkAddress(policy: AddressPolicy, ip: string, port: number): AddressDecision {
+  if (policy.deny !== undefined && policy.deny.size > 0 && isDenied(policy.deny, ip, port))
+    return { allowed: false, range: 'crawld-listener' };
   // Asked for every request to a literal-IP host and every connection: decisions are cached per
   // allow list (a BlockList check costs microseconds; the set of addresses a crawl meets is small).
   let cache = decisions.get(policy.allow);
@@ -305,6 +331,22 @@ export function checkAddress(policy: AddressPolicy, ip: string, port: number): A
 }
 
 const decisions = new WeakMap<readonly string[], Map<string, AddressDecision>>();
+
+/** The ports of each deny set: an address is spelled out (parsed) only on a denied port. */
+const denyPorts = new WeakMap<ReadonlySet<string>, ReadonlySet<number>>();
+
+function isDenied(deny: ReadonlySet<string>, ip: string, port: number): boolean {
+  let ports = denyPorts.get(deny);
+  if (!ports) {
+    ports = new Set([...deny].map((k) => Number(k.slice(k.lastIndexOf('|') + 1))));
+    denyPorts.set(deny, ports);
+  }
+  if (!ports.has(port)) return false;
+  // Any spelling of the address (IPv4-mapped, uncompressed IPv6) is the listener's.
+  return (
+    deny.has(`${ip}|${port}`) || deny.has(`${parseHostLiteral(ip.replace(/^\[|\]$/g, '')) ?? ip}|${port}`)
+  );
+}
 const MAX_CACHED_DECISIONS = 10_000;
 
 function decide(policy: AddressPolicy, ip: string, port: number): AddressDecision {

@@ -23,7 +23,7 @@ import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
 import { pageFetcher } from './browser-factory.js';
 import { createControlPlane } from './control-factory.js';
-import { fetcherOptions, jobProxies } from './fetcher-options.js';
+import { fetcherOptions, jobProxies, listenerDeny } from './fetcher-options.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import type { LagMonitor } from './lag-monitor.js';
 import type { ReleaseStack } from './release-stack.js';
@@ -69,11 +69,17 @@ export function buildControl(root: Root, config: CrawldConfig, store: BuiltFront
   return built;
 }
 
-/** The page fetcher, the control plane and robots.txt. */
-export function createFetching(root: Root) {
+/**
+ * The page fetcher, the control plane and robots.txt. `listenerUrl`: the daemon's own HTTP
+ * server, which no fetch of the crawl may reach.
+ */
+export function createFetching(root: Root, listenerUrl?: string) {
   const { config } = root.live;
+  const base = fetcherOptions(config);
+  const deny = listenerDeny(listenerUrl);
   const fetchOptions = {
-    ...fetcherOptions(config),
+    ...base,
+    ...(deny ? { addressPolicy: { ...base.addressPolicy, deny } } : {}),
     extraProxies: jobProxies(config),
     onProxy: (proxy: number, result: CrawlEvents['proxy']['result']) =>
       root.events.emit('proxy', { proxy, result }),

@@ -58,7 +58,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     };
     const { store, lag, http } = await openStores(root);
     live.built = buildControl(root, config, store);
-    const fetching = createFetching(root);
+    const fetching = createFetching(root, http?.url);
     const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j, config.fetch.userAgent)]));
     const storage = await openSinks(root, jobs);
     const partial = new PartialRecords();

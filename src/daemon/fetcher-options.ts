@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import { rootCertificates } from 'node:tls';
 import type { UndiciFetcherOptions } from '../adapters/fetch/options.js';
 import { type ProxySettings, proxyIndexes, proxySettingsFromEnv } from '../adapters/fetch/proxy.js';
 import { staticLookup } from '../adapters/fetch/static-lookup.js';
 import type { CrawldConfig } from '../config/config.js';
+import { listenerDenyKeys } from '../core/address.js';
 
 /** The fetch section of the config as UndiciFetcher options (page and sitemap fetchers share it). */
 export function fetcherOptions(
@@ -32,6 +34,28 @@ export function fetcherOptions(
     ...(Object.keys(fetch.resolve).length > 0 ? { lookup: staticLookup(fetch.resolve) } : {}),
     proxy: proxySettings(fetch.proxy, env),
   };
+}
+
+/**
+ * The addresses of crawld's own HTTP listener (admin API, metrics, status page), refused to
+ * every fetch of the crawl, browser subresources included (core/address.ts `deny`). A listener
+ * on a wildcard address is reachable at every local address.
+ */
+export function listenerDeny(url: string | undefined): Set<string> | undefined {
+  if (url === undefined) return undefined;
+  const { hostname, port } = new URL(url);
+  const host = hostname.replace(/^\[|\]$/g, '');
+  const loopback = ['127.0.0.1', '::1'];
+  const ips =
+    host === '0.0.0.0' || host === '::' || host === ''
+      ? [
+          ...loopback,
+          ...Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address)),
+        ]
+      : host === 'localhost'
+        ? loopback
+        : [host];
+  return listenerDenyKeys(ips, Number(port));
 }
 
 /** The jobs' own proxy URLs, in config order (indexed after fetch.proxy's). */

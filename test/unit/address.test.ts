@@ -4,6 +4,7 @@ import {
   checkAddress,
   compileAllowList,
   isBlockedAddress,
+  listenerDenyKeys,
   parseHostLiteral,
 } from '../../src/core/address.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
@@ -131,6 +132,18 @@ describe('parseHostLiteral', () => {
 
 describe('checkAddress', () => {
   const strict: AddressPolicy = { allowPrivateNetworks: false, allow: [] };
+
+  it("refuses crawld's own listener whatever allows it, in every spelling of its address", () => {
+    const deny = listenerDenyKeys(['127.0.0.1', '::1'], 9090);
+    const open: AddressPolicy = { allowPrivateNetworks: true, allow: ['127.0.0.1'], deny };
+    for (const ip of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '0:0:0:0:0:0:0:1']) {
+      expect(checkAddress(open, ip, 9090), ip).toEqual({ allowed: false, range: 'crawld-listener' });
+    }
+    // Another port of the same address, and the same port elsewhere, are the policy's to decide.
+    expect(checkAddress(open, '127.0.0.1', 9091)).toEqual({ allowed: true });
+    expect(checkAddress(open, '10.0.0.1', 9090)).toEqual({ allowed: true });
+    expect(checkAddress({ ...open, deny: new Set() }, '127.0.0.1', 9090)).toEqual({ allowed: true });
+  });
 
   it('refuses private ranges and allows public ones by default', () => {
     expect(checkAddress(strict, '127.0.0.1', 80)).toEqual({ allowed: false, range: 'loopback' });

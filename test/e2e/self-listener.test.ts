@@ -1,0 +1,115 @@
+/**
+ * crawld never fetches its own HTTP listener (admin API, metrics, status page), even with
+ * allowPrivateNetworks: not through a crawled link, and not from a rendered page's script.
+ * The CLI runs as a user runs it, with --http-port on a port the test picked.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, readJsonl, runCli, startCli, tempDir, until } from '../helpers/cli.js';
+import { metricSum } from '../helpers/hostile-server.js';
+import { CHROMIUM } from '../helpers/js-site.js';
+
+describe("crawld's own listener is off limits to the crawl", () => {
+  let server: http.Server;
+  let origin: string;
+  let adminPort = 0;
+
+  beforeAll(async () => {
+    adminPort = await freePort();
+    server = http.createServer((req, res) => {
+      const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+      if (req.url === '/robots.txt') return res.writeHead(404).end();
+      if (req.url === '/') {
+        return html(
+          `<html><head><title>home</title></head><body>` +
+            `<a href="http://127.0.0.1:${adminPort}/api/jobs">jobs</a>` +
+            `<a href="http://[::ffff:127.0.0.1]:${adminPort}/metrics">metrics</a>` +
+            `<a href="/ok">ok</a></body></html>`,
+        );
+      }
+      if (req.url === '/spy') {
+        // A page whose script reads the admin API and writes what it got into the DOM.
+        return html(
+          `<html><head><title>spy</title></head><body><p id="leak">none</p><script>
+            fetch('http://127.0.0.1:${adminPort}/api/jobs').then((r) => r.text())
+              .then((t) => { document.getElementById('leak').textContent = 'LEAK ' + t; })
+              .catch(() => { document.getElementById('leak').textContent = 'refused'; })
+              .finally(() => document.body.insertAdjacentHTML('beforeend', '<span id="done">1</span>'));
+          </script></body></html>`,
+        );
+      }
+      return html('<html><head><title>ok</title></head><body>fine</body></html>');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('run --once: links to the admin API and metrics, in scope, are refused as blocked_address', async () => {
+    const dir = tempDir();
+    const config = join(dir, 'crawld.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        dataDir: join(dir, 'data'),
+        http: { port: adminPort },
+        fetch: { allowPrivateNetworks: true },
+        // Every host, so that only the listener guard stands between the crawl and the API.
+        jobs: [{ id: 'j', seeds: [`${origin}/`], scope: { hosts: ['*'] } }],
+      }),
+    );
+    const run = await runCli(['run', '--config', config, '--once', '--no-progress']);
+    expect(run.code, run.stderr).toBe(0);
+    const urls = readJsonl(join(dir, 'data', 'results.jsonl')).map((r) => String(r.url));
+    expect(urls.sort()).toEqual([`${origin}/`, `${origin}/ok`]);
+    const dlq = await runCli(['dlq', 'list', '--json', '--config', config]);
+    const dead = dlq.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { url: string; reason: string });
+    expect(dead.map((d) => d.reason)).toEqual(['blocked_address', 'blocked_address']);
+    expect(dead.map((d) => new URL(d.url).port)).toEqual([String(adminPort), String(adminPort)]);
+  });
+
+  it("a rendered page's script cannot reach the admin API: the request is refused, counted", async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: run scripts/setup-test-env.sh`);
+    const dir = tempDir();
+    const config = join(dir, 'crawld.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        dataDir: join(dir, 'data'),
+        http: { port: adminPort },
+        fetch: { allowPrivateNetworks: true, browser: { executablePath: CHROMIUM } },
+        jobs: [
+          {
+            id: 'spy',
+            seeds: [`${origin}/spy`],
+            scope: { maxDepth: 0 },
+            render: { kind: 'browser', waitForSelector: '#done', blockResources: [] },
+            extract: { fields: { leak: { selector: '#leak' } }, followAllLinks: false },
+          },
+        ],
+      }),
+    );
+    // Not --once: the daemon stays up so that its own /metrics can be read after the render.
+    const daemon = startCli(['run', '--config', config]);
+    try {
+      const metrics = () => fetch(`http://127.0.0.1:${adminPort}/metrics`).then((r) => r.text());
+      await until(
+        async () => metricSum(await metrics(), 'crawld_pages_total', { result: 'ok' }) >= 1,
+        90_000,
+      );
+      const text = await metrics();
+      expect(metricSum(text, 'crawld_browser_blocked_requests_total', { reason: 'blocked_address' })).toBe(1);
+      const [record] = readJsonl(join(dir, 'data', 'results.jsonl'));
+      expect(record?.fields).toEqual({ leak: 'refused' });
+    } finally {
+      daemon.child.kill('SIGTERM');
+      await daemon.exited;
+    }
+  }, 150_000);
+});
