@@ -7,24 +7,9 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
-import { freePort, readJsonl, runCli, startCli, tempDir, until } from '../helpers/cli.js';
+import { freePort, listDeadLetters, readJsonl, runCli, startCli, tempDir, until } from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
 import { CHROMIUM, type JsSite, startJsSite } from '../helpers/js-site.js';
-
-interface DeadLetter {
-  url: string;
-  reason: string;
-  attempts: number;
-}
-
-async function deadLetters(dataDir: string): Promise<DeadLetter[]> {
-  const r = await runCli(['dlq', 'list', '--json', '--data-dir', dataDir]);
-  expect(r.code).toBe(0);
-  return r.stdout
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as DeadLetter);
-}
 
 describe('crawld with render.kind browser (real Chromium)', () => {
   beforeAll(() => {
@@ -182,7 +167,10 @@ describe('crawld with render.kind browser (real Chromium)', () => {
       );
       expect(titles).toStrictEqual({ '/popups': 'popups', '/alert': 'after dialogs', '/ssrf': 'ssrf' });
       const dead = Object.fromEntries(
-        (await deadLetters(dir)).map((d) => [new URL(d.url).pathname, `${d.reason}/${d.attempts}`]),
+        (await listDeadLetters(['--data-dir', dir])).map((d) => [
+          new URL(d.url).pathname,
+          `${d.reason}/${d.attempts}`,
+        ]),
       );
       expect(dead).toEqual({
         // Retryable failures were tried twice (retry.maxAttempts), the others once.

@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, readJsonl, runCli, startCli, tempDir, until } from '../helpers/cli.js';
+import { freePort, listDeadLetters, readJsonl, runCli, startCli, tempDir, until } from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
 import { CHROMIUM } from '../helpers/js-site.js';
 
@@ -65,11 +65,7 @@ describe("crawld's own listener is off limits to the crawl", () => {
     expect(run.code, run.stderr).toBe(0);
     const urls = readJsonl(join(dir, 'data', 'results.jsonl')).map((r) => String(r.url));
     expect(urls.sort()).toEqual([`${origin}/`, `${origin}/ok`]);
-    const dlq = await runCli(['dlq', 'list', '--json', '--config', config]);
-    const dead = dlq.stdout
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => JSON.parse(l) as { url: string; reason: string });
+    const dead = await listDeadLetters(['--config', config]);
     expect(dead.map((d) => d.reason)).toEqual(['blocked_address', 'blocked_address']);
     expect(dead.map((d) => new URL(d.url).port)).toEqual([String(adminPort), String(adminPort)]);
   });

@@ -80,6 +80,22 @@ export async function runCli(
   return { code, stdout: p.stdout(), stderr: p.stderr() };
 }
 
+export interface ListedDeadLetter {
+  readonly url: string;
+  readonly reason: string;
+  readonly attempts: number;
+}
+
+/** `crawld dlq list --json` with `where` (`['--data-dir', DIR]` or `['--config', FILE]`), parsed. */
+export async function listDeadLetters(where: string[]): Promise<ListedDeadLetter[]> {
+  const r = await runCli(['dlq', 'list', '--json', ...where]);
+  if (r.code !== 0) throw new Error(`crawld dlq list exited ${r.code}: ${r.stderr}`);
+  return r.stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as ListedDeadLetter);
+}
+
 export function readJsonl(path: string): Record<string, unknown>[] {
   if (!existsSync(path)) return [];
   return readFileSync(path, 'utf8')
