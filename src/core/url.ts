@@ -258,6 +258,7 @@ export function normaliseInScope(
  * is the same page, moved.
  */
 export function hostInScope(url: URL, scope: ScopeRules): boolean {
+  // The hostname plus its effective port (the scheme's default when none is written).
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const host: SplitHost = { name: url.hostname.toLowerCase().replace(/\.$/, ''), port };
   return compiledHosts(scope.hosts).matches(host) || scope.redirectHosts?.has(url.host) === true;
@@ -265,10 +266,7 @@ export function hostInScope(url: URL, scope: ScopeRules): boolean {
 
 function scopeOf(parsed: URL, url: string, depth: number, scope: ScopeRules): ScopeVerdict {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, reason: 'scheme' };
-  const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
-  const host: SplitHost = { name: parsed.hostname.toLowerCase().replace(/\.$/, ''), port };
-  if (!compiledHosts(scope.hosts).matches(host) && scope.redirectHosts?.has(parsed.host) !== true)
-    return { ok: false, reason: 'host' };
+  if (!hostInScope(parsed, scope)) return { ok: false, reason: 'host' };
   if (depth > scope.maxDepth) return { ok: false, reason: 'depth' };
   if (scope.exclude.some((re) => testRegex(re, url))) return { ok: false, reason: 'exclude' };
   if (scope.include.length > 0 && !scope.include.some((re) => testRegex(re, url))) {

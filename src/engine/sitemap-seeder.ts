@@ -34,9 +34,9 @@ export interface SitemapSeederDeps {
   readonly fetcher: Fetcher;
   /**
    * The text of an XML body (sitemaps, feeds) given its Content-Type: in the encoding it
-   * declares (adapters/parse/charset.ts decodeXml). @default UTF-8
+   * declares (adapters/parse/charset.ts decodeXml).
    */
-  readonly decodeXml?: (body: Uint8Array, contentType: string | undefined) => string;
+  readonly decodeXml: (body: Uint8Array, contentType: string | undefined) => string;
   readonly store: SitemapStateStore;
   readonly enqueue: (requests: readonly EnqueueRequest[]) => Promise<EnqueueResult>;
   readonly warn: (message: string, meta: Record<string, unknown>) => void;
@@ -205,8 +205,7 @@ export class SitemapSeeder {
       } else if (body.length > settings.maxBytes) {
         throw new RangeError(`larger than ${settings.maxBytes} bytes`);
       }
-      const decode = this.#deps.decodeXml;
-      return decode ? decode(body, res.headers['content-type']) : body.toString('utf8');
+      return this.#deps.decodeXml(body, res.headers['content-type']);
     } catch (err) {
       const reason = (err as { code?: string }).code ?? (err as Error).message;
       this.#deps.warn('sitemap: fetch failed', { sitemap: redactUrl(url), reason });

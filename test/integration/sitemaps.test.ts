@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryFrontier } from '../../src/adapters/frontier/memory.js';
+import { decodeXml } from '../../src/adapters/parse/charset.js';
 import { MemorySitemapStateStore } from '../../src/adapters/sitemap/sitemap-state.js';
 import { validateConfig } from '../../src/config/config.js';
 import { systemClock } from '../../src/core/clock.js';
@@ -90,6 +91,7 @@ describe('sitemaps as a seed source', () => {
     const warnings: string[] = [];
     const seeder = new SitemapSeeder({
       fetcher: makeFetcher({ acceptContentTypes: ['application/xml', 'text/plain', 'application/x-gzip'] }),
+      decodeXml,
       store: new MemorySitemapStateStore(),
       enqueue: (r) => frontier.enqueue(r),
       warn: (_m, meta) => warnings.push(String(meta.reason ?? meta.status ?? '')),
@@ -117,6 +119,7 @@ describe('sitemaps as a seed source', () => {
     await frontier.open();
     const seeder = new SitemapSeeder({
       fetcher: makeFetcher({ acceptContentTypes: ['application/xml', 'text/plain', 'application/x-gzip'] }),
+      decodeXml,
       store: new MemorySitemapStateStore(),
       enqueue: (r) => frontier.enqueue(r),
       warn: () => {},
