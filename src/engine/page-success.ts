@@ -16,7 +16,7 @@ import { detectChange } from './change-detection.js';
 import type { JobRuntime } from './job-runtime.js';
 import { enqueueLinks } from './link-enqueue.js';
 import { writeRecord } from './record-writer.js';
-import { type TaskResult, type TaskRunnerDeps, wireUrl } from './task-context.js';
+import { recordHead, type TaskResult, type TaskRunnerDeps, wireUrl } from './task-context.js';
 import { deadLetter, skip } from './task-endings.js';
 
 export async function onSuccess(
@@ -100,12 +100,7 @@ function resultRecord(
   now: number,
 ): ResultRecord {
   return {
-    url: wireUrl(task),
-    key: task.url,
-    finalUrl: res.url,
-    jobId: task.jobId,
-    taskId: task.id,
-    generation: task.generation,
+    ...recordHead(task, res),
     status: res.status,
     fetchedAt: new Date(now).toISOString(),
     depth: task.depth,

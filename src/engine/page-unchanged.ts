@@ -9,7 +9,7 @@ import type { PageState } from '../ports/page-state.js';
 import type { JobRuntime } from './job-runtime.js';
 import { unchangedRecord } from './page-memory.js';
 import { writeRecord } from './record-writer.js';
-import { type TaskResult, type TaskRunnerDeps, wireUrl } from './task-context.js';
+import { recordHead, type TaskResult, type TaskRunnerDeps, wireUrl } from './task-context.js';
 
 export async function onUnchanged(
   deps: TaskRunnerDeps,
@@ -22,12 +22,7 @@ export async function onUnchanged(
   if (job.recordUnchanged !== false) {
     const record = unchangedRecord(
       {
-        url: wireUrl(task),
-        key: task.url,
-        finalUrl: res.url,
-        jobId: task.jobId,
-        taskId: task.id,
-        generation: task.generation,
+        ...recordHead(task, res),
         fetchedAt: new Date(now).toISOString(),
         depth: task.depth,
         contentType: res.contentType,

@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { CrawlEmitter } from '../core/events.js';
-import type { Fetcher } from '../ports/fetcher.js';
+import type { Fetcher, FetchResponse } from '../ports/fetcher.js';
 import type { Frontier, Task } from '../ports/frontier.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { RobotsChecker } from '../ports/robots.js';
@@ -45,4 +45,16 @@ export type TaskResult = 'ok' | 'retry' | 'dead' | 'skipped' | 'deferred' | 'los
  */
 export function wireUrl(task: Task): string {
   return task.requestUrl ?? task.url;
+}
+
+/** The fields every record of a task starts with: which URL, under which key, which task run. */
+export function recordHead(task: Task, res: FetchResponse) {
+  return {
+    url: wireUrl(task),
+    key: task.url,
+    finalUrl: res.url,
+    jobId: task.jobId,
+    taskId: task.id,
+    generation: task.generation,
+  };
 }
