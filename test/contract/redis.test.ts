@@ -214,6 +214,55 @@ describe('redis frontier specifics', () => {
     await cleanup();
   });
 
+  it('keeps the index and totals by deltas exactly: a recount of every host after a mixed workload changes nothing', async () => {
+    await admin.flushdb();
+    const clock = new FakeClock();
+    const f = await make(clock);
+    const hosts = ['a.example', 'b.example', 'c.example', 'd.example'];
+    const reqs = hosts.flatMap((h, i) =>
+      Array.from({ length: 30 }, (_, k) =>
+        req(`p${k}`, {
+          url: url(`p${k}`, h),
+          priority: k % 3,
+          notBefore: k % 7 === 0 ? clock.now() + 5_000 : undefined,
+        }),
+      ).slice(0, 30 - i * 5),
+    );
+    await f.enqueue(reqs);
+    // Leases (some to expire), acks, retries (delayed), dead letters, a redrive, forced re-enqueues.
+    const first = await lease(f, 40, { leaseMs: 1_000 });
+    await Promise.all(first.slice(0, 10).map((t) => f.ack(t)));
+    await Promise.all(
+      first
+        .slice(10, 15)
+        .map((t) => f.retry(t, { at: clock.now() + 2_000, reason: 'x', chargeAttempt: true })),
+    );
+    await Promise.all(first.slice(15, 20).map((t) => f.deadLetter(t, 'gone')));
+    await f.redrive({ ids: first.slice(15, 17).map((t) => t.id) });
+    await f.enqueue([first[0]!, first[18]!].map((t) => ({ url: t.url, jobId: 'job1', force: true })));
+    clock.advance(1_500); // the other 20 leases expire
+    const second = await lease(f, 30);
+    await Promise.all(
+      second.slice(0, 12).map((t, i) => (i % 2 ? f.ack(t, { recrawlAt: clock.now() + 9_000 }) : f.ack(t))),
+    );
+    clock.advance(6_000); // delayed tasks and retries fall due
+    await lease(f, 7);
+    const view = async () => ({
+      stats: await f.stats(),
+      next: await f.nextReadyAt(),
+      ready: await admin.zrange('{crawld}:ready', 0, -1, 'WITHSCORES'),
+      due: await admin.zrange('{crawld}:due', 0, -1, 'WITHSCORES'),
+      dead: (await admin.smembers('{crawld}:deadhosts')).sort(),
+      leased: (await admin.smembers('{crawld}:leasedhosts')).sort(),
+    });
+    const kept = await view();
+    expect(kept.stats.leased).toBeGreaterThan(0);
+    expect(kept.stats.dead).toBeGreaterThan(0);
+    expect(await f.repair()).toBe(hosts.length);
+    expect(await view()).toEqual(kept);
+    await cleanup();
+  });
+
   it('refuses priorities outside [-2048, 2047] before writing anything', async () => {
     await admin.flushdb();
     const f = await make(new FakeClock());
