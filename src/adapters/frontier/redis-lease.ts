@@ -39,6 +39,8 @@ export async function leaseTasks(
   scanHosts: number,
 ): Promise<Task[]> {
   const exclude = options.excludeHosts ?? new Set<string>();
+  // No per-host caps to ask the caller about: on one Redis the TAKE script reads the index too.
+  if (ctx.single && !options.maxPerHost) return takeFromIndex(ctx, now, options, scanHosts);
   const scan = Math.min(options.max + exclude.size, scanHosts);
   const { ready, due } = await readIndex(ctx.client, ctx.keys, now, scan, scanHosts);
   // The global top `max` tasks lie in the first `max` ready hosts; due hosts may have
@@ -83,13 +85,44 @@ async function take(
   if (used.length === 0) return [];
   const keys = used.map((c) => ctx.keys.host(c.host).tasks);
   keys.push(...ctx.keys.publishList(used[0]!.host));
-  const args: ScriptArg[] = [now, options.max, bound, now + options.leaseMs, options.owner, token];
+  const args: ScriptArg[] = [
+    now,
+    options.max,
+    bound,
+    now + options.leaseMs,
+    options.owner,
+    token,
+    used.length,
+  ];
   for (const c of used) args.push(c.limit, c.due ? 1 : 0);
+  return runTake(ctx, keys, args);
+}
+
+/** Single Redis, no per-host caps: one TAKE call that also reads the index (one round trip). */
+function takeFromIndex(
+  ctx: LeaseContext,
+  now: number,
+  options: LeaseOptions,
+  scanHosts: number,
+): Promise<Task[]> {
+  const keys = ctx.keys.buckets[0]!;
+  const exclude = [...(options.excludeHosts ?? [])];
+  const args: ScriptArg[] = [now, options.max, '+inf', now + options.leaseMs, options.owner, randomUUID()];
+  args.push(0, scanHosts, ctx.keys.prefix, ...exclude);
+  const index = [keys.snap, keys.totals, keys.ready, keys.due, keys.deadHosts, keys.leasedHosts];
+  return runTake(ctx, index, args);
+}
+
+async function runTake(
+  ctx: LeaseContext,
+  keys: readonly string[],
+  args: readonly ScriptArg[],
+): Promise<Task[]> {
   const rows = (await script(ctx.client, 'crawldTake', [], [keys.length, ...keys, ...args])) as [
-    number,
+    string,
     unknown,
   ][];
-  return rows.map(([k, row]) => toTaskRow(used[k - 1]!.host, row).task);
+  return rows.map(([host, row]) => toTaskRow(host, row).task);
 }
 
 /** Cluster: PEEK every candidate, merge here, LEASE each host's share, publish the snapshots. */

@@ -120,25 +120,60 @@ return out
 
 /**
  * One lease() over many hosts on a single Redis: no PEEK round. KEYS: the candidate hosts'
- * task keys, then the index bucket's six keys. ARGV: now, max, bound (the worst score worth
- * taking), expiresAt, owner, token prefix, then per host: limit (how many of its best it may
- * give) and due ('1': promote its due delayed tasks and expired leases first). Reads each
- * host's best entries (at most limit, scoring <= bound, but at least its best one), merges
- * them by score (priority, then FIFO across hosts), leases the best `max` and keeps the index
- * (SETTLE). Answers {host index, task row} per leased task, best first.
+ * task keys (none when the script reads the index itself), then the index bucket's six keys.
+ * ARGV: now, max, bound (the worst score worth taking), expiresAt, owner, token prefix, then
+ * either n > 0 and per candidate: limit (how many of its best it may give) and due ('1':
+ * promote its due delayed tasks and expired leases first); or 0, the scan limit, the key
+ * prefix and the excluded hosts: then the candidates come from the index here, chosen as the
+ * client would (redis-lease.ts; one round trip instead of two, for a lease without per-host
+ * caps). Reads each candidate's best entries (at most limit, scoring <= bound, but at least
+ * its best one), merges them by score (priority, then FIFO across hosts), leases the best
+ * `max` and keeps the index (SETTLE). Answers {host, task row} per leased task, best first.
  */
 export const TAKE = `${PRELUDE}${APPLY}${SETTLE}
-local nh = #KEYS - 6
-local I = {KEYS[nh + 1], KEYS[nh + 2], KEYS[nh + 3], KEYS[nh + 4], KEYS[nh + 5], KEYS[nh + 6]}
+local nh = tonumber(ARGV[7])
+local I = {KEYS[#KEYS - 5], KEYS[#KEYS - 4], KEYS[#KEYS - 3], KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS]}
 DT, TOUCH, TORDER = {}, {}, {}
 local now, max, bound, exp = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+-- {task key, host, limit, due}
+local list = {}
+if nh > 0 then
+  for k = 1, nh do
+    local t = KEYS[k]
+    list[k] = {t, string.match(t, '{([^}]*)}'), tonumber(ARGV[6 + 2 * k]), ARGV[7 + 2 * k] == '1'}
+  end
+else
+  local scan, prefix, ex, nex = tonumber(ARGV[8]), ARGV[9], {}, #ARGV - 9
+  for i = 10, #ARGV do ex[ARGV[i]] = true end
+  local ready = redis.call('ZRANGE', I[3], 0, math.min(max + nex, scan) - 1, 'WITHSCORES')
+  local ranked, rank, seen = {}, {}, {}
+  for i = 1, #ready, 2 do
+    if not ex[ready[i]] then ranked[#ranked + 1] = ready[i + 1] rank[ready[i]] = #ranked - 1 end
+  end
+  local hosts = {}
+  for i = 1, #ready, 2 do
+    if #hosts >= max then break end
+    if not ex[ready[i]] then hosts[#hosts + 1] = ready[i] seen[ready[i]] = true end
+  end
+  local due = {}
+  for _, h in ipairs(redis.call('ZRANGEBYSCORE', I[4], '-inf', now, 'LIMIT', 0, scan)) do
+    due[h] = true
+    if not ex[h] and not seen[h] then hosts[#hosts + 1] = h seen[h] = true end
+  end
+  local single = #hosts == 1
+  if not single and #ranked >= max then bound = ranked[max] else bound = '+inf' end
+  for k, h in ipairs(hosts) do
+    local lim = max
+    if not single then lim = math.max(1, max - (rank[h] or 0)) end
+    list[k] = {prefix .. ':{' .. h .. '}:t', h, lim, due[h] or false}
+  end
+end
 local cands = {}
-for k = 1, nh do
-  use_t(KEYS[k])
-  local lim = tonumber(ARGV[5 + 2 * k])
-  if ARGV[6 + 2 * k] == '1' then refresh(now) end
-  if lim > 0 then
-    local top = redis.call('ZRANGEBYSCORE', R, '-inf', bound, 'WITHSCORES', 'LIMIT', 0, lim)
+for k, c in ipairs(list) do
+  use_t(c[1])
+  if c[4] then refresh(now) end
+  if c[3] > 0 then
+    local top = redis.call('ZRANGEBYSCORE', R, '-inf', bound, 'WITHSCORES', 'LIMIT', 0, c[3])
     if #top == 0 then top = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES') end
     for i = 1, #top, 2 do cands[#cands + 1] = {tonumber(top[i + 1]), k, top[i], top[i + 1]} end
   end
@@ -147,10 +182,10 @@ table.sort(cands, function(a, b) return a[1] < b[1] end)
 local out = {}
 for i = 1, math.min(max, #cands) do
   local c = cands[i]
-  use_t(KEYS[c[2]])
+  use_t(list[c[2]][1])
   local r = get(c[3])
   take(c[3], r, exp, ARGV[5], ARGV[6] .. ':' .. i)
-  out[i] = {c[2], task(c[3], r, c[4])}
+  out[i] = {list[c[2]][2], task(c[3], r, c[4])}
 end
 settle(I)
 return out
