@@ -289,6 +289,28 @@ describe('redis frontier specifics', () => {
     expect(await f.enqueue([req('a'), req('b')])).toEqual({ added: 2, duplicates: 0, dropped: 0 });
     await cleanup();
   });
+  it('enqueues a call spanning 300 hosts in one script call, and leases 100 of them in one more', async () => {
+    await admin.flushdb();
+    const f = await make(new FakeClock());
+    const scripts = async () => {
+      const info = await admin.info('commandstats');
+      const calls = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+      return calls('evalsha') + calls('eval');
+    };
+    const reqs = Array.from({ length: 300 }, (_, i) => req(`p${i}`, { url: url(`p${i}`, `h${i}.example`) }));
+    let before = await scripts();
+    expect(await f.enqueue(reqs)).toEqual({ added: 300, duplicates: 0, dropped: 0 });
+    // The sequence, the pending count, the host set and every host: one ENQUEUE_MANY (an EVAL
+    // more if the script cache missed).
+    expect((await scripts()) - before).toBeLessThanOrEqual(2);
+    before = await scripts();
+    const tasks = await lease(f, 100);
+    expect(paths(tasks)).toEqual(reqs.slice(0, 100).map((r) => new URL(r.url).pathname.slice(1)));
+    expect((await scripts()) - before).toBeLessThanOrEqual(2);
+    expect(await f.stats()).toMatchObject({ pending: 200, leased: 100 });
+    await cleanup();
+  });
+
   it('sends the acks of one turn as one script call that also updates the index, and the counts stay exact', async () => {
     await admin.flushdb();
     const f = await make(new FakeClock());

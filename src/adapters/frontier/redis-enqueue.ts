@@ -8,12 +8,14 @@ import { InvalidArgumentError } from '../../core/errors.js';
 import type { EnqueueResult } from '../../ports/frontier.js';
 import type { PreparedRequest } from './common.js';
 import type { HostOpBatcher } from './redis-batch.js';
-import { batch, execAll, type RedisLike, type ScriptArg } from './redis-client.js';
+import { batch, execAll, type RedisLike, type ScriptArg, script } from './redis-client.js';
 import { lastSnapshot, packUrl, type Snapshot } from './redis-codec.js';
 import { PRIORITY_MAX, PRIORITY_MIN, type RedisKeys, SEQ_LIMIT, splitTaskId } from './redis-keys.js';
 
 /** What the write calls need from the frontier. */
 export interface WriteContext {
+  /** One Redis: a whole enqueue call is one ENQUEUE_MANY script (else one script per host). */
+  readonly single: boolean;
   readonly keys: RedisKeys;
   readonly ops: HostOpBatcher;
   readonly maxPending: number;
@@ -36,6 +38,7 @@ export async function enqueuePrepared(
   prepared: readonly PreparedRequest[],
   now: number,
 ): Promise<EnqueueResult> {
+  if (ctx.single) return enqueueSingle(ctx, c, prepared, now);
   const byHost = groupBy(prepared, (r) => r.host);
   const keys = ctx.keys;
   const head = batch(c).incrby(keys.seq, prepared.length);
@@ -90,6 +93,52 @@ export async function enqueuePrepared(
     dropped += Number(r[2]);
   }
   return { added, duplicates, dropped };
+}
+
+/** Requests per ENQUEUE_MANY call: bounds one script's run time (calls go in one pipeline). */
+const MAX_PER_CALL = 2000;
+
+/** One Redis: the whole call in one round trip, ENQUEUE_MANY scripts of up to MAX_PER_CALL requests. */
+async function enqueueSingle(
+  ctx: WriteContext,
+  c: RedisLike,
+  prepared: readonly PreparedRequest[],
+  now: number,
+): Promise<EnqueueResult> {
+  const b = ctx.keys.buckets[0]!;
+  const keys = [ctx.keys.seq, b.hosts, b.snap, b.totals, b.ready, b.due, b.deadHosts, b.leasedHosts];
+  const maxPending = Number.isFinite(ctx.maxPending) ? ctx.maxPending : -1;
+  const pipe = batch(c);
+  for (let start = 0; start < prepared.length; start += MAX_PER_CALL) {
+    const chunk = prepared.slice(start, start + MAX_PER_CALL);
+    const args: ScriptArg[] = [now, maxPending, chunk.length, ctx.keys.prefix];
+    for (const [host, rs] of groupBy(chunk, (r) => r.host)) {
+      args.push(host, rs.length);
+      for (const r of rs) {
+        const request = r.requestUrl === undefined ? '' : packUrl(r.requestUrl, host);
+        args.push(
+          hashOf(r),
+          packUrl(r.url, host),
+          r.jobId,
+          r.priority,
+          r.depth,
+          r.notBefore,
+          r.force ? 1 : 0,
+          request,
+        );
+      }
+    }
+    script(pipe, 'crawldEnqueueMany', keys, args);
+  }
+  const sum = { added: 0, duplicates: 0, dropped: 0 };
+  for (const reply of (await execAll(pipe)) as [number, number, number, string | null][]) {
+    if (reply[0] === -1) checkSeq(reply[1]);
+    if (reply[3]) throw new Error(`enqueue script failed: ${reply[3]}`);
+    sum.added += reply[0];
+    sum.duplicates += reply[1];
+    sum.dropped += reply[2];
+  }
+  return sum;
 }
 
 /** Dead tasks back to ready, in the order of `ids` (FIFO seqs follow it); one host operation per host. */

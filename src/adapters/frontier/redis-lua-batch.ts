@@ -192,6 +192,55 @@ return out
 `;
 
 /**
+ * A whole enqueue call on a single Redis, in one round trip: the FIFO sequence, the pending
+ * count (so maxPending is exact: each host is told the room the previous ones left), the host
+ * set and every host's share (ENQUEUE, under pcall: a failing host neither stops nor undoes
+ * the others, and the index is kept for all that ran). KEYS: seq, host set, then the index
+ * bucket's six keys. ARGV: now, maxPending (-1: none), the number of requests, the key
+ * prefix, then per host: host, its number of requests, and per request: hash, url, job,
+ * priority, depth, notBefore, force, request URL. Answers {added, duplicates, dropped,
+ * error or false}, or {-1, last seq} (nothing written) when the sequence would pass 2^41.
+ */
+export const ENQUEUE_MANY = `${PRELUDE}${APPLY}${SETTLE}
+local I = {KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]}
+local now, maxp, total, prefix = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local first = tonumber(redis.call('GET', KEYS[1]) or '0') + 1
+if first + total > SEQ then return {-1, first + total - 1} end
+redis.call('INCRBY', KEYS[1], total)
+local room = 4503599627370496
+if maxp >= 0 then room = maxp - tonumber(redis.call('HGET', I[2], 'n') or '0') end
+DT, TOUCH, TORDER = {}, {}, {}
+local function snapshot() return {} end
+local function enqueue(ARGV)
+${BATCH_BODIES.enqueue}
+end
+local hosts, i = {}, 5
+while i <= #ARGV do hosts[#hosts + 1] = ARGV[i] i = i + 2 + 8 * tonumber(ARGV[i + 1]) end
+for j = 1, #hosts, 1000 do redis.call('SADD', KEYS[2], unpack(hosts, j, math.min(j + 999, #hosts))) end
+local added, dups, dropped, err, q = 0, 0, 0, false, first
+i = 5
+while i <= #ARGV do
+  local n = tonumber(ARGV[i + 1])
+  use_t(prefix .. ':{' .. ARGV[i] .. '}:t')
+  local a = {now, math.max(0, room)}
+  for j = 0, n - 1 do
+    local b = i + 2 + 8 * j
+    a[#a + 1] = ARGV[b] a[#a + 1] = ARGV[b + 1] a[#a + 1] = ARGV[b + 2] a[#a + 1] = ARGV[b + 3]
+    a[#a + 1] = ARGV[b + 4] a[#a + 1] = ARGV[b + 5] a[#a + 1] = ARGV[b + 6] a[#a + 1] = q a[#a + 1] = ARGV[b + 7]
+    q = q + 1
+  end
+  local ok, res = pcall(enqueue, a)
+  if ok then
+    added, dups, dropped = added + res[1], dups + res[2], dropped + res[3]
+    room = room - res[1]
+  elseif not err then err = type(res) == 'table' and res.err or tostring(res) end
+  i = i + 2 + 8 * n
+end
+settle(I)
+return {added, dups, dropped, err}
+`;
+
+/**
  * repair() on a single Redis: rebuilds the index bucket and totals from every host's own
  * state, in one atomic call (so no change of another daemon can slip between the recount and
  * the write; it blocks Redis for O(hosts), ~10 commands a host). KEYS: the host set, then the

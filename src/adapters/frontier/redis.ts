@@ -107,7 +107,7 @@ export class RedisFrontier implements Frontier {
     this.#seqs = new SeqBatcher(conn, this.#keys.seq);
     this.#publisher = new SnapshotPublisher(() => this.#client, this.#keys, this.#clock);
     const publish = this.#publisher.publish.bind(this.#publisher);
-    this.#write = { keys: this.#keys, ops: this.#ops, maxPending, publish };
+    this.#write = { single: !this.#cluster, keys: this.#keys, ops: this.#ops, maxPending, publish };
     const self = this;
     this.#leaseContext = {
       get client() {
