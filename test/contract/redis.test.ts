@@ -11,6 +11,13 @@ import { lease, paths, req, url } from './frontier-contract-helpers.js';
 let server: RedisServer;
 let admin: Redis;
 
+/** Script calls so far (EVALSHA and EVAL): commands run inside scripts count in total_commands_processed too. */
+async function scripts(): Promise<number> {
+  const info = await admin.info('commandstats');
+  const calls = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+  return calls('evalsha') + calls('eval');
+}
+
 beforeAll(async () => {
   server = await startRedis();
   admin = new Redis(server.url);
@@ -292,11 +299,6 @@ describe('redis frontier specifics', () => {
   it('enqueues a call spanning 300 hosts in one script call, and leases 100 of them in one more', async () => {
     await admin.flushdb();
     const f = await make(new FakeClock());
-    const scripts = async () => {
-      const info = await admin.info('commandstats');
-      const calls = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
-      return calls('evalsha') + calls('eval');
-    };
     const reqs = Array.from({ length: 300 }, (_, i) => req(`p${i}`, { url: url(`p${i}`, `h${i}.example`) }));
     let before = await scripts();
     expect(await f.enqueue(reqs)).toEqual({ added: 300, duplicates: 0, dropped: 0 });
@@ -317,12 +319,6 @@ describe('redis frontier specifics', () => {
     await f.enqueue(Array.from({ length: 50 }, (_, i) => req(`p${i}`)));
     const tasks = await lease(f, 50);
     expect(tasks).toHaveLength(50);
-    // Script calls: commands run inside scripts count in total_commands_processed too.
-    const scripts = async () => {
-      const info = await admin.info('commandstats');
-      const calls = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
-      return calls('evalsha') + calls('eval');
-    };
     const before = await scripts();
     expect(await Promise.all(tasks.map((t) => f.ack(t)))).toEqual(tasks.map(() => true));
     // One BATCH call carrying the 50 acks, which applies the host's snapshot to the index itself

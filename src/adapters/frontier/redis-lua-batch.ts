@@ -31,15 +31,19 @@ local function settle(I)
       local h = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES')[2]
       if h then redis.call('ZADD', I[3], h, host) else redis.call('ZREM', I[3], host) end
     elseif m.ra then redis.call('ZADD', I[3], 'LT', m.ra, host) end
-    if m.dr then
-      local d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2]
-      local l = redis.call('ZRANGE', L, 0, 0, 'WITHSCORES')[2]
+    if m.dr or m.lr then
+      -- A removal: the due time is re-read (the delayed zset only when it may hold some), and
+      -- the head lease says whether the host still has leases (it had some: only a host left
+      -- without leases leaves the set).
+      local d, l = nil, redis.call('ZRANGE', L, 0, 0, 'WITHSCORES')[2]
+      if DLC[t] ~= 0 then d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2] end
       if l and (not d or tonumber(l) < tonumber(d)) then d = l end
       if d then redis.call('ZADD', I[4], d, host) else redis.call('ZREM', I[4], host) end
-    elseif m.da then redis.call('ZADD', I[4], 'LT', m.da, host) end
-    if m.lr then
-      if redis.call('ZCARD', L) > 0 then redis.call('SADD', I[6], host) else redis.call('SREM', I[6], host) end
-    elseif m.la then redis.call('SADD', I[6], host) end
+      if not l then redis.call('SREM', I[6], host) elseif m.la then redis.call('SADD', I[6], host) end
+    else
+      if m.da then redis.call('ZADD', I[4], 'LT', m.da, host) end
+      if m.la then redis.call('SADD', I[6], host) end
+    end
     if m.xr then
       if tonumber(redis.call('HGET', M, 'x') or '0') > 0 then redis.call('SADD', I[5], host)
       else redis.call('SREM', I[5], host) end

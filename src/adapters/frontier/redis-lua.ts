@@ -65,10 +65,15 @@ do
   local a = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
   for i = 1, 64 do B64[string.byte(a, i)] = i - 1 end
 end
-local NB = {}
+-- NB: bucket count per host; DLC: delayed count per host (known when read or moved here: an
+-- index upkeep that finds none skips reading the delayed zset).
+local NB, DLC = {}, {}
 local function nbuckets()
   local n = NB[T]
-  if not n then n = tonumber(redis.call('HGET', M, 'tb')) or 1 NB[T] = n end
+  if not n then
+    local v = redis.call('HMGET', M, 'tb', 'dl')
+    n = tonumber(v[1]) or 1 NB[T] = n DLC[T] = tonumber(v[2]) or 0
+  end
   return n
 end
 -- nil for an id that is not ours (a redrive of a made-up id): it then lives nowhere.
@@ -138,7 +143,7 @@ end
 local function pend(id, r, nb, q, now)
   r[FQ] = q
   if nb <= now then r[FS] = 'r' redis.call('ZADD', R, score(r[FP], q), id) mark('ra', score(r[FP], q))
-  else r[FS] = 'd' redis.call('ZADD', D, nb, id) redis.call('HINCRBY', M, 'dl', 1) mark('da', nb) end
+  else r[FS] = 'd' redis.call('ZADD', D, nb, id) DLC[T] = redis.call('HINCRBY', M, 'dl', 1) mark('da', nb) end
   count(r[FP], 1) put(id, r)
 end
 local function unlease(id, r)
@@ -171,7 +176,7 @@ local function refresh(now)
     mark('dr') mark('ra', score(r[FP], qof(r)))
     changed = true
   end
-  if #due > 0 then redis.call('HINCRBY', M, 'dl', -#due) end
+  if #due > 0 then DLC[T] = redis.call('HINCRBY', M, 'dl', -#due) end
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', L, '-inf', now, 'LIMIT', 0, 1000)) do
     local r = get(id)
     unlease(id, r) r[FS] = 'r' redis.call('ZADD', R, score(r[FP], qof(r)), id) count(r[FP], 1) put(id, r)
