@@ -11,6 +11,9 @@
  * taken or stored, since nothing but these scripts (atomic with the change) writes the index:
  * totals equal the sum of the hosts' counts at all times. On a Cluster (a script touches one
  * slot) BATCH returns snapshots instead, published by the client (PUBLISH, redis-lua.ts).
+ * ENQUEUE_MANY, TAKE (reading the index) and REPAIR name the host keys they compute from the
+ * prefix instead of receiving them in KEYS: allowed on a single Redis, and these scripts are
+ * never sent to a Cluster.
  */
 import { APPLY, BATCH_BODIES, BATCH_OPS, type BatchOp, PRELUDE } from './redis-lua.js';
 
