@@ -2,7 +2,8 @@
  * Lua scripts of the Redis frontier. Host scripts get the six keys of one host
  * (redis-keys.ts HostKeys, one slot) and do one atomic change to that host's state; each
  * ends with snapshot(), the host's counts and index scores, which the client then hands to
- * PUBLISH on the global slot. Time always comes in as an argument (the injected Clock),
+ * PUBLISH on the global slot (Cluster); on a single Redis the scripts that carry them
+ * (redis-lua-batch.ts) keep the index by deltas instead (DT / TOUCH below). Time always comes in as an argument (the injected Clock),
  * never from Redis TIME, so a FakeClock drives the scripts.
  *
  * Lua numbers are doubles: scores stay below 2^53 (see PRIORITY_MIN / SEQ_LIMIT), and no

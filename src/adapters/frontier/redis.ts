@@ -1,13 +1,15 @@
 /**
  * Frontier on Redis, shared by several daemons. Each host's queues live under the hash tag
- * `{host}` and every change to a host is one Lua script on that slot (atomic); a second
- * script on the global slot publishes the host's new counts and index scores (versioned,
- * so out-of-order publishes converge). Layout, costs and failure behaviour: docs/redis.md.
+ * `{host}`. On a single Redis every call is one script (or one per 256 operations of a turn)
+ * that changes the hosts and keeps the global index and totals by deltas, atomically
+ * (redis-lua-batch.ts). On a Cluster every change to a host is one Lua script on that slot,
+ * then a PUBLISH of the host's snapshot to its index bucket (versioned, so out-of-order
+ * publishes converge). Layout, costs and failure behaviour: docs/redis.md.
  *
  * Deviations from the single-store adapters, all documented there: an enqueue batch is
- * atomic per host, not as a whole; maxPending is checked against a global counter read
- * before the batch (approximate under concurrent enqueues); priorities must lie in
- * [-2048, 2047].
+ * atomic per host, not as a whole; on a Cluster maxPending is checked against a global
+ * counter read before the batch (approximate under concurrent enqueues); priorities must lie
+ * in [-2048, 2047].
  */
 import { Cluster, Redis } from 'ioredis';
 import type { Clock } from '../../core/clock.js';
