@@ -11,6 +11,13 @@ import { lease, paths, req, url } from './frontier-contract-helpers.js';
 let server: RedisServer;
 let admin: Redis;
 
+/** Script calls so far (EVALSHA and EVAL): commands run inside scripts count in total_commands_processed too. */
+async function scripts(): Promise<number> {
+  const info = await admin.info('commandstats');
+  const calls = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+  return calls('evalsha') + calls('eval');
+}
+
 beforeAll(async () => {
   server = await startRedis();
   admin = new Redis(server.url);
@@ -214,6 +221,55 @@ describe('redis frontier specifics', () => {
     await cleanup();
   });
 
+  it('keeps the index and totals by deltas exactly: a recount of every host after a mixed workload changes nothing', async () => {
+    await admin.flushdb();
+    const clock = new FakeClock();
+    const f = await make(clock);
+    const hosts = ['a.example', 'b.example', 'c.example', 'd.example'];
+    const reqs = hosts.flatMap((h, i) =>
+      Array.from({ length: 30 }, (_, k) =>
+        req(`p${k}`, {
+          url: url(`p${k}`, h),
+          priority: k % 3,
+          notBefore: k % 7 === 0 ? clock.now() + 5_000 : undefined,
+        }),
+      ).slice(0, 30 - i * 5),
+    );
+    await f.enqueue(reqs);
+    // Leases (some to expire), acks, retries (delayed), dead letters, a redrive, forced re-enqueues.
+    const first = await lease(f, 40, { leaseMs: 1_000 });
+    await Promise.all(first.slice(0, 10).map((t) => f.ack(t)));
+    await Promise.all(
+      first
+        .slice(10, 15)
+        .map((t) => f.retry(t, { at: clock.now() + 2_000, reason: 'x', chargeAttempt: true })),
+    );
+    await Promise.all(first.slice(15, 20).map((t) => f.deadLetter(t, 'gone')));
+    await f.redrive({ ids: first.slice(15, 17).map((t) => t.id) });
+    await f.enqueue([first[0]!, first[18]!].map((t) => ({ url: t.url, jobId: 'job1', force: true })));
+    clock.advance(1_500); // the other 20 leases expire
+    const second = await lease(f, 30);
+    await Promise.all(
+      second.slice(0, 12).map((t, i) => (i % 2 ? f.ack(t, { recrawlAt: clock.now() + 9_000 }) : f.ack(t))),
+    );
+    clock.advance(6_000); // delayed tasks and retries fall due
+    await lease(f, 7);
+    const view = async () => ({
+      stats: await f.stats(),
+      next: await f.nextReadyAt(),
+      ready: await admin.zrange('{crawld}:ready', 0, -1, 'WITHSCORES'),
+      due: await admin.zrange('{crawld}:due', 0, -1, 'WITHSCORES'),
+      dead: (await admin.smembers('{crawld}:deadhosts')).sort(),
+      leased: (await admin.smembers('{crawld}:leasedhosts')).sort(),
+    });
+    const kept = await view();
+    expect(kept.stats.leased).toBeGreaterThan(0);
+    expect(kept.stats.dead).toBeGreaterThan(0);
+    expect(await f.repair()).toBe(hosts.length);
+    expect(await view()).toEqual(kept);
+    await cleanup();
+  });
+
   it('refuses priorities outside [-2048, 2047] before writing anything', async () => {
     await admin.flushdb();
     const f = await make(new FakeClock());
@@ -240,18 +296,29 @@ describe('redis frontier specifics', () => {
     expect(await f.enqueue([req('a'), req('b')])).toEqual({ added: 2, duplicates: 0, dropped: 0 });
     await cleanup();
   });
+  it('enqueues a call spanning 300 hosts in one script call, and leases 100 of them in one more', async () => {
+    await admin.flushdb();
+    const f = await make(new FakeClock());
+    const reqs = Array.from({ length: 300 }, (_, i) => req(`p${i}`, { url: url(`p${i}`, `h${i}.example`) }));
+    let before = await scripts();
+    expect(await f.enqueue(reqs)).toEqual({ added: 300, duplicates: 0, dropped: 0 });
+    // The sequence, the pending count, the host set and every host: one ENQUEUE_MANY (an EVAL
+    // more if the script cache missed).
+    expect((await scripts()) - before).toBeLessThanOrEqual(2);
+    before = await scripts();
+    const tasks = await lease(f, 100);
+    expect(paths(tasks)).toEqual(reqs.slice(0, 100).map((r) => new URL(r.url).pathname.slice(1)));
+    expect((await scripts()) - before).toBeLessThanOrEqual(2);
+    expect(await f.stats()).toMatchObject({ pending: 200, leased: 100 });
+    await cleanup();
+  });
+
   it('sends the acks of one turn as one script call that also updates the index, and the counts stay exact', async () => {
     await admin.flushdb();
     const f = await make(new FakeClock());
     await f.enqueue(Array.from({ length: 50 }, (_, i) => req(`p${i}`)));
     const tasks = await lease(f, 50);
     expect(tasks).toHaveLength(50);
-    // Script calls: commands run inside scripts count in total_commands_processed too.
-    const scripts = async () => {
-      const info = await admin.info('commandstats');
-      const calls = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
-      return calls('evalsha') + calls('eval');
-    };
     const before = await scripts();
     expect(await Promise.all(tasks.map((t) => f.ack(t)))).toEqual(tasks.map(() => true));
     // One BATCH call carrying the 50 acks, which applies the host's snapshot to the index itself

@@ -11,7 +11,8 @@ import {
   type RedisOptions,
 } from 'ioredis';
 import { CrawldError, RedisUnavailableError } from '../../core/errors.js';
-import { BATCH, HOST_SCRIPTS, hostScriptSource, PUBLISH } from './redis-lua.js';
+import { HOST_SCRIPTS, hostScriptSource, PUBLISH } from './redis-lua.js';
+import { BATCH, ENQUEUE_MANY, REPAIR, TAKE } from './redis-lua-batch.js';
 
 /** Re-exported for the callers that import it from here; defined in core/errors.ts. */
 export { RedisUnavailableError };
@@ -117,6 +118,10 @@ export function defineFrontierScripts(client: RedisLike): void {
     client.defineCommand('crawldPublish', { numberOfKeys: 6, lua: PUBLISH });
   // Six keys per operation carried: the key count is the call's first argument.
   if (typeof has.crawldBatch !== 'function') client.defineCommand('crawldBatch', { lua: BATCH });
+  if (typeof has.crawldEnqueueMany !== 'function')
+    client.defineCommand('crawldEnqueueMany', { numberOfKeys: 8, lua: ENQUEUE_MANY });
+  if (typeof has.crawldTake !== 'function') client.defineCommand('crawldTake', { lua: TAKE });
+  if (typeof has.crawldRepair !== 'function') client.defineCommand('crawldRepair', { lua: REPAIR });
 }
 
 /** Calls a script defined with defineCommand on a client or a pipeline. */

@@ -55,7 +55,8 @@ export class RedisKeys {
    * the same count: it is fixed by the kind, never configured.
    */
   readonly buckets: readonly IndexKeys[];
-  readonly #prefix: string;
+  /** The key prefix (per-host keys are `prefix:{host}:...`). */
+  readonly prefix: string;
 
   constructor(prefix: string, buckets = 1) {
     if (prefix === '' || /[{}]/.test(prefix)) {
@@ -63,7 +64,7 @@ export class RedisKeys {
     }
     if (!Number.isInteger(buckets) || buckets < 1)
       throw new InvalidArgumentError(`index buckets must be a positive integer, got ${buckets}`);
-    this.#prefix = prefix;
+    this.prefix = prefix;
     this.seq = `{${prefix}}:seq`;
     this.layout = `{${prefix}}:layout`;
     this.buckets = Array.from({ length: buckets }, (_, i) => {
@@ -91,7 +92,7 @@ export class RedisKeys {
 
   /** URL.host never contains braces, so `{host}` is always exactly the hash tag. */
   host(host: string): HostKeys {
-    const h = `${this.#prefix}:{${host}}`;
+    const h = `${this.prefix}:{${host}}`;
     return {
       tasks: `${h}:t`,
       ready: `${h}:r`,

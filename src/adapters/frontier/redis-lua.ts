@@ -2,7 +2,8 @@
  * Lua scripts of the Redis frontier. Host scripts get the six keys of one host
  * (redis-keys.ts HostKeys, one slot) and do one atomic change to that host's state; each
  * ends with snapshot(), the host's counts and index scores, which the client then hands to
- * PUBLISH on the global slot. Time always comes in as an argument (the injected Clock),
+ * PUBLISH on the global slot (Cluster); on a single Redis the scripts that carry them
+ * (redis-lua-batch.ts) keep the index by deltas instead (DT / TOUCH below). Time always comes in as an argument (the injected Clock),
  * never from Redis TIME, so a FakeClock drives the scripts.
  *
  * Lua numbers are doubles: scores stay below 2^53 (see PRIORITY_MIN / SEQ_LIMIT), and no
@@ -18,7 +19,7 @@
  *  deadAt, ru (15) the URL to request when it differs from u (packed the same way; absent for
  *  most tasks). Absent values are false and trailing ones are left out, so a ready task is ~60
  *  bytes. A field added later takes the next position (16) and old records simply lack it. */
-const PRELUDE = `
+export const PRELUDE = `
 local T, R, D, L, X, M
 -- Selects the host whose keys are KEYS[6k-5 .. 6k] (a BATCH call carries several hosts).
 local function use(k)
@@ -26,6 +27,11 @@ local function use(k)
   T, R, D, L, X, M = KEYS[b + 1], KEYS[b + 2], KEYS[b + 3], KEYS[b + 4], KEYS[b + 5], KEYS[b + 6]
 end
 use(1)
+-- Selects the host whose task key (bucket 0) is t: its other keys are named after it.
+local function use_t(t)
+  local b = string.sub(t, 1, -2)
+  T, R, D, L, X, M = t, b .. 'r', b .. 'd', b .. 'l', b .. 'x', b .. 'm'
+end
 local FS, FU, FJ, FP, FDP, FA, FG, FC, FQ, FK, FO, FE, FERR, FDA, FRU = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
 local NF = 15
 local SEQ = 2199023255552
@@ -39,15 +45,36 @@ local function qof(r) return r[FQ] or r[FC] end
 -- bucket (64-128 records each) costs the same memory as 200 and less CPU: a listpack lookup
 -- scans its entries (100 hosts x 2000 URLs: lease+ack 66-75 against 78-88 us of Redis CPU).
 local PER_BUCKET = 64
+-- Index upkeep by deltas (one Redis: BATCH and TAKE keep the index themselves, redis-lua-index.ts):
+-- DT sums the call's changes to the totals, TOUCH marks per host (keyed by its task key T) what
+-- moved: ra / da the least ready score / due time added, rr / dr a ready entry / a delayed
+-- entry or lease removed, la / lr a lease added / removed, xa / xr a dead letter added /
+-- removed, nr records added. Both nil elsewhere (Cluster, single-host scripts): no cost.
+local DT, TOUCH, TORDER = nil, nil, nil
+local function tot(f, d) if DT then DT[f] = (DT[f] or 0) + d end end
+local function mark(kind, v)
+  if not TOUCH then return end
+  local t = TOUCH[T]
+  if not t then t = {} TOUCH[T] = t TORDER[#TORDER + 1] = T end
+  if kind == 'ra' or kind == 'da' then
+    if not t[kind] or v < t[kind] then t[kind] = v end
+  elseif kind == 'nr' then t.nr = (t.nr or 0) + v
+  else t[kind] = true end
+end
 local B64 = {}
 do
   local a = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
   for i = 1, 64 do B64[string.byte(a, i)] = i - 1 end
 end
-local NB = {}
+-- NB: bucket count per host; DLC: delayed count per host (known when read or moved here: an
+-- index upkeep that finds none skips reading the delayed zset).
+local NB, DLC = {}, {}
 local function nbuckets()
   local n = NB[T]
-  if not n then n = tonumber(redis.call('HGET', M, 'tb')) or 1 NB[T] = n end
+  if not n then
+    local v = redis.call('HMGET', M, 'tb', 'dl')
+    n = tonumber(v[1]) or 1 NB[T] = n DLC[T] = tonumber(v[2]) or 0
+  end
   return n
 end
 -- nil for an id that is not ours (a redrive of a made-up id): it then lives nowhere.
@@ -88,14 +115,19 @@ local function split()
 end
 -- Before a call adds more than a bucket's worth to one host (a bulk enqueue), the splits it
 -- will need are made first: a bucket that grows past 512 entries becomes a hashtable for good.
-local function presplit(adding)
-  local m, records = redis.call('HGETALL', M), redis.call('ZCARD', L)
+-- The host's records: every one is pending, leased, done or dead.
+local function records()
+  local m, n = redis.call('HGETALL', M), redis.call('ZCARD', L)
   for i = 1, #m, 2 do
     local k = m[i]
-    if k == 'done' or k == 'x' or string.sub(k, 1, 2) == 'p:' then records = records + tonumber(m[i + 1])
+    if k == 'done' or k == 'x' or string.sub(k, 1, 2) == 'p:' then n = n + tonumber(m[i + 1])
     elseif k == 'tb' then NB[T] = NB[T] or tonumber(m[i + 1]) end
   end
-  while records + adding > PER_BUCKET * nbuckets() do split() end
+  return n
+end
+local function presplit(adding)
+  local n = records()
+  while n + adding > PER_BUCKET * nbuckets() do split() end
 end
 local function get(id) local v = redis.call('HGET', tkeyof(id), id) if v then return cmsgpack.unpack(v) end return nil end
 local function put(id, r)
@@ -107,14 +139,24 @@ local function put(id, r)
 end
 local function count(p, n)
   if redis.call('HINCRBY', M, 'p:' .. p, n) == 0 then redis.call('HDEL', M, 'p:' .. p) end
+  tot('p:' .. p, n) tot('n', n)
 end
 local function pend(id, r, nb, q, now)
   r[FQ] = q
-  if nb <= now then r[FS] = 'r' redis.call('ZADD', R, score(r[FP], q), id)
-  else r[FS] = 'd' redis.call('ZADD', D, nb, id) redis.call('HINCRBY', M, 'dl', 1) end
+  if nb <= now then r[FS] = 'r' redis.call('ZADD', R, score(r[FP], q), id) mark('ra', score(r[FP], q))
+  else r[FS] = 'd' redis.call('ZADD', D, nb, id) DLC[T] = redis.call('HINCRBY', M, 'dl', 1) mark('da', nb) end
   count(r[FP], 1) put(id, r)
 end
-local function unlease(id, r) redis.call('ZREM', L, id) r[FK] = false r[FO] = false r[FE] = false end
+local function unlease(id, r)
+  redis.call('ZREM', L, id) r[FK] = false r[FO] = false r[FE] = false
+  mark('lr') mark('dr') tot('l', -1)
+end
+-- A ready task leased until exp (TAKE and LEASE).
+local function take(id, r, exp, owner, token)
+  redis.call('ZREM', R, id) redis.call('ZADD', L, exp, id) count(r[FP], -1)
+  r[FS] = 'l' r[FK] = token r[FO] = owner r[FE] = exp put(id, r)
+  mark('rr') mark('la') mark('da', exp) tot('l', 1)
+end
 local function leased(id, tok)
   local r = get(id)
   if r and r[FS] == 'l' and r[FK] == tok then return r end
@@ -132,12 +174,14 @@ local function refresh(now)
   for _, id in ipairs(due) do
     local r = get(id)
     redis.call('ZREM', D, id) r[FS] = 'r' redis.call('ZADD', R, score(r[FP], qof(r)), id) put(id, r)
+    mark('dr') mark('ra', score(r[FP], qof(r)))
     changed = true
   end
-  if #due > 0 then redis.call('HINCRBY', M, 'dl', -#due) end
+  if #due > 0 then DLC[T] = redis.call('HINCRBY', M, 'dl', -#due) end
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', L, '-inf', now, 'LIMIT', 0, 1000)) do
     local r = get(id)
     unlease(id, r) r[FS] = 'r' redis.call('ZADD', R, score(r[FP], qof(r)), id) count(r[FP], 1) put(id, r)
+    mark('ra', score(r[FP], qof(r)))
     changed = true
   end
   return changed
@@ -194,8 +238,8 @@ for i = 3, #ARGV, 9 do
   while r and not (r[FU] == url and r[FJ] == job) do n = n + 1 id = h .. '~' .. n r = get(id) end
   if r then
     if force and (r[FS] == 'f' or r[FS] == 'x') then
-      if r[FS] == 'f' then redis.call('HINCRBY', M, 'done', -1)
-      else redis.call('ZREM', X, id) redis.call('HINCRBY', M, 'x', -1) end
+      if r[FS] == 'f' then redis.call('HINCRBY', M, 'done', -1) tot('f', -1)
+      else redis.call('ZREM', X, id) redis.call('HINCRBY', M, 'x', -1) tot('x', -1) mark('xr') end
       r[FDA] = false r[FERR] = false r[FP] = p r[FDP] = dp r[FA] = 0 r[FG] = r[FG] + 1
       pend(id, r, nb, q, now) added = added + 1 room = room - 1
     else dups = dups + 1 end
@@ -203,7 +247,7 @@ for i = 3, #ARGV, 9 do
   else
     local r = {false, url, job, p, dp, 0, 0, q}
     if ARGV[i + 8] ~= '' then r[FRU] = ARGV[i + 8] end
-    pend(id, r, nb, q, now)
+    pend(id, r, nb, q, now) mark('nr', 1)
     added = added + 1 room = room - 1
   end
 end
@@ -233,8 +277,7 @@ local out = {}
 for i = 1, #picked, 2 do
   local id = picked[i]
   local r = get(id)
-  redis.call('ZREM', R, id) redis.call('ZADD', L, exp, id) count(r[FP], -1)
-  r[FS] = 'l' r[FK] = ARGV[6] .. ':' .. ((i + 1) / 2) r[FO] = ARGV[5] r[FE] = exp put(id, r)
+  take(id, r, exp, ARGV[5], ARGV[6] .. ':' .. ((i + 1) / 2))
   out[#out + 1] = task(id, r, picked[i + 1])
 end
 return {out, snapshot(changed or #out > 0)}
@@ -247,7 +290,7 @@ local r = leased(id, ARGV[3])
 if not r then return {0, snapshot(false)} end
 unlease(id, r)
 if ARGV[4] ~= '' then r[FG] = r[FG] + 1 r[FA] = 0 r[FERR] = false pend(id, r, tonumber(ARGV[4]), tonumber(ARGV[5]), now)
-else r[FS] = 'f' r[FQ] = false redis.call('HINCRBY', M, 'done', 1) put(id, r) end
+else r[FS] = 'f' r[FQ] = false redis.call('HINCRBY', M, 'done', 1) tot('f', 1) put(id, r) end
 return {1, snapshot(true)}
 `;
 
@@ -269,7 +312,7 @@ local r = leased(id, ARGV[3])
 if not r then return {0, snapshot(false)} end
 unlease(id, r)
 r[FA] = r[FA] + 1 r[FERR] = ARGV[4] r[FS] = 'x' r[FDA] = now
-redis.call('ZADD', X, now, id) redis.call('HINCRBY', M, 'x', 1) put(id, r)
+redis.call('ZADD', X, now, id) redis.call('HINCRBY', M, 'x', 1) tot('x', 1) mark('xa') put(id, r)
 return {1, snapshot(true)}
 `;
 
@@ -284,7 +327,7 @@ for i = 3, #ARGV, 2 do
     pend(id, r, now, tonumber(ARGV[i + 1]), now) moved = moved + 1
   end
 end
-if moved > 0 then redis.call('HINCRBY', M, 'x', -moved) end
+if moved > 0 then redis.call('HINCRBY', M, 'x', -moved) tot('x', -moved) mark('xr') end
 return {moved, snapshot(moved > 0)}
 `;
 
@@ -315,7 +358,7 @@ const SNAPSHOT = 'return snapshot(false)';
  * latest host state, and totals stay the sum of the applied snapshots. Shared by PUBLISH and,
  * on a single Redis, by BATCH, which applies its hosts' snapshots itself.
  */
-const APPLY = `
+export const APPLY = `
 local function bump(I, field, d)
   if d ~= 0 and redis.call('HINCRBY', I[2], field, d) == 0 and string.sub(field, 1, 2) == 'p:' then
     redis.call('HDEL', I[2], field)
@@ -396,79 +439,16 @@ export const BATCH_OPS = {
   ack: 4,
   retry: 5,
   dead: 6,
+  redrive: 7,
 } as const satisfies Record<string, number>;
 export type BatchOp = keyof typeof BATCH_OPS;
 
-const BATCH_BODIES: Record<BatchOp, string> = {
+export const BATCH_BODIES: Record<BatchOp, string> = {
   enqueue: ENQUEUE,
   peek: PEEK,
   lease: LEASE,
   ack: ACK,
   retry: RETRY,
   dead: DEAD,
+  redrive: REDRIVE,
 };
-
-/**
- * Many host operations in one script call. KEYS: one per operation, the host's task hash
- * (the host's other keys are named after it, same slot), so the same host may appear several
- * times; then, on a single Redis, the six keys of the index bucket. ARGV: 1 when those index
- * keys are there, else 0; then per operation: op index, argument count, the arguments the
- * single-host script takes. Each operation runs as that script would, in order, and answers
- * {1, its reply} or {0, error message}: one failing operation (pcall) neither stops nor
- * undoes the others. On one Redis all of a turn's operations on every host go in one call
- * and the call applies its hosts' snapshots to the index itself (APPLY), atomically with the
- * change, so replies carry no snapshot (an empty one) and no PUBLISH follows; on a Cluster
- * one call per host (a script may touch one slot only) and the client publishes.
- */
-export const BATCH = `${PRELUDE}${APPLY}
-local function use_one(k)
-  local t = KEYS[k]
-  local b = string.sub(t, 1, -2)
-  T, R, D, L, X, M = t, b .. 'r', b .. 'd', b .. 'l', b .. 'x', b .. 'm'
-end
-local inline = ARGV[1] == '1'
-local I = nil
-if inline then local n = #KEYS I = {KEYS[n - 5], KEYS[n - 4], KEYS[n - 3], KEYS[n - 2], KEYS[n - 1], KEYS[n]} end
--- A host's snapshot is taken once per call, after its last operation, not once per operation
--- (a turn's acks are often on one host): each operation gets a placeholder table, filled in
--- at the end with the host's final snapshot. Its version moves once if any operation changed.
-local host_snapshot = snapshot
-local deferred, order, current = {}, {}, 1
-local function snapshot(changed)
-  local d = deferred[T]
-  if not d then d = {ph = {}, changed = false} deferred[T] = d order[#order + 1] = T end
-  d.changed = d.changed or changed
-  d.k = current
-  return d.ph
-end
-local ops = {}
-${(Object.keys(BATCH_OPS) as BatchOp[])
-  .map((op) => `ops[${BATCH_OPS[op]}] = function(ARGV)\n${BATCH_BODIES[op]}\nend`)
-  .join('\n')}
-local out, i, k = {}, 2, 1
-while i <= #ARGV do
-  local op, n = tonumber(ARGV[i]), tonumber(ARGV[i + 1])
-  local a = {}
-  for j = 1, n do a[j] = ARGV[i + 1 + j] end
-  use_one(k)
-  current = k
-  local ok, res = pcall(ops[op], a)
-  if ok then out[k] = {1, res}
-  elseif type(res) == 'table' and res.err then out[k] = {0, res.err}
-  else out[k] = {0, tostring(res)} end
-  i = i + 2 + n
-  k = k + 1
-end
-for _, t in ipairs(order) do
-  local d = deferred[t]
-  use_one(d.k)
-  if not inline then
-    for j, v in ipairs(host_snapshot(d.changed)) do d.ph[j] = v end
-  elseif d.changed then
-    -- An unchanged host has nothing new to apply; the placeholder stays empty, which tells
-    -- the client there is nothing to publish.
-    apply(I, string.match(t, '{([^}]*)}'), host_snapshot(true))
-  end
-end
-return out
-`;

@@ -154,6 +154,16 @@ export async function repairIndexes(client: RedisLike, keys: RedisKeys, chunk = 
   return hosts;
 }
 
+/**
+ * repair() on a single Redis, where the scripts keep the index by deltas and no snapshots are
+ * stored: one atomic recount of every host (REPAIR, redis-lua-batch.ts).
+ */
+export async function repairSingle(client: RedisLike, keys: RedisKeys, prefix: string): Promise<number> {
+  const b = keys.buckets[0]!;
+  const list = [b.hosts, b.snap, b.totals, b.ready, b.due, b.deadHosts, b.leasedHosts];
+  return Number(await script(client, 'crawldRepair', [], [list.length, ...list, prefix]));
+}
+
 /** SNAPSHOT returns the bare snapshot, not wrapped like the other scripts' replies. */
 function lastSnapshotOf(reply: unknown): Snapshot {
   return lastSnapshot([reply]);

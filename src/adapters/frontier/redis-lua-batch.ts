@@ -1,0 +1,286 @@
+/**
+ * The scripts that carry many host operations per call (docs/redis.md, _Batched per turn of
+ * the event loop_ and _How lease() picks hosts_): BATCH (a turn's enqueues, acks, retries,
+ * dead letters, redrives, and on a Cluster peeks and leases), TAKE (one lease() over many
+ * hosts on a single Redis) and REPAIR (the single Redis recount).
+ *
+ * On a single Redis these scripts keep the index bucket themselves, by deltas: the primitives
+ * of PRELUDE record what they moved (DT: totals, TOUCH: per host marks), and SETTLE applies
+ * that once per call: one HINCRBY per totals field per call, and per host only the index
+ * entries its marks say may have moved (an enqueue: one ZADD LT, no read). No snapshot is
+ * taken or stored, since nothing but these scripts (atomic with the change) writes the index:
+ * totals equal the sum of the hosts' counts at all times. On a Cluster (a script touches one
+ * slot) BATCH returns snapshots instead, published by the client (PUBLISH, redis-lua.ts).
+ * ENQUEUE_MANY, TAKE (reading the index) and REPAIR name the host keys they compute from the
+ * prefix instead of receiving them in KEYS: allowed on a single Redis, and these scripts are
+ * never sent to a Cluster.
+ */
+import { APPLY, BATCH_BODIES, BATCH_OPS, type BatchOp, PRELUDE } from './redis-lua.js';
+
+/**
+ * settle(I): applies the call's marks and totals deltas to index bucket I = {snap, totals,
+ * ready index, due index, dead hosts, leased hosts}. A ready entry or a due time only added
+ * is a ZADD LT (the index holds the host's least score); a removal re-reads the host's head.
+ * Records added may call for task hash bucket splits: the count is kept in the meta field nr
+ * (recounted once when missing, for hosts written before it existed).
+ */
+const SETTLE = `
+local function settle(I)
+  for _, t in ipairs(TORDER) do
+    local m = TOUCH[t]
+    use_t(t)
+    local host = string.match(t, '{([^}]*)}')
+    if m.rr then
+      local h = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES')[2]
+      if h then redis.call('ZADD', I[3], h, host) else redis.call('ZREM', I[3], host) end
+    elseif m.ra then redis.call('ZADD', I[3], 'LT', m.ra, host) end
+    if m.dr or m.lr then
+      -- A removal: the due time is re-read (the delayed zset only when it may hold some), and
+      -- the head lease says whether the host still has leases (it had some: only a host left
+      -- without leases leaves the set).
+      local d, l = nil, redis.call('ZRANGE', L, 0, 0, 'WITHSCORES')[2]
+      if DLC[t] ~= 0 then d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2] end
+      if l and (not d or tonumber(l) < tonumber(d)) then d = l end
+      if d then redis.call('ZADD', I[4], d, host) else redis.call('ZREM', I[4], host) end
+      if not l then redis.call('SREM', I[6], host) elseif m.la then redis.call('SADD', I[6], host) end
+    else
+      if m.da then redis.call('ZADD', I[4], 'LT', m.da, host) end
+      if m.la then redis.call('SADD', I[6], host) end
+    end
+    if m.xr then
+      if tonumber(redis.call('HGET', M, 'x') or '0') > 0 then redis.call('SADD', I[5], host)
+      else redis.call('SREM', I[5], host) end
+    elseif m.xa then redis.call('SADD', I[5], host) end
+    if m.nr then
+      local n = redis.call('HINCRBY', M, 'nr', m.nr)
+      if n == m.nr then n = records() redis.call('HSET', M, 'nr', n) end
+      local splits = 0
+      while n > PER_BUCKET * nbuckets() and splits < 4 do split() splits = splits + 1 end
+    end
+  end
+  for f, d in pairs(DT) do bump(I, f, d) end
+end
+`;
+
+/**
+ * Many host operations in one script call. KEYS: one per operation, the host's task hash
+ * (the host's other keys are named after it, same slot), so the same host may appear several
+ * times; then, on a single Redis, the six keys of the index bucket. ARGV: 1 when those index
+ * keys are there, else 0; then per operation: op index, argument count, the arguments the
+ * single-host script takes. Each operation runs as that script would, in order, and answers
+ * {1, its reply} or {0, error message}: one failing operation (pcall) neither stops nor
+ * undoes the others. On one Redis all of a turn's operations on every host go in one call,
+ * which keeps the index by deltas (SETTLE), so replies carry no snapshot (an empty one) and
+ * no PUBLISH follows; on a Cluster one call per host (a script may touch one slot only), each
+ * host's snapshot taken once at the end, and the client publishes.
+ */
+export const BATCH = `${PRELUDE}${APPLY}${SETTLE}
+local inline = ARGV[1] == '1'
+local I = nil
+if inline then
+  local n = #KEYS
+  I = {KEYS[n - 5], KEYS[n - 4], KEYS[n - 3], KEYS[n - 2], KEYS[n - 1], KEYS[n]}
+  DT, TOUCH, TORDER = {}, {}, {}
+end
+-- Cluster: a host's snapshot is taken once per call, after its last operation, not once per
+-- operation (a turn's acks are often on one host): each operation gets a placeholder table,
+-- filled in at the end with the host's final snapshot. Its version moves once if any
+-- operation changed. One Redis: no snapshot at all (an empty placeholder).
+local host_snapshot = snapshot
+local deferred, order, current = {}, {}, 1
+local function snapshot(changed)
+  if inline then return {} end
+  local d = deferred[T]
+  if not d then d = {ph = {}, changed = false} deferred[T] = d order[#order + 1] = T end
+  d.changed = d.changed or changed
+  d.k = current
+  return d.ph
+end
+local ops = {}
+${(Object.keys(BATCH_OPS) as BatchOp[])
+  .map((op) => `ops[${BATCH_OPS[op]}] = function(ARGV)\n${BATCH_BODIES[op]}\nend`)
+  .join('\n')}
+local out, i, k = {}, 2, 1
+while i <= #ARGV do
+  local op, n = tonumber(ARGV[i]), tonumber(ARGV[i + 1])
+  local a = {}
+  for j = 1, n do a[j] = ARGV[i + 1 + j] end
+  use_t(KEYS[k])
+  current = k
+  local ok, res = pcall(ops[op], a)
+  if ok then out[k] = {1, res}
+  elseif type(res) == 'table' and res.err then out[k] = {0, res.err}
+  else out[k] = {0, tostring(res)} end
+  i = i + 2 + n
+  k = k + 1
+end
+if inline then settle(I)
+else
+  for _, t in ipairs(order) do
+    local d = deferred[t]
+    use_t(KEYS[d.k])
+    for j, v in ipairs(host_snapshot(d.changed)) do d.ph[j] = v end
+  end
+end
+return out
+`;
+
+/**
+ * One lease() over many hosts on a single Redis: no PEEK round. KEYS: the candidate hosts'
+ * task keys (none when the script reads the index itself), then the index bucket's six keys.
+ * ARGV: now, max, bound (the worst score worth taking), expiresAt, owner, token prefix, then
+ * either n > 0 and per candidate: limit (how many of its best it may give) and due ('1':
+ * promote its due delayed tasks and expired leases first); or 0, the scan limit, the key
+ * prefix and the excluded hosts: then the candidates come from the index here, chosen as the
+ * client would (redis-lease.ts; one round trip instead of two, for a lease without per-host
+ * caps). Reads each candidate's best entries (at most limit, scoring <= bound, but at least
+ * its best one), merges them by score (priority, then FIFO across hosts), leases the best
+ * `max` and keeps the index (SETTLE). Answers {host, task row} per leased task, best first.
+ */
+export const TAKE = `${PRELUDE}${APPLY}${SETTLE}
+local nh = tonumber(ARGV[7])
+local I = {KEYS[#KEYS - 5], KEYS[#KEYS - 4], KEYS[#KEYS - 3], KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS]}
+DT, TOUCH, TORDER = {}, {}, {}
+local now, max, bound, exp = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+-- {task key, host, limit, due}
+local list = {}
+if nh > 0 then
+  for k = 1, nh do
+    local t = KEYS[k]
+    list[k] = {t, string.match(t, '{([^}]*)}'), tonumber(ARGV[6 + 2 * k]), ARGV[7 + 2 * k] == '1'}
+  end
+else
+  local scan, prefix, ex, nex = tonumber(ARGV[8]), ARGV[9], {}, #ARGV - 9
+  for i = 10, #ARGV do ex[ARGV[i]] = true end
+  local ready = redis.call('ZRANGE', I[3], 0, math.min(max + nex, scan) - 1, 'WITHSCORES')
+  local ranked, rank, seen = {}, {}, {}
+  for i = 1, #ready, 2 do
+    if not ex[ready[i]] then ranked[#ranked + 1] = ready[i + 1] rank[ready[i]] = #ranked - 1 end
+  end
+  local hosts = {}
+  for i = 1, #ready, 2 do
+    if #hosts >= max then break end
+    if not ex[ready[i]] then hosts[#hosts + 1] = ready[i] seen[ready[i]] = true end
+  end
+  local due = {}
+  for _, h in ipairs(redis.call('ZRANGEBYSCORE', I[4], '-inf', now, 'LIMIT', 0, scan)) do
+    due[h] = true
+    if not ex[h] and not seen[h] then hosts[#hosts + 1] = h seen[h] = true end
+  end
+  local single = #hosts == 1
+  if not single and #ranked >= max then bound = ranked[max] else bound = '+inf' end
+  for k, h in ipairs(hosts) do
+    local lim = max
+    if not single then lim = math.max(1, max - (rank[h] or 0)) end
+    list[k] = {prefix .. ':{' .. h .. '}:t', h, lim, due[h] or false}
+  end
+end
+local cands = {}
+for k, c in ipairs(list) do
+  use_t(c[1])
+  if c[4] then refresh(now) end
+  if c[3] > 0 then
+    local top = redis.call('ZRANGEBYSCORE', R, '-inf', bound, 'WITHSCORES', 'LIMIT', 0, c[3])
+    if #top == 0 then top = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES') end
+    for i = 1, #top, 2 do cands[#cands + 1] = {tonumber(top[i + 1]), k, top[i], top[i + 1]} end
+  end
+end
+table.sort(cands, function(a, b) return a[1] < b[1] end)
+local out = {}
+for i = 1, math.min(max, #cands) do
+  local c = cands[i]
+  use_t(list[c[2]][1])
+  local r = get(c[3])
+  take(c[3], r, exp, ARGV[5], ARGV[6] .. ':' .. i)
+  out[i] = {list[c[2]][2], task(c[3], r, c[4])}
+end
+settle(I)
+return out
+`;
+
+/**
+ * A whole enqueue call on a single Redis, in one round trip: the FIFO sequence, the pending
+ * count (so maxPending is exact: each host is told the room the previous ones left), the host
+ * set and every host's share (ENQUEUE, under pcall: a failing host neither stops nor undoes
+ * the others, and the index is kept for all that ran). KEYS: seq, host set, then the index
+ * bucket's six keys. ARGV: now, maxPending (-1: none), the number of requests, the key
+ * prefix, then per host: host, its number of requests, and per request: hash, url, job,
+ * priority, depth, notBefore, force, request URL. Answers {added, duplicates, dropped,
+ * error or false}, or {-1, last seq} (nothing written) when the sequence would pass 2^41.
+ */
+export const ENQUEUE_MANY = `${PRELUDE}${APPLY}${SETTLE}
+local I = {KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]}
+local now, maxp, total, prefix = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local first = tonumber(redis.call('GET', KEYS[1]) or '0') + 1
+if first + total > SEQ then return {-1, first + total - 1} end
+redis.call('INCRBY', KEYS[1], total)
+local room = 4503599627370496
+if maxp >= 0 then room = maxp - tonumber(redis.call('HGET', I[2], 'n') or '0') end
+DT, TOUCH, TORDER = {}, {}, {}
+local function snapshot() return {} end
+local function enqueue(ARGV)
+${BATCH_BODIES.enqueue}
+end
+local hosts, i = {}, 5
+while i <= #ARGV do hosts[#hosts + 1] = ARGV[i] i = i + 2 + 8 * tonumber(ARGV[i + 1]) end
+for j = 1, #hosts, 1000 do redis.call('SADD', KEYS[2], unpack(hosts, j, math.min(j + 999, #hosts))) end
+local added, dups, dropped, err, q = 0, 0, 0, false, first
+i = 5
+while i <= #ARGV do
+  local n = tonumber(ARGV[i + 1])
+  use_t(prefix .. ':{' .. ARGV[i] .. '}:t')
+  local a = {now, math.max(0, room)}
+  for j = 0, n - 1 do
+    local b = i + 2 + 8 * j
+    a[#a + 1] = ARGV[b] a[#a + 1] = ARGV[b + 1] a[#a + 1] = ARGV[b + 2] a[#a + 1] = ARGV[b + 3]
+    a[#a + 1] = ARGV[b + 4] a[#a + 1] = ARGV[b + 5] a[#a + 1] = ARGV[b + 6] a[#a + 1] = q a[#a + 1] = ARGV[b + 7]
+    q = q + 1
+  end
+  local ok, res = pcall(enqueue, a)
+  if ok then
+    added, dups, dropped = added + res[1], dups + res[2], dropped + res[3]
+    room = room - res[1]
+  elseif not err then err = type(res) == 'table' and res.err or tostring(res) end
+  i = i + 2 + 8 * n
+end
+settle(I)
+return {added, dups, dropped, err}
+`;
+
+/**
+ * repair() on a single Redis: rebuilds the index bucket and totals from every host's own
+ * state, in one atomic call (so no change of another daemon can slip between the recount and
+ * the write; it blocks Redis for O(hosts), ~10 commands a host). KEYS: the host set, then the
+ * six index keys. ARGV: the key prefix. Answers the number of hosts.
+ */
+export const REPAIR = `${PRELUDE}
+local I = {KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]}
+redis.call('DEL', I[1], I[2], I[3], I[4], I[5], I[6])
+local sum = {n = 0, l = 0, f = 0, x = 0}
+local hosts = redis.call('SMEMBERS', KEYS[1])
+for _, host in ipairs(hosts) do
+  use_t(ARGV[1] .. ':{' .. host .. '}:t')
+  local m = redis.call('HGETALL', M)
+  local l, all = redis.call('ZCARD', L), 0
+  for i = 1, #m, 2 do
+    local k, v = m[i], tonumber(m[i + 1])
+    if k == 'done' then sum.f = sum.f + v all = all + v
+    elseif k == 'x' then sum.x = sum.x + v all = all + v
+    elseif string.sub(k, 1, 2) == 'p:' then sum[k] = (sum[k] or 0) + v sum.n = sum.n + v all = all + v end
+  end
+  sum.l = sum.l + l
+  redis.call('HSET', M, 'nr', all + l)
+  local h = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES')[2]
+  if h then redis.call('ZADD', I[3], h, host) end
+  local d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2]
+  local e = redis.call('ZRANGE', L, 0, 0, 'WITHSCORES')[2]
+  if e and (not d or tonumber(e) < tonumber(d)) then d = e end
+  if d then redis.call('ZADD', I[4], d, host) end
+  if tonumber(redis.call('HGET', M, 'x') or '0') > 0 then redis.call('SADD', I[5], host) end
+  if l > 0 then redis.call('SADD', I[6], host) end
+end
+for f, v in pairs(sum) do
+  if v ~= 0 or string.sub(f, 1, 2) ~= 'p:' then redis.call('HSET', I[2], f, v) end
+end
+return #hosts
+`;
