@@ -10,7 +10,7 @@
 // download). Every server is on 127.0.0.1. Crawlers run pinned to core 1, the site to core 0.
 //
 //   npm run build && node bench/browser.mjs [--pages N] [--runs N] [--latency-ms L] [--sweep 1,2,4,8]
-//     [--skip-crawlee] [--skip-knee] [--chromium PATH]
+//     [--skip-crawlee] [--skip-plain] [--skip-knee] [--chromium PATH]
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -30,6 +30,7 @@ const { values: opt } = parseArgs({
     sweep: { type: 'string', default: '1,2,4,8' },
     'skip-crawlee': { type: 'boolean', default: false },
     'skip-knee': { type: 'boolean', default: false },
+    'skip-plain': { type: 'boolean', default: false },
     chromium: { type: 'string' },
   },
 });
@@ -207,7 +208,7 @@ if (!opt['skip-crawlee']) {
 }
 
 // 2. What rendering costs: crawld's browser path against its http path on the plain site.
-{
+if (!opt['skip-plain']) {
   const s = await sitting('plain demo site: crawld browser path vs http path', { js: false, latencyMs: 0 }, [
     ['crawld-http', (url) => runCrawld(url, { browser: false })],
     ['crawld-browser', (url) => runCrawld(url, { browser: true })],

@@ -29,6 +29,12 @@ export interface Generation {
 export interface PageLease {
   readonly page: Page;
   readonly generation: Generation;
+  /**
+   * How long getting this page took: a browser starting, a context or a tab opening (a reused
+   * tab: next to nothing). The crawler's own one-off delay, which the adaptive limit must not
+   * read as the host's render time.
+   */
+  readonly openMs: number;
   /** reuse: the render went well, the page may serve the next one (a new tab costs more than the render). */
   close(reuse: boolean): Promise<void>;
 }
@@ -62,6 +68,7 @@ export class BrowserPool {
     const gen = this.#generation();
     gen.inflight++;
     let slot: ContextSlot | undefined;
+    const openFrom = performance.now();
     try {
       const browser = await gen.browser;
       slot = this.#contextSlot(gen, browser);
@@ -73,7 +80,12 @@ export class BrowserPool {
       }
       const page = await this.#page(slot);
       const opened = slot;
-      return { page, generation: gen, close: (reuse) => this.#closePage(gen, opened, page, reuse) };
+      return {
+        page,
+        generation: gen,
+        openMs: performance.now() - openFrom,
+        close: (reuse) => this.#closePage(gen, opened, page, reuse),
+      };
     } catch (err) {
       if (slot) await this.#releaseContext(slot);
       this.#releaseGeneration(gen);
