@@ -79,6 +79,10 @@ export class BrowserPool {
         if (gen.context === slot) gen.context = undefined;
       }
       const page = await this.#page(slot);
+      // The last render of a context: no later one takes its idle tabs, close them now rather
+      // than when its last page is done (each tab is a renderer process: the next context's
+      // new tabs would otherwise add to them, and the pool's peak memory with them).
+      if (slot.retired) this.#closeIdle(slot);
       const opened = slot;
       return {
         page,
@@ -99,6 +103,7 @@ export class BrowserPool {
     if (!gen || gen.retiring) return;
     gen.retiring = true;
     this.#current = undefined;
+    if (gen.context) this.#closeIdle(gen.context);
     this.o.observer?.restart?.(reason);
     if (gen.inflight === 0) void this.#closeBrowser(gen);
   }
@@ -175,6 +180,12 @@ export class BrowserPool {
     const page = await (await slot.context).newPage();
     this.o.onPage(page);
     return page;
+  }
+
+  #closeIdle(slot: ContextSlot): void {
+    for (const idle of slot.idle.splice(0)) {
+      void idle.ready.then(() => idle.page.close().catch(() => {}));
+    }
   }
 
   async #closePage(gen: Generation, slot: ContextSlot, page: Page, reuse: boolean): Promise<void> {
