@@ -181,7 +181,10 @@ async function sitting(title, siteOpts, variants) {
   const results = Object.fromEntries(variants.map(([n]) => [n, []]));
   try {
     for (let i = 1; i <= runs; i++) {
-      for (const [name, run] of variants) {
+      // Each round starts with another variant: on a machine whose load drifts, the one that
+      // always went first (adaptive, in the knee sitting) ran under different conditions.
+      const order = variants.map((_, k) => variants[(k + i - 1) % variants.length]);
+      for (const [name, run] of order) {
         const r = await run(site.url);
         report(`run ${i} ${name}`, r);
         results[name].push(r);
