@@ -10,7 +10,9 @@
 // download). Every server is on 127.0.0.1. Crawlers run pinned to core 1, the site to core 0.
 //
 //   npm run build && node bench/browser.mjs [--pages N] [--runs N] [--latency-ms L] [--sweep 1,2,4,8]
-//     [--skip-crawlee] [--skip-knee] [--chromium PATH]
+//     [--skip-crawlee] [--skip-plain] [--skip-knee] [--chromium PATH] [--max-pages N]
+// --max-pages caps both crawlers at N pages at once (like for like); without it each runs its own
+// default: crawld's fetch.browser.maxPages from memory and cores, Crawlee's autoscaled pool.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -30,9 +32,13 @@ const { values: opt } = parseArgs({
     sweep: { type: 'string', default: '1,2,4,8' },
     'skip-crawlee': { type: 'boolean', default: false },
     'skip-knee': { type: 'boolean', default: false },
+    'skip-plain': { type: 'boolean', default: false },
     chromium: { type: 'string' },
+    /** Pages at once for both crawlers (crawld's fetch.browser.maxPages, Crawlee's maxConcurrency). */
+    'max-pages': { type: 'string' },
   },
 });
+const maxPages = opt['max-pages'] === undefined ? undefined : Number(opt['max-pages']);
 const pages = Number(opt.pages);
 const runs = Number(opt.runs);
 const chromium =
@@ -140,7 +146,14 @@ async function runCrawld(site, variant) {
 
 async function runCrawlee(site) {
   const r = await timed(
-    [process.execPath, join(here, 'peers/crawlee-browser.mjs'), site, String(pages), chromium],
+    [
+      process.execPath,
+      join(here, 'peers/crawlee-browser.mjs'),
+      site,
+      String(pages),
+      chromium,
+      ...(maxPages ? [String(maxPages)] : []),
+    ],
     {
       CRAWLEE_PERSIST_STORAGE: 'false',
       CRAWLEE_AVAILABLE_MEMORY_RATIO: '0.5',
@@ -168,7 +181,10 @@ async function sitting(title, siteOpts, variants) {
   const results = Object.fromEntries(variants.map(([n]) => [n, []]));
   try {
     for (let i = 1; i <= runs; i++) {
-      for (const [name, run] of variants) {
+      // Each round starts with another variant: on a machine whose load drifts, the one that
+      // always went first (adaptive, in the knee sitting) ran under different conditions.
+      const order = variants.map((_, k) => variants[(k + i - 1) % variants.length]);
+      for (const [name, run] of order) {
         const r = await run(site.url);
         report(`run ${i} ${name}`, r);
         results[name].push(r);
@@ -195,7 +211,7 @@ if (!opt['skip-crawlee']) {
     'JS demo site: crawld browser path vs Crawlee PlaywrightCrawler',
     { js: true, latencyMs: 0 },
     [
-      ['crawld-browser', (url) => runCrawld(url, { browser: true })],
+      ['crawld-browser', (url) => runCrawld(url, { browser: true, maxPages })],
       ['crawlee-playwright', (url) => runCrawlee(url)],
     ],
   );
@@ -207,7 +223,7 @@ if (!opt['skip-crawlee']) {
 }
 
 // 2. What rendering costs: crawld's browser path against its http path on the plain site.
-{
+if (!opt['skip-plain']) {
   const s = await sitting('plain demo site: crawld browser path vs http path', { js: false, latencyMs: 0 }, [
     ['crawld-http', (url) => runCrawld(url, { browser: false })],
     ['crawld-browser', (url) => runCrawld(url, { browser: true })],

@@ -46,7 +46,11 @@ describe('BrowserFetcher with real Chromium', () => {
       lookup,
       addressPolicy: { allowPrivateNetworks: false, allow: [`127.0.0.1:${site.port}`] },
     });
-    browser = new BrowserFetcher({
+    browser = new BrowserFetcher(browserOptions());
+  }, 60_000);
+
+  function browserOptions(): ConstructorParameters<typeof BrowserFetcher>[0] {
+    return {
       executablePath: CHROMIUM,
       maxPages: 2,
       pagesPerContext: 3,
@@ -61,8 +65,8 @@ describe('BrowserFetcher with real Chromium', () => {
         blocked: (r) => blocked.set(r, (blocked.get(r) ?? 0) + 1),
         crash: () => crashes++,
       },
-    });
-  }, 60_000);
+    };
+  }
 
   afterAll(async () => {
     await browser?.close();
@@ -83,6 +87,23 @@ describe('BrowserFetcher with real Chromium', () => {
     expect(site.hits.get('/api/products/1.json')).toBe(1);
     expect(res.wireBytes).toBeGreaterThan(0);
   });
+
+  it("reports the browser's start as the crawler's own wait, not as the page's render time", async () => {
+    // A fresh pool: its first render waits for Chromium to start (hundreds of ms at least).
+    const cold = new BrowserFetcher({ ...browserOptions(), maxPages: 1 });
+    try {
+      const first = await cold.fetch({ url: url('/products/2'), render: product });
+      const second = await cold.fetch({ url: url('/products/3'), render: product });
+      // queuedMs is what the adaptive limit subtracts from ttfbMs (windowed.ts).
+      expect(first.queuedMs).toBeGreaterThan(50);
+      expect(first.queuedMs).toBeLessThan(first.ttfbMs);
+      // The browser runs now: only the document's own wait in the event loop is left.
+      expect(second.queuedMs).toBeLessThan(first.queuedMs! / 2);
+      expect(second.queuedMs).toBeGreaterThanOrEqual(0);
+    } finally {
+      await cold.close();
+    }
+  }, 60_000);
 
   it('keeps every subresource request away from a refused address, and counts them', async () => {
     const before = blocked.get('blocked_address') ?? 0;

@@ -113,7 +113,7 @@ export class BrowserFetcher implements Fetcher {
       throw new RenderCrashError(`${request.url}: no page: ${String(err).split('\n')[0]}`, { cause: err });
     }
     // The render's budget starts with its page: a browser starting, or pages queued for a
-    // slot, are the crawler's delay, not the page's (the adaptive limit sees them in ttfbMs).
+    // slot, are the crawler's delay, not the page's.
     const deadline = performance.now() + render.timeoutMs;
     const { page } = lease;
     const run = new PageRun({
@@ -151,8 +151,14 @@ export class BrowserFetcher implements Fetcher {
         body,
         wireBytes: run.bytes,
         redirects: run.redirects,
-        // The adaptive limit learns from the whole render: what a page costs this host and us.
+        // The adaptive limit learns from the whole render: what a page costs this host and us,
+        // the wait for a pool slot included (a limit past the pool's cap only queues, and the
+        // queue must show). Getting the page is not: a browser starting, a tab opening are
+        // one-offs of the crawler's (seconds under load); in the first window they made the
+        // baseline the target is relative to several renders long, and slow start then ran
+        // the host to four times the pool (docs/browser.md).
         ttfbMs: totalMs,
+        queuedMs: (document.queuedMs ?? 0) + lease.openMs,
         totalMs,
       };
     } catch (err) {

@@ -29,6 +29,12 @@ export interface Generation {
 export interface PageLease {
   readonly page: Page;
   readonly generation: Generation;
+  /**
+   * How long getting this page took: a browser starting, a context or a tab opening (a reused
+   * tab: next to nothing). The crawler's own one-off delay, which the adaptive limit must not
+   * read as the host's render time.
+   */
+  readonly openMs: number;
   /** reuse: the render went well, the page may serve the next one (a new tab costs more than the render). */
   close(reuse: boolean): Promise<void>;
 }
@@ -62,6 +68,7 @@ export class BrowserPool {
     const gen = this.#generation();
     gen.inflight++;
     let slot: ContextSlot | undefined;
+    const openFrom = performance.now();
     try {
       const browser = await gen.browser;
       slot = this.#contextSlot(gen, browser);
@@ -72,8 +79,17 @@ export class BrowserPool {
         if (gen.context === slot) gen.context = undefined;
       }
       const page = await this.#page(slot);
+      // The last render of a context: no later one takes its idle tabs, close them now rather
+      // than when its last page is done (each tab is a renderer process: the next context's
+      // new tabs would otherwise add to them, and the pool's peak memory with them).
+      if (slot.retired) this.#closeIdle(slot);
       const opened = slot;
-      return { page, generation: gen, close: (reuse) => this.#closePage(gen, opened, page, reuse) };
+      return {
+        page,
+        generation: gen,
+        openMs: performance.now() - openFrom,
+        close: (reuse) => this.#closePage(gen, opened, page, reuse),
+      };
     } catch (err) {
       if (slot) await this.#releaseContext(slot);
       this.#releaseGeneration(gen);
@@ -87,6 +103,7 @@ export class BrowserPool {
     if (!gen || gen.retiring) return;
     gen.retiring = true;
     this.#current = undefined;
+    if (gen.context) this.#closeIdle(gen.context);
     this.o.observer?.restart?.(reason);
     if (gen.inflight === 0) void this.#closeBrowser(gen);
   }
@@ -163,6 +180,12 @@ export class BrowserPool {
     const page = await (await slot.context).newPage();
     this.o.onPage(page);
     return page;
+  }
+
+  #closeIdle(slot: ContextSlot): void {
+    for (const idle of slot.idle.splice(0)) {
+      void idle.ready.then(() => idle.page.close().catch(() => {}));
+    }
   }
 
   async #closePage(gen: Generation, slot: ContextSlot, page: Page, reuse: boolean): Promise<void> {

@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NO_POPUPS_SCRIPT } from '../../src/adapters/fetch/browser/browser-fetcher.js';
+import { launchChromium } from '../../src/adapters/fetch/browser/launcher.js';
+import { BrowserPool, type PageLease } from '../../src/adapters/fetch/browser/pool.js';
+import { CHROMIUM } from '../helpers/js-site.js';
+
+/** Every tab is a renderer process: the pool keeps no more of them than it can use. */
+describe('BrowserPool with real Chromium: idle tabs', () => {
+  let browser: Browser | undefined;
+  let retired: string[] = [];
+  const pool = new BrowserPool({
+    launch: async () => {
+      browser = await launchChromium(CHROMIUM, 128);
+      return browser;
+    },
+    pagesPerContext: 3,
+    userAgent: 'crawld-test',
+    initScript: NO_POPUPS_SCRIPT,
+    onRoute: (route) => route.abort('blockedbyclient').catch(() => {}),
+    onWebSocket: () => {},
+    onPage: () => {},
+    observer: { restart: (r) => retired.push(r) },
+  });
+
+  afterAll(async () => {
+    await pool.close();
+  });
+
+  const openTabs = () => (browser?.contexts() ?? []).reduce((n, c) => n + c.pages().length, 0);
+
+  async function until(check: () => boolean, what: string): Promise<void> {
+    for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(check(), what).toBe(true);
+  }
+
+  it("closes a context's idle tabs at its last render, not when that render is done", async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: run scripts/setup-test-env.sh`);
+    const a = await pool.openPage();
+    const b = await pool.openPage();
+    await a.close(true);
+    await b.close(true);
+    await until(() => openTabs() === 2, 'two idle tabs kept for reuse');
+    // The context's third and last render takes one idle tab; nothing will take the other.
+    const last: PageLease = await pool.openPage();
+    expect([a.page, b.page]).toContain(last.page);
+    await until(
+      () => openTabs() === 1,
+      'the idle tab of the retired context closed while its last page renders',
+    );
+    await last.close(true);
+    // A fresh context for the next render; the old one is gone with its last tab.
+    const next = await pool.openPage();
+    await until(() => openTabs() === 1, 'only the new context tab');
+    await next.close(true);
+  }, 60_000);
+
+  it('closes the idle tabs of a retired browser at once, while it finishes its pages', async () => {
+    retired = [];
+    const busy = await pool.openPage();
+    const idle = await pool.openPage();
+    await idle.close(true);
+    const old = browser;
+    pool.retire('rss');
+    expect(retired).toEqual(['rss']);
+    await until(() => idle.page.isClosed(), 'the idle tab closed');
+    expect(busy.page.isClosed()).toBe(false);
+    expect(old?.isConnected()).toBe(true);
+    await busy.close(true);
+    await until(() => old?.isConnected() === false, 'the retired browser closed after its last page');
+  }, 60_000);
+});
