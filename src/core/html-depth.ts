@@ -164,6 +164,59 @@ class Stack {
   }
 }
 
+/** Just after a comment, doctype (`<!`) or processing instruction (`<?`) at `lt`; else undefined. */
+function skipMarkup(buf: Buffer, lt: number): number | undefined {
+  const c = buf[lt + 1];
+  if (c === 0x21 /* ! */) {
+    const isComment = buf[lt + 2] === 0x2d && buf[lt + 3] === 0x2d;
+    const end = isComment ? buf.indexOf('-->', lt + 4) : buf.indexOf(GT, lt + 2);
+    return end === -1 ? buf.length : end + (isComment ? 3 : 1);
+  }
+  if (c === 0x3f /* ? */) {
+    const end = buf.indexOf(GT, lt + 2);
+    return end === -1 ? buf.length : end + 1;
+  }
+  return undefined;
+}
+
+/** The position of the `>` that ends a tag whose name ends at `nameEnd` (buf.length if none). */
+function tagEnd(buf: Buffer, nameEnd: number): number {
+  const n = buf.length;
+  // The rest of the tag: attribute values may hold '>' inside quotes. indexOf runs in C++;
+  // the byte loop only runs for a tag whose attributes hold a quote.
+  let j = buf.indexOf(GT, nameEnd);
+  if (j === -1) j = n;
+  const attrs = buf.subarray(nameEnd, j);
+  if (attrs.indexOf(0x22) !== -1 || attrs.indexOf(0x27) !== -1) {
+    let quote = 0;
+    for (j = nameEnd; j < n; j++) {
+      const b = buf[j]!;
+      if (quote !== 0) {
+        if (b === quote) quote = 0;
+      } else if (b === 0x22 || b === 0x27) {
+        quote = b;
+      } else if (b === GT) {
+        break;
+      }
+    }
+  }
+  return j;
+}
+
+/**
+ * Where the raw text of `name` (script, style, ...) opened before `from` ends: at its end tag,
+ * matched case-insensitively as the tokenizer does.
+ */
+function rawTextEnd(buf: Buffer, from: number, name: string): number {
+  let k = from;
+  for (;;) {
+    const end = buf.indexOf('</', k);
+    if (end === -1) return buf.length;
+    if (buf.toString('latin1', end + 2, end + 2 + name.length).toLowerCase() === name) return end;
+    k = end + 2;
+  }
+}
+
 /**
  * The deepest nesting the parser would reach in `body`, or the first depth above `limit`
  * (the scan stops there).
@@ -179,19 +232,12 @@ export function htmlNestingDepth(body: Uint8Array, limit = MAX_HTML_DEPTH): numb
   while (i < n) {
     const lt = buf.indexOf(LT, i);
     if (lt === -1) break;
-    const c = buf[lt + 1];
-    if (c === 0x21 /* ! */) {
-      const isComment = buf[lt + 2] === 0x2d && buf[lt + 3] === 0x2d;
-      const end = isComment ? buf.indexOf('-->', lt + 4) : buf.indexOf(GT, lt + 2);
-      i = end === -1 ? n : end + (isComment ? 3 : 1);
+    const afterMarkup = skipMarkup(buf, lt);
+    if (afterMarkup !== undefined) {
+      i = afterMarkup;
       continue;
     }
-    if (c === 0x3f /* ? */) {
-      const end = buf.indexOf(GT, lt + 2);
-      i = end === -1 ? n : end + 1;
-      continue;
-    }
-    const closing = c === SLASH;
+    const closing = buf[lt + 1] === SLASH;
     const nameStart = closing ? lt + 2 : lt + 1;
     if (!isAlpha(buf[nameStart])) {
       i = lt + 1;
@@ -200,24 +246,7 @@ export function htmlNestingDepth(body: Uint8Array, limit = MAX_HTML_DEPTH): numb
     let nameEnd = nameStart + 1;
     while (!isNameEnd(buf[nameEnd])) nameEnd++;
     const name = buf.toString('latin1', nameStart, nameEnd).toLowerCase();
-    // The rest of the tag: attribute values may hold '>' inside quotes. indexOf runs in C++;
-    // the byte loop only runs for a tag whose attributes hold a quote.
-    let j = buf.indexOf(GT, nameEnd);
-    if (j === -1) j = n;
-    const attrs = buf.subarray(nameEnd, j);
-    if (attrs.indexOf(0x22) !== -1 || attrs.indexOf(0x27) !== -1) {
-      let quote = 0;
-      for (j = nameEnd; j < n; j++) {
-        const b = buf[j]!;
-        if (quote !== 0) {
-          if (b === quote) quote = 0;
-        } else if (b === 0x22 || b === 0x27) {
-          quote = b;
-        } else if (b === GT) {
-          break;
-        }
-      }
-    }
+    const j = tagEnd(buf, nameEnd);
     const selfClosing = buf[j - 1] === SLASH && j - 1 >= nameEnd;
     i = j + 1;
 
@@ -243,22 +272,7 @@ export function htmlNestingDepth(body: Uint8Array, limit = MAX_HTML_DEPTH): numb
       stack.pop();
       continue;
     }
-    if (RAW_TEXT.has(name) && !selfClosing) {
-      // Skip to the matching end tag, case-insensitively, as the tokenizer does.
-      let k = i;
-      for (;;) {
-        const end = buf.indexOf('</', k);
-        if (end === -1) {
-          i = n;
-          break;
-        }
-        if (buf.toString('latin1', end + 2, end + 2 + name.length).toLowerCase() === name) {
-          i = end;
-          break;
-        }
-        k = end + 2;
-      }
-    }
+    if (RAW_TEXT.has(name) && !selfClosing) i = rawTextEnd(buf, i, name);
   }
   return max;
 }

@@ -66,117 +66,144 @@ interface Element {
 export function parseSitemap(text: string, maxEntries = SITEMAP_MAX_ENTRIES): SitemapDocument {
   const start = text.trimStart();
   if (!start.startsWith('<')) return parseTextSitemap(start, maxEntries);
+  return new XmlSitemapReader(maxEntries).read(text);
+}
 
-  let kind: SitemapDocument['kind'] = 'unknown';
-  const entries: SitemapEntry[] = [];
-  let truncated = false;
-  const stack: Element[] = [];
-  /** The entry being read (a <url>, <sitemap>, <item> or <entry>), at stack depth `entryDepth`. */
-  let entryDepth = -1;
-  let field: 'loc' | 'lastmod' | undefined;
-  let fieldDepth = -1;
-  let loc = '';
-  let lastmod = '';
-  let alternates: string[] = [];
+/** Whether the element is the sitemap protocol's own (unprefixed, or in the sitemaps namespace). */
+function own(e: Element | undefined): boolean {
+  return e !== undefined && (e.ns === '' || (e.ns !== undefined && SITEMAP_NS.test(e.ns)));
+}
 
-  const own = (e: Element | undefined) =>
-    e !== undefined && (e.ns === '' || (e.ns !== undefined && SITEMAP_NS.test(e.ns)));
-  const entryName = () =>
-    kind === 'urlset' ? 'url' : kind === 'index' ? 'sitemap' : kind === 'rss' ? 'item' : 'entry';
+/** One streaming read of an XML sitemap or feed (parseSitemap): the state between SAX events. */
+class XmlSitemapReader {
+  #kind: SitemapDocument['kind'] = 'unknown';
+  readonly #entries: SitemapEntry[] = [];
+  #truncated = false;
+  readonly #stack: Element[] = [];
+  /** The entry being read (a <url>, <sitemap>, <item> or <entry>), at stack depth `#entryDepth`. */
+  #entryDepth = -1;
+  #field: 'loc' | 'lastmod' | undefined;
+  #fieldDepth = -1;
+  #loc = '';
+  #lastmod = '';
+  #alternates: string[] = [];
+  readonly #parser: Parser;
 
-  const parser = new Parser(
-    {
-      onopentag(raw, attribs) {
-        const parent = stack[stack.length - 1];
-        const prefixes = new Map(parent?.prefixes ?? []);
-        for (const [k, v] of Object.entries(attribs)) {
-          if (k.toLowerCase().startsWith('xmlns:')) prefixes.set(k.slice(6).toLowerCase(), v);
-        }
-        const colon = raw.indexOf(':');
-        const name = raw.slice(colon + 1).toLowerCase();
-        const ns = colon < 0 ? '' : prefixes.get(raw.slice(0, colon).toLowerCase());
-        const el: Element = { name, ns, prefixes };
-        stack.push(el);
-        const depth = stack.length - 1;
-        if (depth === 0) {
-          if (own(el) && name === 'urlset') kind = 'urlset';
-          else if (own(el) && name === 'sitemapindex') kind = 'index';
-          else if (colon < 0 && name === 'rss') kind = 'rss';
-          else if (colon < 0 && name === 'feed') kind = 'atom';
-          return;
-        }
-        if (kind === 'unknown') return;
-        // urlset/url, sitemapindex/sitemap, feed/entry: depth 1; rss/channel/item: depth 2.
-        const wantDepth = kind === 'rss' ? 2 : 1;
-        if (entryDepth < 0 && depth === wantDepth && own(el) && name === entryName()) {
-          entryDepth = depth;
-          loc = '';
-          lastmod = '';
-          alternates = [];
-          return;
-        }
-        if (entryDepth < 0 || depth !== entryDepth + 1) return;
-        // A direct child of the entry.
-        if (kind === 'atom') {
-          if (own(el) && name === 'link' && loc === '') {
-            const rel = (attribs.rel ?? 'alternate').trim().toLowerCase();
-            if (rel === 'alternate' && attribs.href !== undefined) loc = attribs.href;
-          } else if (own(el) && name === 'updated') {
-            field = 'lastmod';
-            fieldDepth = depth;
-          }
-          return;
-        }
-        if (kind === 'urlset' && name === 'link' && ns === XHTML_NS) {
-          if ((attribs.rel ?? '').trim().toLowerCase() === 'alternate' && attribs.href)
-            alternates.push(attribs.href.trim());
-          return;
-        }
-        if (!own(el)) return;
-        if (kind === 'rss' ? name === 'link' : name === 'loc') {
-          field = 'loc';
-          fieldDepth = depth;
-        } else if (kind === 'rss' ? name === 'pubdate' : name === 'lastmod') {
-          field = 'lastmod';
-          fieldDepth = depth;
-        }
+  constructor(private readonly maxEntries: number) {
+    this.#parser = new Parser(
+      {
+        onopentag: (raw, attribs) => this.#open(raw, attribs),
+        ontext: (data) => {
+          if (this.#field === 'loc') this.#loc += data;
+          else if (this.#field === 'lastmod') this.#lastmod += data;
+        },
+        onclosetag: () => this.#close(),
       },
-      ontext(data) {
-        if (field === 'loc') loc += data;
-        else if (field === 'lastmod') lastmod += data;
-      },
-      onclosetag() {
-        const depth = stack.length - 1;
-        stack.pop();
-        if (depth === fieldDepth) {
-          field = undefined;
-          fieldDepth = -1;
-        }
-        if (depth !== entryDepth) return;
-        entryDepth = -1;
-        const l = loc.trim();
-        if (l === '') return;
-        if (entries.length >= maxEntries) {
-          truncated = true;
-          parser.pause();
-          return;
-        }
-        const m =
-          lastmod === ''
-            ? undefined
-            : (parseLastmod(lastmod) ?? (kind === 'rss' ? parseRfc822(lastmod) : undefined));
-        entries.push({
-          loc: l,
-          ...(m !== undefined ? { lastmod: m } : {}),
-          ...(alternates.length > 0 ? { alternates } : {}),
-        });
-      },
-    },
-    { xmlMode: true, decodeEntities: true, recognizeCDATA: true },
-  );
-  parser.write(text);
-  if (!truncated) parser.end();
-  return { kind, entries, truncated };
+      { xmlMode: true, decodeEntities: true, recognizeCDATA: true },
+    );
+  }
+
+  read(text: string): SitemapDocument {
+    this.#parser.write(text);
+    if (!this.#truncated) this.#parser.end();
+    return { kind: this.#kind, entries: this.#entries, truncated: this.#truncated };
+  }
+
+  #entryName(): string {
+    const kind = this.#kind;
+    return kind === 'urlset' ? 'url' : kind === 'index' ? 'sitemap' : kind === 'rss' ? 'item' : 'entry';
+  }
+
+  #open(raw: string, attribs: Record<string, string>): void {
+    const parent = this.#stack[this.#stack.length - 1];
+    const prefixes = new Map(parent?.prefixes ?? []);
+    for (const [k, v] of Object.entries(attribs)) {
+      if (k.toLowerCase().startsWith('xmlns:')) prefixes.set(k.slice(6).toLowerCase(), v);
+    }
+    const colon = raw.indexOf(':');
+    const name = raw.slice(colon + 1).toLowerCase();
+    const ns = colon < 0 ? '' : prefixes.get(raw.slice(0, colon).toLowerCase());
+    const el: Element = { name, ns, prefixes };
+    this.#stack.push(el);
+    const depth = this.#stack.length - 1;
+    if (depth === 0) {
+      if (own(el) && name === 'urlset') this.#kind = 'urlset';
+      else if (own(el) && name === 'sitemapindex') this.#kind = 'index';
+      else if (colon < 0 && name === 'rss') this.#kind = 'rss';
+      else if (colon < 0 && name === 'feed') this.#kind = 'atom';
+      return;
+    }
+    if (this.#kind === 'unknown') return;
+    // urlset/url, sitemapindex/sitemap, feed/entry: depth 1; rss/channel/item: depth 2.
+    const wantDepth = this.#kind === 'rss' ? 2 : 1;
+    if (this.#entryDepth < 0 && depth === wantDepth && own(el) && name === this.#entryName()) {
+      this.#entryDepth = depth;
+      this.#loc = '';
+      this.#lastmod = '';
+      this.#alternates = [];
+      return;
+    }
+    if (this.#entryDepth < 0 || depth !== this.#entryDepth + 1) return;
+    this.#openEntryChild(el, attribs, depth);
+  }
+
+  /** A direct child of the entry: its location, its date, or (urlset) an alternate. */
+  #openEntryChild(el: Element, attribs: Record<string, string>, depth: number): void {
+    const { name, ns } = el;
+    const kind = this.#kind;
+    if (kind === 'atom') {
+      if (own(el) && name === 'link' && this.#loc === '') {
+        const rel = (attribs.rel ?? 'alternate').trim().toLowerCase();
+        if (rel === 'alternate' && attribs.href !== undefined) this.#loc = attribs.href;
+      } else if (own(el) && name === 'updated') {
+        this.#field = 'lastmod';
+        this.#fieldDepth = depth;
+      }
+      return;
+    }
+    if (kind === 'urlset' && name === 'link' && ns === XHTML_NS) {
+      if ((attribs.rel ?? '').trim().toLowerCase() === 'alternate' && attribs.href)
+        this.#alternates.push(attribs.href.trim());
+      return;
+    }
+    if (!own(el)) return;
+    if (kind === 'rss' ? name === 'link' : name === 'loc') {
+      this.#field = 'loc';
+      this.#fieldDepth = depth;
+    } else if (kind === 'rss' ? name === 'pubdate' : name === 'lastmod') {
+      this.#field = 'lastmod';
+      this.#fieldDepth = depth;
+    }
+  }
+
+  #close(): void {
+    const depth = this.#stack.length - 1;
+    this.#stack.pop();
+    if (depth === this.#fieldDepth) {
+      this.#field = undefined;
+      this.#fieldDepth = -1;
+    }
+    if (depth !== this.#entryDepth) return;
+    this.#entryDepth = -1;
+    const l = this.#loc.trim();
+    if (l === '') return;
+    if (this.#entries.length >= this.maxEntries) {
+      this.#truncated = true;
+      this.#parser.pause();
+      return;
+    }
+    const lastmod = this.#lastmod;
+    const m =
+      lastmod === ''
+        ? undefined
+        : (parseLastmod(lastmod) ?? (this.#kind === 'rss' ? parseRfc822(lastmod) : undefined));
+    const alternates = this.#alternates;
+    this.#entries.push({
+      loc: l,
+      ...(m !== undefined ? { lastmod: m } : {}),
+      ...(alternates.length > 0 ? { alternates } : {}),
+    });
+  }
 }
 
 function parseTextSitemap(text: string, maxEntries: number): SitemapDocument {

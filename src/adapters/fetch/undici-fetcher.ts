@@ -1,25 +1,22 @@
-import dns from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
 import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
-import { checkAddress, parseHostLiteral } from '../../core/address.js';
 import {
   AbortedError,
-  BlockedAddressError,
   BodyTooLargeError,
   ContentTypeError,
-  FetchError,
   ProxyError,
   RedirectOutOfScopeError,
   TotalTimeoutError,
 } from '../../core/errors.js';
 import type { Fetcher, FetchRequest, FetchResponse } from '../../ports/fetcher.js';
 import { parseContentEncoding, readBody } from './decode.js';
-import { guardedConnector, guardedLookup } from './guarded-lookup.js';
+import { guardedConnector } from './guarded-lookup.js';
+import { flattenHeaders, headerValue, mediaType, parseUrl } from './http-parts.js';
 import { toFetchError } from './map-error.js';
 import { resolveFetcherOptions, type UndiciFetcherOptions } from './options.js';
 import { asProxyError, bypassesProxy, ProxyPool, type ProxyUse, proxyIndexes } from './proxy.js';
 import { type Hop, isRedirect, RedirectChain } from './redirects.js';
+import { checkLiteralHost, checkTargetForProxy } from './ssrf-checks.js';
 import { type HopTiming, timedDispatcher } from './timing.js';
 
 /** Redirect bodies are read (so the socket can be reused) only up to this size. */
@@ -159,22 +156,6 @@ export class UndiciFetcher implements Fetcher {
     return pool.pick();
   }
 
-  /**
-   * The SSRF guard through a proxy: the proxy resolves and dials the target, so crawld
-   * resolves it first and refuses it if every address is one the policy blocks.
-   */
-  async #checkTargetForProxy(url: URL): Promise<void> {
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host)) return; // literal: #checkLiteralHost has checked it
-    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-    const base: LookupFunction = this.options.lookup ?? ((h, o, cb) => dns.lookup(h, o, cb));
-    await new Promise<void>((resolve, reject) => {
-      guardedLookup(this.options.addressPolicy, port, base)(host, { all: true }, (err) =>
-        err ? reject(err) : resolve(),
-      );
-    });
-  }
-
   async #fetchChain(
     request: FetchRequest,
     signal: AbortSignal,
@@ -194,9 +175,9 @@ export class UndiciFetcher implements Fetcher {
 
     for (;;) {
       progress.url = hop.url.href;
-      this.#checkLiteralHost(hop.url);
+      checkLiteralHost(this.options.addressPolicy, hop.url);
       const proxy = this.#proxyFor(hop.url, request.proxy);
-      if (proxy) await this.#checkTargetForProxy(hop.url);
+      if (proxy) await checkTargetForProxy(this.options.addressPolicy, this.options.lookup, hop.url);
       const timing: HopTiming = {};
       const dispatchedAt = performance.now();
       let res: ResponseData;
@@ -297,16 +278,6 @@ export class UndiciFetcher implements Fetcher {
     return { ...base, body, wireBytes, totalMs: performance.now() - meta.startedAt };
   }
 
-  /** First half of the SSRF guard: literal IP hosts are refused before any socket exists. */
-  #checkLiteralHost(url: URL): void {
-    const ip = parseHostLiteral(url.hostname);
-    if (ip === undefined) return;
-    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-    const { allowed, range } = checkAddress(this.options.addressPolicy, ip, port);
-    if (!allowed)
-      throw new BlockedAddressError(`${url.href}: address ${ip} is blocked (${range ?? 'blocked'})`);
-  }
-
   #accepts(contentType: string): boolean {
     // No Content-Type at all: let the parser sniff rather than drop the page.
     if (contentType === '') return true;
@@ -314,34 +285,4 @@ export class UndiciFetcher implements Fetcher {
       t.endsWith('/*') ? contentType.startsWith(t.slice(0, -1)) : t === contentType,
     );
   }
-}
-
-function parseUrl(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch (err) {
-    throw new FetchError(`invalid URL ${JSON.stringify(raw)}`, { cause: err });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new FetchError(`unsupported scheme ${url.protocol} in ${raw}`);
-  }
-  url.hash = '';
-  return url;
-}
-
-function headerValue(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
-}
-
-function flattenHeaders(raw: ResponseData['headers']): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) {
-    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-  }
-  return out;
-}
-
-function mediaType(header: string | undefined): string {
-  return (header ?? '').split(';', 1)[0]!.trim().toLowerCase();
 }

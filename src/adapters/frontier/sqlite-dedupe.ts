@@ -119,51 +119,51 @@ function prepare(db: Database.Database) {
 }
 
 /**
+ * Moves `n` rows from dedupe_new to dedupe: the next `n` in key order after the cursor,
+ * wrapping at the end, and leaves the cursor after them. Returns the rows moved, fewer
+ * than `n` only when dedupe_new is then empty.
+ *
+ * Why a moving slice and not the whole table once it reaches mergeRows: both write each
+ * dedupe page once per mergeRows new rows (a slice of 1/k of dedupe_new's rows spans 1/k
+ * of the key space, so 1/k of dedupe's pages), but the whole-table merge does it in one
+ * transaction that blocks the event loop: 37-40 ms median, 53 ms at most at 1M URLs in
+ * calls of 1000 (50-140 ms in a raw better-sqlite3 replica), growing with the table once it
+ * outgrows the page cache. A slice is as large as the call that causes it: 2 ms median,
+ * 6-11 ms at most, for the same total merge time and throughput. The cost is a cursor in
+ * meta and at most two range moves per call.
+ */
+function merge(st: ReturnType<typeof prepare>, n: number): number {
+  let at: Key = { job: st.cursorJob.get(), hash: st.cursorHash.get() };
+  let moved = 0;
+  // Two passes at most: the rows after the cursor, then from the start of the key space.
+  for (let pass = 0; pass < 2 && moved < n; pass++) {
+    const end = st.sliceEnd.get({ ...at, skip: n - moved - 1 });
+    let inserted: number;
+    let deleted: number;
+    if (end === undefined) {
+      inserted = st.moveTail.run(at).changes;
+      deleted = st.dropTail.run(at).changes;
+      at = START;
+    } else {
+      const range = { ...at, endJob: end.job, endHash: end.hash };
+      inserted = st.moveSlice.run(range).changes;
+      deleted = st.dropSlice.run(range).changes;
+      at = end;
+    }
+    if (inserted !== deleted) throw new CrawldError('frontier dedupe: a slot is in both dedupe tables');
+    moved += inserted;
+  }
+  st.cursorJob.set(at.job);
+  st.cursorHash.set(at.hash);
+  return moved;
+}
+
+/**
  * `mergeRows`: how many rows dedupe_new keeps; each call that takes it past that moves the
  * excess to dedupe (see settle).
  */
 export function makeDedupe(db: Database.Database, mergeRows: number) {
   const st = prepare(db);
-
-  /**
-   * Moves `n` rows from dedupe_new to dedupe: the next `n` in key order after the cursor,
-   * wrapping at the end, and leaves the cursor after them. Returns the rows moved, fewer
-   * than `n` only when dedupe_new is then empty.
-   *
-   * Why a moving slice and not the whole table once it reaches mergeRows: both write each
-   * dedupe page once per mergeRows new rows (a slice of 1/k of dedupe_new's rows spans 1/k
-   * of the key space, so 1/k of dedupe's pages), but the whole-table merge does it in one
-   * transaction that blocks the event loop: 37-40 ms median, 53 ms at most at 1M URLs in
-   * calls of 1000 (50-140 ms in a raw better-sqlite3 replica), growing with the table once it
-   * outgrows the page cache. A slice is as large as the call that causes it: 2 ms median,
-   * 6-11 ms at most, for the same total merge time and throughput. The cost is a cursor in
-   * meta and at most two range moves per call.
-   */
-  const merge = (n: number): number => {
-    let at: Key = { job: st.cursorJob.get(), hash: st.cursorHash.get() };
-    let moved = 0;
-    // Two passes at most: the rows after the cursor, then from the start of the key space.
-    for (let pass = 0; pass < 2 && moved < n; pass++) {
-      const end = st.sliceEnd.get({ ...at, skip: n - moved - 1 });
-      let inserted: number;
-      let deleted: number;
-      if (end === undefined) {
-        inserted = st.moveTail.run(at).changes;
-        deleted = st.dropTail.run(at).changes;
-        at = START;
-      } else {
-        const range = { ...at, endJob: end.job, endHash: end.hash };
-        inserted = st.moveSlice.run(range).changes;
-        deleted = st.dropSlice.run(range).changes;
-        at = end;
-      }
-      if (inserted !== deleted) throw new CrawldError('frontier dedupe: a slot is in both dedupe tables');
-      moved += inserted;
-    }
-    st.cursorJob.set(at.job);
-    st.cursorHash.set(at.hash);
-    return moved;
-  };
 
   return {
     /** The task of `url`, or the free slot where it goes: probes from its hash through both tables. */
@@ -196,7 +196,7 @@ export function makeDedupe(db: Database.Database, mergeRows: number) {
       let rows = st.newRows.get() + added;
       if (rows > mergeRows) {
         const n = rows - mergeRows;
-        const moved = merge(n);
+        const moved = merge(st, n);
         rows = moved < n ? 0 : rows - moved;
       }
       st.newRows.set(rows);

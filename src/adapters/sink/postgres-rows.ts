@@ -112,3 +112,9 @@ export function isTransientPgError(err: unknown): boolean {
   }
   return TRANSIENT_CODES.has(code) || TRANSIENT_CLASSES.some((c) => code.startsWith(c));
 }
+
+/** The error's code and message, never the connection string (it may hold a password). */
+export function describePgError(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  return `${e.code ? `${e.code} ` : ''}${e.message ?? String(err)}`;
+}

@@ -1,39 +1,20 @@
 import pg from 'pg';
 import { backoffDelayMs } from '../../core/backoff.js';
-import { type Random, systemRandom } from '../../core/clock.js';
+import { systemRandom } from '../../core/clock.js';
 import { SinkError } from '../../core/errors.js';
-import { NO_SINK_OBSERVER, type ResultRecord, type Sink, type SinkObserver } from '../../ports/sink.js';
-import { isTransientPgError, type PgRow, quoteTable, rowsOf, tableDdl } from './postgres-rows.js';
+import { NO_SINK_OBSERVER, type ResultRecord, type Sink } from '../../ports/sink.js';
+import { insertRows } from './postgres-insert.js';
+import {
+  describePgError,
+  isTransientPgError,
+  type PgRow,
+  quoteTable,
+  rowsOf,
+  tableDdl,
+} from './postgres-rows.js';
+import { POSTGRES_SINK_DEFAULTS, type PostgresSinkOptions } from './postgres-sink-options.js';
 
-export interface PostgresSinkOptions {
-  /** postgres://USER[:PASSWORD]@HOST:PORT/DB */
-  readonly url: string;
-  readonly table: string;
-  /** Rows per INSERT statement (a page's items are never split across statements). */
-  readonly batchSize: number;
-  /** A partial batch is written this long after its oldest record arrived. */
-  readonly flushIntervalMs: number;
-  /** Rows buffered at most; write() waits for room beyond it. */
-  readonly maxBuffer: number;
-  readonly onConflict: 'nothing' | 'update';
-  readonly retryBaseMs: number;
-  readonly retryMaxMs: number;
-  /** How long close() keeps retrying a database that is down before giving up the rest. */
-  readonly closeTimeoutMs: number;
-  readonly observer: SinkObserver;
-  readonly random: Random;
-}
-
-export const POSTGRES_SINK_DEFAULTS = {
-  table: 'crawld_results',
-  batchSize: 500,
-  flushIntervalMs: 200,
-  maxBuffer: 5_000,
-  onConflict: 'nothing',
-  retryBaseMs: 200,
-  retryMaxMs: 10_000,
-  closeTimeoutMs: 30_000,
-} as const;
+export { POSTGRES_SINK_DEFAULTS, type PostgresSinkOptions };
 
 interface Entry {
   readonly rows: PgRow[];
@@ -113,7 +94,7 @@ export class PostgresSink implements Sink {
       }
     } catch (err) {
       await pool.end().catch(() => {});
-      throw new SinkError(`postgres sink: cannot prepare table ${this.#o.table}: ${describe(err)}`, {
+      throw new SinkError(`postgres sink: cannot prepare table ${this.#o.table}: ${describePgError(err)}`, {
         cause: err,
       });
     }
@@ -254,7 +235,7 @@ export class PostgresSink implements Sink {
       for (const e of batch) await this.#store([e]);
       return;
     }
-    const failure = new SinkError(`postgres sink: ${describe(err)}`, { cause: err });
+    const failure = new SinkError(`postgres sink: ${describePgError(err)}`, { cause: err });
     for (const e of batch) e.reject(failure);
   }
 
@@ -294,66 +275,4 @@ export class PostgresSink implements Sink {
       };
     });
   }
-}
-
-/** One multi-row statement: column arrays unnested, so the parameter count never grows. */
-async function insertRows(
-  pool: pg.Pool,
-  table: string,
-  rows: PgRow[],
-  onConflict: 'nothing' | 'update',
-): Promise<void> {
-  // Duplicates inside one statement would make DO UPDATE fail ("affect row a second time").
-  const unique = new Map<string, PgRow>();
-  for (const r of rows) unique.set(`${r.url}\u0000${r.recordKey}\u0000${r.item}`, r);
-  const list = [...unique.values()];
-  const col = <K extends keyof PgRow>(k: K) => list.map((r) => r[k]);
-  const conflict =
-    onConflict === 'update'
-      ? `DO UPDATE SET final_url = EXCLUDED.final_url, status = EXCLUDED.status,
-         fetched_at = EXCLUDED.fetched_at, content_type = EXCLUDED.content_type,
-         content_hash = EXCLUDED.content_hash, bytes = EXCLUDED.bytes,
-         duration_ms = EXCLUDED.duration_ms, fields = EXCLUDED.fields, noindex = EXCLUDED.noindex,
-         canonical_url = EXCLUDED.canonical_url, key = EXCLUDED.key, written_at = now()`
-      : 'DO NOTHING';
-  await pool.query(
-    `INSERT INTO ${table} (url, record_key, item, job_id, task_id, generation, final_url, status,
-       fetched_at, depth, content_type, content_hash, bytes, duration_ms, fields, noindex, canonical_url,
-       key)
-     SELECT u.url, u.record_key, u.item, u.job_id, u.task_id, u.generation, u.final_url, u.status,
-       u.fetched_at, u.depth, u.content_type, u.content_hash, u.bytes, u.duration_ms, u.fields::jsonb,
-       u.noindex, u.canonical_url, u.key
-     FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::text[],
-       $8::int[], $9::timestamptz[], $10::int[], $11::text[], $12::text[], $13::bigint[], $14::int[],
-       $15::text[], $16::boolean[], $17::text[], $18::text[])
-       AS u(url, record_key, item, job_id, task_id, generation, final_url, status, fetched_at, depth,
-         content_type, content_hash, bytes, duration_ms, fields, noindex, canonical_url, key)
-     ON CONFLICT (url, record_key, item) ${conflict}`,
-    [
-      col('url'),
-      col('recordKey'),
-      col('item'),
-      col('jobId'),
-      col('taskId'),
-      col('generation'),
-      col('finalUrl'),
-      col('status'),
-      col('fetchedAt'),
-      col('depth'),
-      col('contentType'),
-      col('contentHash'),
-      col('bytes'),
-      col('durationMs'),
-      col('fields'),
-      col('noindex'),
-      col('canonicalUrl'),
-      col('key'),
-    ],
-  );
-}
-
-/** The error's code and message, never the connection string (it may hold a password). */
-function describe(err: unknown): string {
-  const e = err as { code?: string; message?: string };
-  return `${e.code ? `${e.code} ` : ''}${e.message ?? String(err)}`;
 }

@@ -1,0 +1,123 @@
+/**
+ * A 2xx page (or any status the limiter counts as answered and the runner does not retry):
+ * extract, follow its links, write its record, detect its change, then ack with its next
+ * recrawl. Links are enqueued and the record written before the ack, so a crash at any point
+ * leaves the task leased and recoverable.
+ */
+import { hash } from 'node:crypto';
+import { ChangeDeliveryError, HtmlTooDeepError } from '../core/errors.js';
+import { NO_DIRECTIVES, pageDirectives, type RobotsDirectives } from '../core/meta-robots.js';
+import type { Extraction } from '../ports/extractor.js';
+import type { FetchResponse } from '../ports/fetcher.js';
+import type { Task } from '../ports/frontier.js';
+import type { PageState } from '../ports/page-state.js';
+import type { ResultRecord } from '../ports/sink.js';
+import { detectChange } from './change-detection.js';
+import type { JobRuntime } from './job-runtime.js';
+import { enqueueLinks } from './link-enqueue.js';
+import { writeRecord } from './record-writer.js';
+import { recordHead, type TaskResult, type TaskRunnerDeps, wireUrl } from './task-context.js';
+import { deadLetter, skip } from './task-endings.js';
+
+export async function onSuccess(
+  deps: TaskRunnerDeps,
+  task: Task,
+  job: JobRuntime,
+  res: FetchResponse,
+  prev: PageState | undefined,
+): Promise<TaskResult> {
+  const extraction = extract(job, res);
+  // The HTML extractors refuse a page nested thousands deep: any parser would block the
+  // event loop for minutes on it.
+  if (extraction instanceof HtmlTooDeepError) return skip(deps, task, extraction.reason);
+  const directives = job.robotsMeta
+    ? pageDirectives(extraction.robotsMeta ?? [], res.headers['x-robots-tag'], job.robotsToken ?? 'crawld')
+    : NO_DIRECTIVES;
+  // nofollow / none: no link on this page is followed (counted as discovered, not added).
+  await enqueueLinks(deps, task, job, directives.nofollow ? { ...extraction, links: [] } : extraction);
+  const record = resultRecord(task, res, extraction, directives, deps.clock.now());
+  if (directives.noindex && job.dropNoindex === true) {
+    // The job keeps noindex pages out of its sinks: links were followed, no record is written.
+    deps.events.emit('skipped', {
+      jobId: task.jobId,
+      host: task.host,
+      url: wireUrl(task),
+      reason: 'noindex',
+    });
+    await deps.frontier.ack(task, recrawlAfter(deps, job));
+    return 'skipped';
+  }
+  await writeRecord(deps, task, record);
+  let intervalMs: number | undefined;
+  if (job.detectChanges || job.recrawl) {
+    const watched = extraction.items ? { ...extraction.fields, items: extraction.items } : extraction.fields;
+    try {
+      intervalMs = await detectChange(deps, task, job, watched, prev, res, record.contentHash);
+    } catch (err) {
+      // A change sink gave up (webhook down past its retries): the page goes to the DLQ with
+      // its state not updated, so a redrive detects the change again and re-delivers it.
+      if (err instanceof ChangeDeliveryError) return deadLetter(deps, task, err.reason);
+      throw err;
+    }
+  }
+  intervalMs ??= job.recrawlIntervalMs;
+  const recrawlAt = intervalMs !== undefined ? deps.clock.now() + intervalMs : undefined;
+  await deps.frontier.ack(task, recrawlAt !== undefined ? { recrawlAt } : undefined);
+  deps.events.emit('pageDone', {
+    jobId: task.jobId,
+    host: task.host,
+    url: wireUrl(task),
+    status: res.status,
+    fields: Object.keys(extraction.fields).length,
+    extractErrors: extraction.errors.length,
+    decodeFallback: extraction.encodingFallback === true,
+  });
+  return 'ok';
+}
+
+/** The page's fields and links; a too-deep page comes back as its error, to be skipped. */
+function extract(job: JobRuntime, res: FetchResponse): Extraction | HtmlTooDeepError {
+  try {
+    return job.extractor.extract({
+      url: res.url,
+      contentType: res.contentType,
+      contentTypeHeader: res.headers['content-type'],
+      body: res.body,
+      ...(job.robotsMeta ? { robotsNames: ['robots', job.robotsToken ?? 'crawld'] } : {}),
+    });
+  } catch (err) {
+    if (err instanceof HtmlTooDeepError) return err;
+    // An extractor bug must not take the daemon down: record the page without fields.
+    return { fields: {}, links: [], errors: [`extractor: ${String(err)}`] };
+  }
+}
+
+function resultRecord(
+  task: Task,
+  res: FetchResponse,
+  extraction: Extraction,
+  directives: RobotsDirectives,
+  now: number,
+): ResultRecord {
+  return {
+    ...recordHead(task, res),
+    status: res.status,
+    fetchedAt: new Date(now).toISOString(),
+    depth: task.depth,
+    contentType: res.contentType,
+    ...(extraction.encoding !== undefined ? { encoding: extraction.encoding } : {}),
+    contentHash: hash('sha256', res.body, 'hex'),
+    bytes: res.body.length,
+    durationMs: Math.round(res.totalMs),
+    fields: extraction.fields,
+    ...(extraction.items ? { items: extraction.items } : {}),
+    ...(directives.noindex ? { noindex: true as const } : {}),
+    ...(extraction.canonicalUrl !== undefined ? { canonicalUrl: extraction.canonicalUrl } : {}),
+  };
+}
+
+function recrawlAfter(deps: TaskRunnerDeps, job: JobRuntime): { recrawlAt: number } | undefined {
+  return job.recrawlIntervalMs !== undefined
+    ? { recrawlAt: deps.clock.now() + job.recrawlIntervalMs }
+    : undefined;
+}

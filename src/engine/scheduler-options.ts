@@ -1,0 +1,40 @@
+/** The scheduler's options and counters: its public shape, apart from the loop itself. */
+import type { JobGate } from '../core/job-gate.js';
+
+export interface SchedulerOptions {
+  /** Identity used as lease owner. */
+  readonly owner: string;
+  readonly leaseMs: number;
+  /** Upper bound on leased tasks held in memory waiting for their host (all hosts). */
+  readonly bufferSize: number;
+  /** Upper bound on buffered tasks per host. */
+  readonly perHostBuffer: number;
+  /**
+   * Poll the frontier this often when idle. 0 = never: a single daemon learns of new work
+   * from its own enqueues (kick()), and sleeps until the next delayed task otherwise.
+   * Shared frontiers (Redis) need polling since other daemons add work.
+   */
+  readonly idlePollMs: number;
+  /**
+   * A buffered task whose lease has less than this left is handed back instead of started:
+   * on a shared frontier an expired lease is leased (and fetched) by another daemon too.
+   * @default undefined: no check (a frontier this daemon owns alone keeps an expired lease's
+   * token valid until it leases the task again itself)
+   */
+  readonly minLeaseLeftMs?: number;
+  /** Pause before leasing again after a retryable frontier failure (Redis down). @default 1000 */
+  readonly unavailableRetryMs?: number;
+  /** Resolve run() when no work is left (pending and leased both 0). */
+  readonly once: boolean;
+  /** Jobs' own limits per (job, host), checked before the control plane's host gate. */
+  readonly jobGate?: JobGate;
+}
+
+export interface SchedulerCounters {
+  ok: number;
+  retry: number;
+  dead: number;
+  skipped: number;
+  deferred: number;
+  lost: number;
+}
