@@ -139,6 +139,28 @@ describe('Scheduler', () => {
     await scheduler.stop(1000);
   });
 
+  it('buffers one task of a host that waits, leaving the room to other hosts', async () => {
+    const s = await site(4);
+    const slow = `http://slow.test:${s.port}`;
+    const e = await engineFor(s, {
+      rateLimits: { hosts: [{ hosts: 'slow.test', ratePerSec: 0.01, burst: 1 }] },
+      jobs: [{ id: 'j', seeds: [`${slow}/p0`], robots: false, scope: { hosts: ['*'] } }],
+    });
+    await e.frontier.enqueue([0, 1].map((i) => ({ url: `${slow}/p${i}`, jobId: 'j' })));
+    const scheduler = e.scheduler({ once: false });
+    void scheduler.run();
+    await settle(() => scheduler.counters.ok === 1 && scheduler.bufferedCount === 1, 'p0, and p1 waiting');
+    await turns();
+    // More of its work arrives: it stays in the frontier while the host waits (a second task
+    // would sit out the whole wait in the buffer).
+    await e.frontier.enqueue([2, 3].map((i) => ({ url: `${slow}/p${i}`, jobId: 'j' })));
+    scheduler.kick(true);
+    await turns();
+    expect(scheduler.bufferedCount).toBe(1);
+    expect((await e.frontier.stats()).pending).toBe(2);
+    await scheduler.stop(1000);
+  });
+
   it('asks no host while the global ceiling is reached', async () => {
     const s = await startSite({
       '/hang': () => {},
