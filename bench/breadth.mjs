@@ -4,6 +4,8 @@
 //
 //   node bench/breadth.mjs                          # 2000 hosts × 15 pages
 //   node bench/breadth.mjs --hosts 200 --pages 10   # a quick check
+//   node bench/breadth.mjs --cpu-prof-dir /tmp/p     # + breadth.cpuprofile, single.cpuprofile
+//                                                   # (summarise: bench/cpuprofile-summary.mjs)
 //
 // The site is one child process listening on --hosts ports of 127.0.0.1; each port is a host
 // to crawld (URL.host includes the port). Every host serves /p/0 .. /p/(pages-1): page i
@@ -41,6 +43,8 @@ const { values: opt } = parseArgs({
     /** Only the breadth crawl (no single-host comparison). */
     'breadth-only': { type: 'boolean', default: false },
     dist: { type: 'string', default: join(root, 'dist') },
+    /** Write each crawl's V8 CPU profile (node --cpu-prof) into this directory, named by crawl. */
+    'cpu-prof-dir': { type: 'string' },
   },
 });
 const HOSTS = Number(opt.hosts);
@@ -74,8 +78,11 @@ async function serveSite(hosts, pages) {
     );
   };
   const servers = [];
+  let connections = 0;
+  let requests = 0;
   for (let h = 0; h < hosts; h++) {
     const srv = createServer((req, res) => {
+      requests++;
       const m = /^\/p\/(\d+)$/.exec(req.url ?? '');
       const i = m ? Number(m[1]) : -1;
       if (i < 0 || i >= pages) {
@@ -90,6 +97,7 @@ async function serveSite(hosts, pages) {
       res.end(body);
     });
     srv.keepAliveTimeout = 60_000;
+    srv.on('connection', () => connections++);
     await new Promise((r) => srv.listen(0, '127.0.0.1', r));
     ports.push(srv.address().port);
     servers.push(srv);
@@ -97,6 +105,7 @@ async function serveSite(hosts, pages) {
   process.stdout.write(`PORTS ${JSON.stringify(ports)}\n`);
   process.on('SIGTERM', () => {
     for (const s of servers) s.closeAllConnections();
+    process.stdout.write(`SERVED ${JSON.stringify({ connections, requests })}\n`);
     process.exit(0);
   });
 }
@@ -114,8 +123,17 @@ function startSite(hosts, pages) {
     child.stdout.on('data', (b) => {
       out += b;
       const m = /PORTS (\[.*\])\n/.exec(out);
-      if (m) res({ ports: JSON.parse(m[1]), stop: () => child.kill('SIGTERM') });
+      if (m) res({ ports: JSON.parse(m[1]), stop });
     });
+    /** Stops the site; resolves with the connections and requests it served. */
+    const stop = () =>
+      new Promise((done) => {
+        child.stdout.on('end', () => {
+          const s = /SERVED (\{.*\})\n/.exec(out);
+          done(s ? JSON.parse(s[1]) : undefined);
+        });
+        child.kill('SIGTERM');
+      });
     child.once('exit', (code) => rej(new Error(`site exited with ${code}`)));
   });
 }
@@ -149,6 +167,15 @@ function crawl(name, seeds, minDelayMs) {
     const child = spawn(
       process.execPath,
       [
+        ...(opt['cpu-prof-dir']
+          ? [
+              '--cpu-prof',
+              '--cpu-prof-dir',
+              resolve(opt['cpu-prof-dir']),
+              '--cpu-prof-name',
+              `${name}.cpuprofile`,
+            ]
+          : []),
         join(opt.dist, 'crawld.mjs'),
         'run',
         '--config',
@@ -198,9 +225,13 @@ async function main() {
   const total = HOSTS * PAGES;
   console.log(`breadth: ${HOSTS} hosts × ${PAGES} pages = ${total} pages, minDelayMs ${DELAY} per host`);
   const fmt = (r) =>
-    `${r.pages} pages in ${r.secs.toFixed(1)} s = ${(r.pages / r.secs).toFixed(0)} pages/s, peak RSS ${r.rssMb.toFixed(0)} MiB, CPU ${((r.cpuSecs / r.pages) * 1000).toFixed(2)} ms/page (to its last 50 ms)`;
+    `${r.pages} pages in ${r.secs.toFixed(1)} s = ${(r.pages / r.secs).toFixed(0)} pages/s, peak RSS ${r.rssMb.toFixed(0)} MiB, CPU ${((r.cpuSecs / r.pages) * 1000).toFixed(2)} ms/page (to its last 50 ms)` +
+    (r.served
+      ? `; the site served ${r.served.requests} requests on ${r.served.connections} connections`
+      : '');
   const wide = await startSite(HOSTS, PAGES);
   let breadth;
+  let served;
   try {
     breadth = await crawl(
       'breadth',
@@ -208,8 +239,9 @@ async function main() {
       DELAY,
     );
   } finally {
-    wide.stop();
+    served = await wide.stop();
   }
+  breadth.served = served;
   console.log(`breadth:  ${fmt(breadth)}`);
   if (breadth.pages !== total)
     console.log(`          (expected ${total} pages: the crawl missed ${total - breadth.pages})`);
@@ -219,11 +251,13 @@ async function main() {
 
   const one = await startSite(1, total);
   let single;
+  let servedOne;
   try {
     single = await crawl('single', [`http://127.0.0.1:${one.ports[0]}/p/0`], 0);
   } finally {
-    one.stop();
+    servedOne = await one.stop();
   }
+  single.served = servedOne;
   console.log(`single:   ${fmt(single)} (one host, no politeness delay)`);
   const perHostKb = ((breadth.rssMb - single.rssMb) * 1024) / HOSTS;
   console.log('\n== this run (goals: ratio >= 0.7, peak RSS <= 400 MiB at 2000 hosts)');

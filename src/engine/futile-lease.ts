@@ -11,15 +11,20 @@ import type { Clock } from '../core/clock.js';
 const FUTILE_RECHECK_MIN_MS = 100;
 const FUTILE_RECHECK_MAX_MS = 1000;
 
-/** One string per set of excluded hosts, to compare two leases' exclusions. */
-export function excludeKeyOf(exclude: ReadonlySet<string>): string {
-  return [...exclude].sort().join('\n');
+/**
+ * Same members: two leases' exclusions. (A sorted join of the names, made on every pump, cost
+ * a sort and a string of every buffered host's name in a crawl over thousands of hosts.)
+ */
+function sameHosts(a: ReadonlySet<string>, b: ReadonlySet<string> | undefined): boolean {
+  if (b === undefined || a.size !== b.size) return false;
+  for (const h of a) if (!b.has(h)) return false;
+  return true;
 }
 
 export class FutileLeases {
-  /** Excluded-host set (joined) of the last lease that returned nothing because of it. */
-  #exclude: string | undefined;
-  /** The hosts of #exclude. */
+  /** Excluded hosts of the last lease that returned nothing because of them. */
+  #exclude: ReadonlySet<string> | undefined;
+  /** The hosts of the last futile lease (kept when #exclude is forgotten). */
   #hosts: ReadonlySet<string> = new Set();
   /** Monotonic time until which a lease with #exclude is not retried, and the current pause. */
   #until = 0;
@@ -33,8 +38,8 @@ export class FutileLeases {
   }
 
   /** Whether a lease excluding these hosts would find what the last futile one found. */
-  isFutile(exclude: ReadonlySet<string>, key: string): boolean {
-    return exclude.size > 0 && key === this.#exclude && this.clock.monotonic() < this.#until;
+  isFutile(exclude: ReadonlySet<string>): boolean {
+    return exclude.size > 0 && this.clock.monotonic() < this.#until && sameHosts(exclude, this.#exclude);
   }
 
   /** Whether the host was excluded by the last futile lease. */
@@ -48,14 +53,15 @@ export class FutileLeases {
   }
 
   /** What a lease with these exclusions brought back. */
-  leased(exclude: ReadonlySet<string>, key: string, count: number): void {
+  leased(exclude: ReadonlySet<string>, count: number): void {
     // A lease without exclusions says nothing about other hosts' work: the futile state
     // (and its growing pause) stands, or a buffer hovering at its cap would reset it often.
     if (exclude.size > 0 && count > 0) this.#exclude = undefined;
     if (exclude.size > 0 && count === 0) {
-      this.#pauseMs =
-        key === this.#exclude ? Math.min(FUTILE_RECHECK_MAX_MS, this.#pauseMs * 2) : FUTILE_RECHECK_MIN_MS;
-      this.#exclude = key;
+      this.#pauseMs = sameHosts(exclude, this.#exclude)
+        ? Math.min(FUTILE_RECHECK_MAX_MS, this.#pauseMs * 2)
+        : FUTILE_RECHECK_MIN_MS;
+      this.#exclude = exclude;
       this.#hosts = exclude;
       this.#until = this.clock.monotonic() + this.#pauseMs;
     }

@@ -30,6 +30,12 @@ export class HostHolds {
     return Math.max(0, Math.min(...this.#deferred.values()) - now);
   }
 
+  /** Epoch ms until which the host was told to wait, if that is still ahead of now. */
+  waitingUntil(host: string, now: number): number | undefined {
+    const until = this.#waiting.get(host);
+    return until !== undefined && until > now ? until : undefined;
+  }
+
   /** Records that the host waits; true once per host and period (to count a wait once). */
   wait(host: string, now: number, delayMs: number): boolean {
     if ((this.#waiting.get(host) ?? 0) > now) return false;

@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock.js';
 import type { CrawlEmitter } from '../core/events.js';
 import type { ControlPlane, Permit } from '../ports/control-plane.js';
 import type { Frontier, Task } from '../ports/frontier.js';
-import { excludeKeyOf, FutileLeases } from './futile-lease.js';
+import { FutileLeases } from './futile-lease.js';
 import { handBack } from './hand-back.js';
 import { HostHolds } from './host-holds.js';
 import { HostQueues } from './host-queues.js';
@@ -163,20 +163,31 @@ export class Scheduler {
     if (this.#state !== 'running') return;
     const now = this.clock.now();
     this.#holds.expire(now);
-    const exclude = this.#holds.deferredHosts();
-    for (const host of this.#buffers.hosts()) {
-      if (this.#buffers.hostSize(host) >= this.#hostBufferCap(host)) exclude.add(host);
-    }
-    const excludeKey = excludeKeyOf(exclude);
-    // A lease that found only excluded hosts' work finds the same while the same hosts are
-    // excluded: skip it until that changes (futile-lease.ts).
-    const futile = this.#futile.isFutile(exclude, excludeKey);
-    if (!this.#frontierEmpty && !futile && this.#buffers.size < this.options.bufferSize) {
-      if (!(await this.#lease(exclude, excludeKey))) return;
+    // The exclusions are built only for a lease: on every pump they cost a look at every
+    // buffered host (thousands in a broad crawl), mostly with the buffer full and no lease.
+    let futile = false;
+    if (!this.#frontierEmpty && this.#buffers.size < this.options.bufferSize) {
+      const exclude = this.#holds.deferredHosts();
+      for (const host of this.#buffers.hosts()) {
+        if (this.#buffers.hostSize(host) >= this.#hostBufferCap(host)) exclude.add(host);
+      }
+      // A lease that found only excluded hosts' work finds the same while the same hosts are
+      // excluded: skip it until that changes (futile-lease.ts).
+      futile = this.#futile.isFutile(exclude);
+      if (!futile && !(await this.#lease(exclude))) return;
     }
 
     let wakeInMs = Number.POSITIVE_INFINITY;
-    for (const host of this.#buffers.hosts()) wakeInMs = Math.min(wakeInMs, await this.#dispatch(host, now));
+    for (const host of this.#buffers.hosts()) {
+      // At the global ceiling every host's answer is 'full' until a permit frees, which kicks
+      // a pump; and a host told to wait is not asked again before then (a reload that shortens
+      // the delay lets it go at the end of the wait it was given). Asking thousands of hosts in
+      // their politeness gap on every pump was breadth's largest scheduling cost (bench/breadth.mjs).
+      if (this.control.inflight() >= this.control.globalLimit()) break;
+      const waitUntil = this.#holds.waitingUntil(host, now);
+      const inMs = waitUntil !== undefined ? waitUntil - now : await this.#dispatch(host, now);
+      wakeInMs = Math.min(wakeInMs, inMs);
+    }
     if (futile && this.#buffers.size > 0) wakeInMs = Math.min(wakeInMs, this.#futile.msLeft());
     wakeInMs = Math.min(wakeInMs, this.#holds.nextDeferralEndsIn(now));
     if (this.#buffers.size === 0 && this.#inflight.size === 0 && this.#frontierEmpty) {
@@ -188,7 +199,7 @@ export class Scheduler {
   }
 
   /** Leases into the buffers; false when the loop stopped running meanwhile (tasks handed back). */
-  async #lease(exclude: ReadonlySet<string>, excludeKey: string): Promise<boolean> {
+  async #lease(exclude: ReadonlySet<string>): Promise<boolean> {
     const tasks = await this.frontier.lease({
       max: this.options.bufferSize - this.#buffers.size,
       leaseMs: this.options.leaseMs,
@@ -206,7 +217,7 @@ export class Scheduler {
     for (const t of tasks) this.#buffers.push(t);
     // Nothing came back: don't ask again until something changes (kick) or the timer fires.
     if (tasks.length === 0 && exclude.size === 0) this.#frontierEmpty = true;
-    this.#futile.leased(exclude, excludeKey, tasks.length);
+    this.#futile.leased(exclude, tasks.length);
     return true;
   }
 
@@ -262,6 +273,10 @@ export class Scheduler {
   }
 
   #hostBufferCap(host: string): number {
+    // A host told to wait starts one task per wait: a second buffered task would sit out a
+    // whole politeness gap in the buffer, and with every host so the buffer covered half the
+    // hosts it could (1,024 tasks, ~600 hosts in bench/breadth.mjs).
+    if (this.#holds.waitingUntil(host, this.clock.now()) !== undefined) return 1;
     return Math.min(this.options.perHostBuffer, Math.max(2, this.control.hostLimit(host) * 2));
   }
 

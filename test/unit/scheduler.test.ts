@@ -108,6 +108,95 @@ describe('Scheduler', () => {
     await scheduler.stop(1000);
   });
 
+  it('asks a waiting host again only when its wait ends, however often the loop pumps', async () => {
+    const slowSite = await site(2);
+    const fastSite = await site(8);
+    const slow = `http://slow.test:${slowSite.port}`;
+    const fast = `http://fast.test:${fastSite.port}`;
+    const e = await engineFor(slowSite, {
+      rateLimits: { hosts: [{ hosts: 'slow.test', ratePerSec: 0.01, burst: 1 }] },
+      jobs: [{ id: 'j', seeds: [`${slow}/p0`], robots: false, scope: { hosts: ['*'] } }],
+    });
+    const asked = new Map<string, number>();
+    const admit = e.control.admit.bind(e.control);
+    e.control.admit = (host) => {
+      asked.set(host, (asked.get(host) ?? 0) + 1);
+      return admit(host);
+    };
+    await e.frontier.enqueue([
+      ...[0, 1].map((i) => ({ url: `${slow}/p${i}`, jobId: 'j' })),
+      ...[0, 1, 2, 3, 4, 5, 6, 7].map((i) => ({ url: `${fast}/p${i}`, jobId: 'j' })),
+    ]);
+    const scheduler = e.scheduler({ once: false });
+    void scheduler.run();
+    await settle(() => fastSite.hits.length === 8 && scheduler.counters.ok === 9, 'the fast host');
+    // Eight fast pages ended, each with a pump; the slow host was asked twice: its first page
+    // went, its second was told to wait 100 s (a broad crawl has thousands of hosts so).
+    expect(asked.get(`slow.test:${slowSite.port}`)).toBe(2);
+    e.clock.advance(100_000);
+    await settle(() => slowSite.hits.length === 2, 'the second slow page at its token');
+    expect(asked.get(`slow.test:${slowSite.port}`)).toBe(3);
+    await scheduler.stop(1000);
+  });
+
+  it('buffers one task of a host that waits, leaving the room to other hosts', async () => {
+    const s = await site(4);
+    const slow = `http://slow.test:${s.port}`;
+    const e = await engineFor(s, {
+      rateLimits: { hosts: [{ hosts: 'slow.test', ratePerSec: 0.01, burst: 1 }] },
+      jobs: [{ id: 'j', seeds: [`${slow}/p0`], robots: false, scope: { hosts: ['*'] } }],
+    });
+    await e.frontier.enqueue([0, 1].map((i) => ({ url: `${slow}/p${i}`, jobId: 'j' })));
+    const scheduler = e.scheduler({ once: false });
+    void scheduler.run();
+    await settle(() => scheduler.counters.ok === 1 && scheduler.bufferedCount === 1, 'p0, and p1 waiting');
+    await turns();
+    // More of its work arrives: it stays in the frontier while the host waits (a second task
+    // would sit out the whole wait in the buffer).
+    await e.frontier.enqueue([2, 3].map((i) => ({ url: `${slow}/p${i}`, jobId: 'j' })));
+    scheduler.kick(true);
+    await turns();
+    expect(scheduler.bufferedCount).toBe(1);
+    expect((await e.frontier.stats()).pending).toBe(2);
+    await scheduler.stop(1000);
+  });
+
+  it('asks no host while the global ceiling is reached', async () => {
+    const s = await startSite({
+      '/hang': () => {},
+      ...Object.fromEntries([0, 1, 2].map((i) => [`/p${i}`, html('x')])),
+    });
+    sites.push(s);
+    const e = await engineFor(s, {
+      concurrency: { global: 1 },
+      jobs: [{ id: 'j', seeds: [`${s.origin}/hang`], robots: false, scope: { hosts: ['*'] } }],
+    });
+    let asked = 0;
+    const admit = e.control.admit.bind(e.control);
+    e.control.admit = (host) => {
+      asked++;
+      return admit(host);
+    };
+    // One hanging request fills the ceiling; three other hosts' tasks wait in the buffers.
+    await e.frontier.enqueue([
+      { url: `${s.origin}/hang`, jobId: 'j' },
+      ...[0, 1, 2].map((i) => ({ url: `http://h${i}.test:${s.port}/p${i}`, jobId: 'j' })),
+    ]);
+    const scheduler = e.scheduler({ once: false });
+    void scheduler.run();
+    await settle(() => s.hits.length === 1 && scheduler.bufferedCount === 3, 'the hanging request');
+    const before = asked;
+    for (let i = 0; i < 5; i++) {
+      scheduler.kick(true);
+      await turns();
+    }
+    expect(asked).toBe(before);
+    const stopping = scheduler.stop(1000);
+    await turns();
+    e.clock.advance(1000);
+    await stopping;
+  });
+
   it('stop() waits the drain time by the clock, then aborts and hands the task back uncharged', async () => {
     const s = await startSite({ '/hang': () => {} });
     sites.push(s);
