@@ -2,7 +2,7 @@
  * Fetcher that renders pages in headless Chromium (docs/browser.md). The document is fetched
  * by the page fetcher first (redirects, content types, the SSRF guard, job headers, as on the
  * http path); an HTML 2xx is then rendered, every request of the page going through the
- * guard of page-run.ts, and the rendered DOM (page.content()) is returned as the body, so
+ * guard of page-run.ts, and the rendered DOM (read as HTML in the page, page-scripts.ts) is the body, so
  * the job's usual extractors and follow rules run on it.
  */
 import type { Page, Route, WebSocketRoute } from 'playwright-core';
@@ -11,6 +11,7 @@ import type { Fetcher, FetchRequest, FetchResponse, RenderRequest } from '../../
 import { launchChromium } from './launcher.js';
 import type { BrowserFetcherOptions } from './options.js';
 import { PageRun } from './page-run.js';
+import { NO_POPUPS_SCRIPT, READ_DOM, WAIT_FOR } from './page-scripts.js';
 import { BrowserPool, type PageLease } from './pool.js';
 import { descendantsRssBytes } from './process-tree.js';
 import { Slots } from './slots.js';
@@ -273,33 +274,7 @@ export class BrowserFetcher implements Fetcher {
   }
 }
 
-/**
- * window.open, replaced before any page script runs (pool.ts): it opens nothing and counts
- * the attempt, so a storm of them costs no page. READ_DOM reads the count with the DOM.
- */
-export const NO_POPUPS_SCRIPT = `(() => {
-  let n = 0;
-  const open = () => { n++; return null; };
-  Object.defineProperty(window, 'open', { value: open, writable: false, configurable: false });
-  Object.defineProperty(window, '__crawldPopups', { get: () => n, configurable: false });
-})();`;
-
 function timeoutMessage(render: RenderRequest): string {
   const selector = render.waitForSelector !== undefined ? `, selector ${render.waitForSelector}` : '';
   return `render not done within ${render.timeoutMs} ms (waitUntil ${render.waitUntil}${selector})`;
 }
-
-/** Resolves once a CSS selector matches (checked on each DOM mutation); a bad selector throws. */
-const WAIT_FOR = `((selector) => new Promise((resolve) => {
-  if (document.querySelector(selector)) return resolve(true);
-  const observer = new MutationObserver(() => {
-    if (document.querySelector(selector)) { observer.disconnect(); resolve(true); }
-  });
-  observer.observe(document, { childList: true, subtree: true, attributes: true });
-}))`;
-
-/** The DOM as HTML (with its doctype) and the number of window.open calls NO_POPUPS_SCRIPT counted. */
-const READ_DOM = `(() => {
-  const d = document.doctype;
-  return [(d ? '<!DOCTYPE ' + d.name + '>' : '') + document.documentElement.outerHTML, Number(window.__crawldPopups) | 0];
-})()`;
