@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { NO_POPUPS_SCRIPT } from '../../src/adapters/fetch/browser/page-scripts.js';
 import { launchChromium } from '../../src/adapters/fetch/browser/launcher.js';
+import { NO_POPUPS_SCRIPT } from '../../src/adapters/fetch/browser/page-scripts.js';
 import { BrowserPool, type PageLease } from '../../src/adapters/fetch/browser/pool.js';
 import { CHROMIUM } from '../helpers/js-site.js';
 
