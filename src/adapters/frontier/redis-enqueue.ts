@@ -51,21 +51,7 @@ export async function enqueuePrepared(
   const argsOf = new Map<string, ScriptArg[]>();
   for (const [host, rs] of byHost) {
     const args: ScriptArg[] = [];
-    for (const r of rs) {
-      const request = r.requestUrl === undefined ? '' : packUrl(r.requestUrl, host);
-      const force = r.force ? 1 : 0;
-      args.push(
-        hashOf(r),
-        packUrl(r.url, host),
-        r.jobId,
-        r.priority,
-        r.depth,
-        r.notBefore,
-        force,
-        seq++,
-        request,
-      );
-    }
+    for (const r of rs) args.push(...recordArgs(r, host), seq++, requestArg(r, host));
     argsOf.set(host, args);
   }
   let room = ctx.maxPending - pending;
@@ -95,6 +81,16 @@ export async function enqueuePrepared(
   return { added, duplicates, dropped };
 }
 
+/** A request's fields as both enqueue scripts take them, in their order (redis-lua*.ts). */
+function recordArgs(r: PreparedRequest, host: string): ScriptArg[] {
+  return [hashOf(r), packUrl(r.url, host), r.jobId, r.priority, r.depth, r.notBefore, r.force ? 1 : 0];
+}
+
+/** The URL as discovered, when it differs from the dedupe key (else empty). */
+function requestArg(r: PreparedRequest, host: string): string {
+  return r.requestUrl === undefined ? '' : packUrl(r.requestUrl, host);
+}
+
 /** Requests per ENQUEUE_MANY call: bounds one script's run time (calls go in one pipeline). */
 const MAX_PER_CALL = 2000;
 
@@ -114,19 +110,7 @@ async function enqueueSingle(
     const args: ScriptArg[] = [now, maxPending, chunk.length, ctx.keys.prefix];
     for (const [host, rs] of groupBy(chunk, (r) => r.host)) {
       args.push(host, rs.length);
-      for (const r of rs) {
-        const request = r.requestUrl === undefined ? '' : packUrl(r.requestUrl, host);
-        args.push(
-          hashOf(r),
-          packUrl(r.url, host),
-          r.jobId,
-          r.priority,
-          r.depth,
-          r.notBefore,
-          r.force ? 1 : 0,
-          request,
-        );
-      }
+      for (const r of rs) args.push(...recordArgs(r, host), requestArg(r, host));
     }
     script(pipe, 'crawldEnqueueMany', keys, args);
   }
