@@ -19,7 +19,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { canPin, pinned, startDemoSite } from './demo-site.mjs';
+import { canPin, demoJobYaml, pinned, startDemoSite } from './demo-site.mjs';
 import { watchTreeMemory } from './tree-memory.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -105,16 +105,10 @@ function crawldConfig(site, { browser, maxPages, fixedPerHost }) {
     `fetch: { allowAddresses: ['127.0.0.1'], browser: { executablePath: '${chromium}'` +
     `${maxPages ? `, maxPages: ${maxPages}` : ''} } }\n` +
     concurrency +
-    'jobs:\n' +
-    '  - id: bench\n' +
-    `    seeds: ['${site}/']\n` +
-    '    robots: false\n' +
-    (browser ? "    render: { kind: browser, waitUntil: load, waitForSelector: 'span.price' }\n" : '') +
-    '    extract:\n' +
-    '      fields:\n' +
-    "        title: { selector: 'h1.title' }\n" +
-    "        price: { selector: 'span.price', type: number }\n" +
-    '      followAllLinks: { priority: 10 }\n'
+    demoJobYaml(
+      site,
+      browser ? { render: "{ kind: browser, waitUntil: load, waitForSelector: 'span.price' }" } : {},
+    )
   );
 }
 

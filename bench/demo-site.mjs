@@ -33,3 +33,22 @@ export async function startDemoSite(cli, args) {
     });
   return { url, stop };
 }
+
+/**
+ * The benchmarks' crawld job on the demo shop, as YAML: the same extraction the peers do (title,
+ * price, every link), robots.txt off. `render` adds a line under the job (the browser path).
+ */
+export function demoJobYaml(origin, { render } = {}) {
+  return (
+    'jobs:\n' +
+    '  - id: bench\n' +
+    `    seeds: ['${origin}/']\n` +
+    '    robots: false\n' +
+    (render ? `    render: ${render}\n` : '') +
+    '    extract:\n' +
+    '      fields:\n' +
+    "        title: { selector: 'h1.title' }\n" +
+    "        price: { selector: 'span.price', type: number }\n" +
+    '      followAllLinks: { priority: 10 }\n'
+  );
+}

@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { demoJobYaml } from './demo-site.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -80,15 +81,7 @@ try {
     'log: { level: info }\n' +
       'http: { port: 0 }\n' +
       "fetch: { allowAddresses: ['127.0.0.1'] }\n" +
-      'jobs:\n' +
-      '  - id: bench\n' +
-      `    seeds: ['${origin}/']\n` +
-      '    robots: false\n' +
-      '    extract:\n' +
-      '      fields:\n' +
-      "        title: { selector: 'h1.title' }\n" +
-      "        price: { selector: 'span.price', type: number }\n" +
-      '      followAllLinks: { priority: 10 }\n',
+      demoJobYaml(origin),
   );
   crawld = spawnLogged(
     ['run', '--config', config, '--data-dir', join(dir, 'data'), '--once', '--no-progress'],

@@ -27,7 +27,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { canPin, pinned, startDemoSite } from './demo-site.mjs';
+import { canPin, demoJobYaml, pinned, startDemoSite } from './demo-site.mjs';
 import { haveRedisServer, startRedis } from './redis-server.mjs';
 
 const root = resolve(import.meta.dirname, '..');
@@ -186,15 +186,7 @@ function crawldConfig(site, variant) {
     (on ? '' : 'metrics: { enabled: false }\n') +
     `fetch: { allowAddresses: ['127.0.0.1']${pool} }\n` +
     concurrency +
-    'jobs:\n' +
-    '  - id: bench\n' +
-    `    seeds: ['${site.url}/']\n` +
-    '    robots: false\n' +
-    '    extract:\n' +
-    '      fields:\n' +
-    "        title: { selector: 'h1.title' }\n" +
-    "        price: { selector: 'span.price', type: number }\n" +
-    '      followAllLinks: { priority: 10 }\n'
+    demoJobYaml(site.url)
   );
 }
 
