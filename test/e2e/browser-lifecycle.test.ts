@@ -7,32 +7,35 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
-import { countLines, freePort, readJsonl, runCli, startCli, tempDir, until } from '../helpers/cli.js';
+import {
+  countLines,
+  freePort,
+  readJsonl,
+  runCli,
+  startCli,
+  tempDir,
+  until,
+  writeJsonConfig,
+} from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
 import { alive, browserPid, CHROMIUM, chromiumPids } from '../helpers/js-site.js';
 
 function writeConfig(dir: string, site: DemoSite, extra: Record<string, unknown> = {}): string {
-  const file = join(dir, 'crawld.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      dataDir: join(dir, 'data'),
-      fetch: {
-        allowAddresses: [`127.0.0.1:${site.port}`],
-        browser: { executablePath: CHROMIUM, maxPages: 3 },
+  return writeJsonConfig(dir, {
+    fetch: {
+      allowAddresses: [`127.0.0.1:${site.port}`],
+      browser: { executablePath: CHROMIUM, maxPages: 3 },
+    },
+    jobs: [
+      {
+        id: 'shop',
+        seeds: [`${site.url}/`],
+        render: { kind: 'browser', waitForSelector: 'span.price' },
+        extract: { fields: { price: { selector: 'span.price' } } },
       },
-      jobs: [
-        {
-          id: 'shop',
-          seeds: [`${site.url}/`],
-          render: { kind: 'browser', waitForSelector: 'span.price' },
-          extract: { fields: { price: { selector: 'span.price' } } },
-        },
-      ],
-      ...extra,
-    }),
-  );
-  return file;
+    ],
+    ...extra,
+  });
 }
 
 async function dlq(dir: string): Promise<string> {

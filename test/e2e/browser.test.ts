@@ -7,7 +7,16 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
-import { freePort, listDeadLetters, readJsonl, runCli, startCli, tempDir, until } from '../helpers/cli.js';
+import {
+  freePort,
+  listDeadLetters,
+  readJsonl,
+  runCli,
+  startCli,
+  tempDir,
+  until,
+  writeJsonConfig,
+} from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
 import { CHROMIUM, type JsSite, startJsSite } from '../helpers/js-site.js';
 
@@ -18,18 +27,13 @@ describe('crawld with render.kind browser (real Chromium)', () => {
 
   it('exits 2 naming fetch.browser.executablePath when the browser is missing, and writes nothing', async () => {
     const dir = tempDir();
-    const config = join(dir, 'crawld.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        dataDir: join(dir, 'data'),
-        fetch: {
-          allowAddresses: ['127.0.0.1:9'],
-          browser: { executablePath: join(dir, 'no-such-chromium') },
-        },
-        jobs: [{ id: 'j', seeds: ['http://127.0.0.1:9/'], render: { kind: 'browser' } }],
-      }),
-    );
+    const config = writeJsonConfig(dir, {
+      fetch: {
+        allowAddresses: ['127.0.0.1:9'],
+        browser: { executablePath: join(dir, 'no-such-chromium') },
+      },
+      jobs: [{ id: 'j', seeds: ['http://127.0.0.1:9/'], render: { kind: 'browser' } }],
+    });
     const r = await runCli(['run', '--config', config, '--once', '--no-progress']);
     expect(r.code).toBe(2);
     expect(r.stderr + r.stdout).toContain('fetch.browser.executablePath');

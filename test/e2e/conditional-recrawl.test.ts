@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
-import { freePort, readJsonl, startCli, tempDir, until } from '../helpers/cli.js';
+import { freePort, readJsonl, startCli, tempDir, until, writeJsonConfig } from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
 
 describe('crawld run: conditional recrawls', () => {
@@ -20,11 +20,9 @@ describe('crawld run: conditional recrawls', () => {
     const pages = 40;
     site = await startDemoSite({ pages, changeRate: 0.25 });
     const dir = tempDir();
-    const config = join(dir, 'crawld.yaml');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        dataDir: join(dir, 'data'),
+    const config = writeJsonConfig(
+      dir,
+      {
         fetch: { allowAddresses: [`127.0.0.1:${site.port}`] },
         politeness: { minDelayMs: 0 },
         jobs: [
@@ -35,7 +33,8 @@ describe('crawld run: conditional recrawls', () => {
             extract: { fields: { price: { selector: 'span.price', type: 'number' } } },
           },
         ],
-      }),
+      },
+      'crawld.yaml',
     );
     // With an HTTP port: on this branch `run` exits once its only pending work is a delayed
     // recrawl (its timers are unref'd; issue 19 fixes that), and /metrics is checked too.

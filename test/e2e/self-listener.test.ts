@@ -8,7 +8,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, listDeadLetters, readJsonl, runCli, startCli, tempDir, until } from '../helpers/cli.js';
+import {
+  freePort,
+  listDeadLetters,
+  readJsonl,
+  runCli,
+  startCli,
+  tempDir,
+  until,
+  writeJsonConfig,
+} from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
 import { CHROMIUM } from '../helpers/js-site.js';
 
@@ -50,17 +59,12 @@ describe("crawld's own listener is off limits to the crawl", () => {
 
   it('run --once: links to the admin API and metrics, in scope, are refused as blocked_address', async () => {
     const dir = tempDir();
-    const config = join(dir, 'crawld.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        dataDir: join(dir, 'data'),
-        http: { port: adminPort },
-        fetch: { allowPrivateNetworks: true },
-        // Every host, so that only the listener guard stands between the crawl and the API.
-        jobs: [{ id: 'j', seeds: [`${origin}/`], scope: { hosts: ['*'] } }],
-      }),
-    );
+    const config = writeJsonConfig(dir, {
+      http: { port: adminPort },
+      fetch: { allowPrivateNetworks: true },
+      // Every host, so that only the listener guard stands between the crawl and the API.
+      jobs: [{ id: 'j', seeds: [`${origin}/`], scope: { hosts: ['*'] } }],
+    });
     const run = await runCli(['run', '--config', config, '--once', '--no-progress']);
     expect(run.code, run.stderr).toBe(0);
     const urls = readJsonl(join(dir, 'data', 'results.jsonl')).map((r) => String(r.url));
@@ -73,24 +77,19 @@ describe("crawld's own listener is off limits to the crawl", () => {
   it("a rendered page's script cannot reach the admin API: the request is refused, counted", async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: run scripts/setup-test-env.sh`);
     const dir = tempDir();
-    const config = join(dir, 'crawld.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        dataDir: join(dir, 'data'),
-        http: { port: adminPort },
-        fetch: { allowPrivateNetworks: true, browser: { executablePath: CHROMIUM } },
-        jobs: [
-          {
-            id: 'spy',
-            seeds: [`${origin}/spy`],
-            scope: { maxDepth: 0 },
-            render: { kind: 'browser', waitForSelector: '#done', blockResources: [] },
-            extract: { fields: { leak: { selector: '#leak' } }, followAllLinks: false },
-          },
-        ],
-      }),
-    );
+    const config = writeJsonConfig(dir, {
+      http: { port: adminPort },
+      fetch: { allowPrivateNetworks: true, browser: { executablePath: CHROMIUM } },
+      jobs: [
+        {
+          id: 'spy',
+          seeds: [`${origin}/spy`],
+          scope: { maxDepth: 0 },
+          render: { kind: 'browser', waitForSelector: '#done', blockResources: [] },
+          extract: { fields: { leak: { selector: '#leak' } }, followAllLinks: false },
+        },
+      ],
+    });
     // Not --once: the daemon stays up so that its own /metrics can be read after the render.
     const daemon = startCli(['run', '--config', config]);
     try {

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, startCli, tempDir, until } from '../helpers/cli.js';
+import { type CliProcess, startCli, tempDir, until, writeJsonConfig } from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
 import { LISTENING } from '../helpers/prom-tools.js';
 
@@ -61,11 +61,9 @@ describe('SSRF guard end to end', () => {
       }
     });
     const dir = tempDir('crawld-ssrf-');
-    const file = join(dir, 'config.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        dataDir: join(dir, 'data'),
+    const file = writeJsonConfig(
+      dir,
+      {
         http: { adminToken: TOKEN },
         fetch: { allowPrivateNetworks: false, allowAddresses: [`127.0.0.1:${entry.port}`] },
         retry: { maxAttempts: 1 },
@@ -82,7 +80,8 @@ describe('SSRF guard end to end', () => {
             ],
           },
         ],
-      }),
+      },
+      'config.json',
     );
     daemon = startCli(['run', '--config', file, '--http-port', '0']);
     api = (await daemon.waitFor(LISTENING))[1]!;

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -18,6 +18,13 @@ export interface CliProcess {
 
 export function tempDir(prefix = 'crawld-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Writes `config` as JSON to dir/name, with `dataDir: dir/data` unless it names one; returns the path. */
+export function writeJsonConfig(dir: string, config: Record<string, unknown>, name = 'crawld.json'): string {
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify({ dataDir: join(dir, 'data'), ...config }));
+  return path;
 }
 
 export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProcess {
