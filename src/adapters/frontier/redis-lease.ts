@@ -45,10 +45,10 @@ export async function leaseTasks(
   const { ready, due } = await readIndex(ctx.client, ctx.keys, now, scan, scanHosts);
   // The global top `max` tasks lie in the first `max` ready hosts; due hosts may have
   // tasks that became ready (or leases that expired) since their last publish.
-  const best = ready.filter((r) => !exclude.has(r.host)).slice(0, options.max);
+  const ranked = ready.filter((r) => !exclude.has(r.host));
+  const best = ranked.slice(0, options.max);
   const hosts = [...new Set([...best.map((r) => r.host), ...due])].filter((h) => !exclude.has(h));
   if (hosts.length === 0) return [];
-  const ranked = ready.filter((r) => !exclude.has(r.host));
   // The host ranked k in the index (by its best task) can hold at most max - k of the global
   // top max, and none of them scores worse than the max-th host's best (those max hosts
   // hold max tasks at least that good): with many hosts each gives a task or two, not max.
