@@ -110,9 +110,13 @@ export class RedisKeys {
 
   /** KEYS of the PUBLISH script for a host: its index bucket (one slot). */
   publishList(host: string): string[] {
-    const g = this.index(host);
-    return [g.snap, g.totals, g.ready, g.due, g.deadHosts, g.leasedHosts];
+    return bucketList(this.index(host));
   }
+}
+
+/** An index bucket's keys in the order the scripts take them (PUBLISH, BATCH, TAKE, ENQUEUE_MANY, REPAIR). */
+export function bucketList(b: IndexKeys): string[] {
+  return [b.snap, b.totals, b.ready, b.due, b.deadHosts, b.leasedHosts];
 }
 
 /** Task id = `${host}|${suffix}`: the host routes a call to its slot without a lookup. */

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { LeaseOptions, Task } from '../../ports/frontier.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from './redis-client.js';
 import { lastSnapshot, planLease, type Snapshot, type TaskRow, toTaskRow } from './redis-codec.js';
-import type { RedisKeys } from './redis-keys.js';
+import { bucketList, type RedisKeys } from './redis-keys.js';
 import type { BatchOp } from './redis-lua.js';
 
 /** What lease() needs from the frontier: its connection, key layout, batched host operations and publish. */
@@ -105,12 +105,10 @@ function takeFromIndex(
   options: LeaseOptions,
   scanHosts: number,
 ): Promise<Task[]> {
-  const keys = ctx.keys.buckets[0]!;
   const exclude = [...(options.excludeHosts ?? [])];
   const args: ScriptArg[] = [now, options.max, '+inf', now + options.leaseMs, options.owner, randomUUID()];
   args.push(0, scanHosts, ctx.keys.prefix, ...exclude);
-  const index = [keys.snap, keys.totals, keys.ready, keys.due, keys.deadHosts, keys.leasedHosts];
-  return runTake(ctx, index, args);
+  return runTake(ctx, bucketList(ctx.keys.buckets[0]!), args);
 }
 
 async function runTake(

@@ -5,7 +5,7 @@
 import type { DeadLetter, FrontierStats, Task } from '../../ports/frontier.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from './redis-client.js';
 import { type DeadRow, lastSnapshot, type Snapshot, toDeadRow, toTaskRow } from './redis-codec.js';
-import type { RedisKeys } from './redis-keys.js';
+import { bucketList, type RedisKeys } from './redis-keys.js';
 
 /**
  * Queues on `target` the PUBLISH of host snapshots: one script call per index bucket, carrying
@@ -160,7 +160,7 @@ export async function repairIndexes(client: RedisLike, keys: RedisKeys, chunk = 
  */
 export async function repairSingle(client: RedisLike, keys: RedisKeys, prefix: string): Promise<number> {
   const b = keys.buckets[0]!;
-  const list = [b.hosts, b.snap, b.totals, b.ready, b.due, b.deadHosts, b.leasedHosts];
+  const list = [b.hosts, ...bucketList(b)];
   return Number(await script(client, 'crawldRepair', [], [list.length, ...list, prefix]));
 }
 
