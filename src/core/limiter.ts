@@ -1,3 +1,4 @@
+import type { FetcherKind } from '../ports/control-plane.js';
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
 import { AimdLimit, type AimdOptions } from './limit/aimd.js';
@@ -105,8 +106,8 @@ export interface HostLimitersOptions {
   readonly maxHosts?: number;
   /** Options of the per-host AimdLimit (ignored when `createLimit` is given). @default {} */
   readonly aimd?: AimdOptions;
-  /** Makes the limit algorithm of a new host. @default a new AimdLimit(aimd) */
-  readonly createLimit?: (host: string) => LimitAlgorithm;
+  /** Makes the limit algorithm of a new host, for the kind of its first request. @default a new AimdLimit(aimd) */
+  readonly createLimit?: (host: string, kind: FetcherKind) => LimitAlgorithm;
 }
 
 export const hostLimitersDefaults = {
@@ -129,7 +130,9 @@ export interface AvailableEvent {
 export class HostLimiters {
   readonly #clock: Clock;
   readonly #global: number;
-  readonly #createLimit: (host: string) => LimitAlgorithm;
+  readonly #createLimit: (host: string, kind: FetcherKind) => LimitAlgorithm;
+  /** The initial limit of each kind, for a host not seen yet. */
+  readonly #initial = new Map<FetcherKind, number>();
   readonly #hosts: LruMap<string, ConcurrencyLimiter>;
   readonly #listeners = new Set<(event: AvailableEvent) => void>();
   readonly #limitListeners = new Set<(host: string, limit: number, reason: string | undefined) => void>();
@@ -159,9 +162,19 @@ export class HostLimiters {
     return this.#hosts.size;
   }
 
-  /** The host's current limit (the initial limit for a host not seen yet). */
-  limitOf(host: string): number {
-    return this.#hosts.peek(host)?.limit ?? this.#limiter(host).limit;
+  /**
+   * The host's current limit; for a host not seen yet the initial limit of `kind`, without
+   * making its limiter: that is made by its first request, for that request's kind.
+   */
+  limitOf(host: string, kind: FetcherKind = 'http'): number {
+    const limiter = this.#hosts.peek(host);
+    if (limiter) return limiter.limit;
+    let initial = this.#initial.get(kind);
+    if (initial === undefined) {
+      initial = this.#createLimit(host, kind).limit;
+      this.#initial.set(kind, initial);
+    }
+    return initial;
   }
 
   /** The host is back after an outage: let its limit grow fast again (LimitAlgorithm.resume). */
@@ -173,9 +186,9 @@ export class HostLimiters {
     return this.#hosts.peek(host)?.inflight ?? 0;
   }
 
-  tryAcquire(host: string): LimiterPermit | undefined {
+  tryAcquire(host: string, kind: FetcherKind = 'http'): LimiterPermit | undefined {
     if (this.#inflight >= this.#global) return undefined;
-    const permit = this.#limiter(host).tryAcquire();
+    const permit = this.#limiter(host, kind).tryAcquire();
     if (!permit) return undefined;
     this.#inflight++;
     let done = false;
@@ -220,10 +233,10 @@ export class HostLimiters {
     for (const listener of this.#listeners) listener({ host });
   }
 
-  #limiter(host: string): ConcurrencyLimiter {
+  #limiter(host: string, kind: FetcherKind): ConcurrencyLimiter {
     let limiter = this.#hosts.get(host);
     if (!limiter) {
-      const algorithm = this.#createLimit(host);
+      const algorithm = this.#createLimit(host, kind);
       algorithm.onChange((limit, reason) => {
         for (const l of this.#limitListeners) l(host, limit, reason);
       });

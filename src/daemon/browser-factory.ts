@@ -1,7 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import { availableParallelism, freemem } from 'node:os';
 import { BrowserFetcher } from '../adapters/fetch/browser/browser-fetcher.js';
-import { type BrowserObserver, defaultMaxPages, findChromium } from '../adapters/fetch/browser/options.js';
+import { type BrowserObserver, findChromium, poolPages } from '../adapters/fetch/browser/options.js';
 import { RenderRouter } from '../adapters/fetch/render-router.js';
 import type { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
 import type { CrawldConfig } from '../config/config.js';
@@ -43,7 +42,7 @@ export function pageFetcher(config: CrawldConfig, http: UndiciFetcher, events: C
   };
   const browser = new BrowserFetcher({
     executablePath,
-    maxPages: b.maxPages ?? defaultMaxPages(freemem(), availableParallelism()),
+    maxPages: poolPages(b.maxPages),
     pagesPerContext: b.pagesPerContext,
     maxRssBytes: b.maxRssBytes,
     userAgent: config.fetch.userAgent,

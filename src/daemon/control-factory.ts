@@ -1,10 +1,13 @@
 import { OpossumHostBreakers } from '../adapters/breaker/opossum-breaker.js';
+import { poolPages } from '../adapters/fetch/browser/options.js';
 import type { CrawldConfig } from '../config/config.js';
 import { aimdOptionsOf, breakerOptionsOf } from '../config/control-options.js';
 import type { Clock, Random } from '../core/clock.js';
 import { HostBackoff } from '../core/host-backoff.js';
 import { PolicyHostBreakers } from '../core/host-breakers.js';
+import { AimdLimit } from '../core/limit/aimd.js';
 import { FixedLimit } from '../core/limit/fixed.js';
+import { renderLimitOptions } from '../core/limit/render-limit.js';
 import { HostLimiters } from '../core/limiter.js';
 import { LocalRateLimiter, type LocalRateLimiterOptions } from '../core/local-rate-limiter.js';
 import { AdaptiveControlPlane } from '../engine/adaptive-control-plane.js';
@@ -22,11 +25,16 @@ export function createControlPlane(
   createRateLimiter?: (options: LocalRateLimiterOptions) => SyncRateLimiter,
 ) {
   const c = config.concurrency;
+  const aimd = aimdOptionsOf(c);
+  // A render host's limit starts from the browser pool's capacity (render-limit.ts).
+  const render = renderLimitOptions(aimd, poolPages(config.fetch.browser.maxPages));
   const limiters = new HostLimiters(
     {
       globalMaxInflight: c.global,
-      aimd: aimdOptionsOf(c),
-      ...(c.adaptive ? {} : { createLimit: () => new FixedLimit(c.maxPerHost) }),
+      aimd,
+      createLimit: c.adaptive
+        ? (_host, kind) => new AimdLimit(kind === 'browser' ? render : aimd, clock)
+        : () => new FixedLimit(c.maxPerHost),
     },
     clock,
   );

@@ -180,6 +180,7 @@ export function createScheduler(root: Root, p: RunnerParts) {
     ...(scheduling.minLeaseLeftMs !== undefined ? { minLeaseLeftMs: scheduling.minLeaseLeftMs } : {}),
     once: root.once,
     jobGate,
+    fetcherKind: (jobId) => (p.jobs.get(jobId)?.render?.kind === 'browser' ? 'browser' : 'http'),
   });
   return { scheduler, jobGate };
 }

@@ -3,7 +3,7 @@ import type { HostBackoff } from '../core/host-backoff.js';
 import type { HostLimiters } from '../core/limiter.js';
 import { LruMap } from '../core/lru-map.js';
 import type { HostBreakerRegistry } from '../ports/breaker.js';
-import type { Admission, ControlPlane, HostSnapshot, Outcome } from '../ports/control-plane.js';
+import type { Admission, ControlPlane, FetcherKind, HostSnapshot, Outcome } from '../ports/control-plane.js';
 import type { SyncRateLimiter } from '../ports/rate-limiter.js';
 
 export interface AdaptiveControlPlaneDeps {
@@ -57,7 +57,7 @@ export class AdaptiveControlPlane implements ControlPlane {
     });
   }
 
-  admit(host: string): Admission {
+  admit(host: string, kind?: FetcherKind): Admission {
     const d = this.#d;
     const now = d.clock.now();
     const pausedUntil = d.backoff.hostPausedUntil(host);
@@ -81,11 +81,11 @@ export class AdaptiveControlPlane implements ControlPlane {
       return { kind: 'wait', delayMs: Math.ceil(gap - (mono - polite.lastStart)), reason: 'politeness' };
     }
     if (d.limiters.inflight >= d.limiters.globalMaxInflight) return { kind: 'full' };
-    if (d.limiters.inflightOf(host) >= d.limiters.limitOf(host)) return { kind: 'full' };
+    if (d.limiters.inflightOf(host) >= d.limiters.limitOf(host, kind)) return { kind: 'full' };
     const rate = d.rate.take(host);
     if (!rate.ok) return { kind: 'wait', delayMs: Math.max(1, Math.ceil(rate.waitMs)), reason: 'rate_limit' };
     if (!breaker.canPass()) return { kind: 'full' };
-    const permit = d.limiters.tryAcquire(host);
+    const permit = d.limiters.tryAcquire(host, kind);
     if (!permit) {
       breaker.onIgnore();
       return { kind: 'full' };

@@ -1,5 +1,6 @@
 /** The scheduler's options and counters: its public shape, apart from the loop itself. */
 import type { JobGate } from '../core/job-gate.js';
+import type { FetcherKind } from '../ports/control-plane.js';
 
 export interface SchedulerOptions {
   /** Identity used as lease owner. */
@@ -28,6 +29,8 @@ export interface SchedulerOptions {
   readonly once: boolean;
   /** Jobs' own limits per (job, host), checked before the control plane's host gate. */
   readonly jobGate?: JobGate;
+  /** What serves a job's requests, told to the control plane with each admit. @default 'http' */
+  readonly fetcherKind?: (jobId: string) => FetcherKind;
 }
 
 export interface SchedulerCounters {

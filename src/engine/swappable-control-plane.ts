@@ -1,4 +1,4 @@
-import type { Admission, ControlPlane, HostSnapshot } from '../ports/control-plane.js';
+import type { Admission, ControlPlane, FetcherKind, HostSnapshot } from '../ports/control-plane.js';
 
 /**
  * Lets a config reload (SIGHUP) replace the control plane while requests are in flight.
@@ -42,10 +42,10 @@ export class SwappableControlPlane implements ControlPlane {
     for (const l of this.#listeners) l();
   }
 
-  admit(host: string): Admission {
+  admit(host: string, kind?: FetcherKind): Admission {
     const old = this.#draining?.inflight() ?? 0;
     if (old > 0 && old + this.#current.inflight() >= this.#current.globalLimit()) return { kind: 'full' };
-    return this.#current.admit(host);
+    return this.#current.admit(host, kind);
   }
 
   onAvailable(listener: () => void): () => void {

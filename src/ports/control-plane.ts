@@ -5,6 +5,13 @@
  * acts on its answer. admit() is synchronous and cheap: it is called in the dispatch loop.
  */
 
+/**
+ * What serves a host's requests: undici (`http`) or the browser pool (`browser`, jobs with
+ * render.kind browser). A new host's limit algorithm is made for the kind of its first request:
+ * a render host starts from the browser pool's capacity, not the http default (docs/browser.md).
+ */
+export type FetcherKind = 'http' | 'browser';
+
 export type Admission =
   | { readonly kind: 'go'; readonly permit: Permit }
   /** No concurrency slot now: try again when onAvailable fires. */
@@ -45,7 +52,8 @@ export interface HostSnapshot {
 }
 
 export interface ControlPlane {
-  admit(host: string): Admission;
+  /** `kind`: what will serve the request (a new host's limit starts from that fetcher's capacity). @default 'http' */
+  admit(host: string, kind?: FetcherKind): Admission;
   /** Called when a slot frees or a breaker/host pause may have ended; returns an unsubscribe. */
   onAvailable(listener: () => void): () => void;
   /** The per-host concurrency limit now (for stats, status page and buffer sizing). */

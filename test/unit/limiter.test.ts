@@ -109,4 +109,31 @@ describe('HostLimiters', () => {
     expect(() => new HostLimiters({ aimd: { backoffRatio: 0.1 } }, new FakeClock())).toThrow(/backoffRatio/);
     expect(() => new HostLimiters({ globalMaxInflight: 0 }, new FakeClock())).toThrow(/globalMaxInflight/);
   });
+
+  it("makes a new host's limit for the kind of its first request; limitOf makes none", () => {
+    const kinds: string[] = [];
+    const hosts = new HostLimiters(
+      {
+        createLimit: (_host, kind) => {
+          kinds.push(kind);
+          return new FixedLimit(kind === 'browser' ? 2 : 8);
+        },
+      },
+      new FakeClock(),
+    );
+    // Asked before any request (the scheduler sizes its buffers so): the http initial limit,
+    // and no limiter yet, so a render host's first request still gets its own.
+    expect(hosts.limitOf('shop')).toBe(8);
+    expect(hosts.limitOf('shop', 'browser')).toBe(2);
+    expect(hosts.size).toBe(0);
+    const permits = [hosts.tryAcquire('shop', 'browser'), hosts.tryAcquire('shop', 'browser')];
+    expect(hosts.tryAcquire('shop', 'browser')).toBeUndefined();
+    // The first request decided: a later http request to the same host shares that limit.
+    expect(hosts.tryAcquire('shop')).toBeUndefined();
+    expect(hosts.limitOf('shop')).toBe(2);
+    expect(hosts.tryAcquire('api')).toBeDefined();
+    expect(hosts.limitOf('api')).toBe(8);
+    for (const p of permits) p?.ignore();
+    expect(kinds.slice(-2)).toEqual(['browser', 'http']);
+  });
 });

@@ -1,4 +1,5 @@
 import { accessSync, constants } from 'node:fs';
+import { availableParallelism, freemem } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Fetcher } from '../../../ports/fetcher.js';
 
@@ -63,6 +64,11 @@ const PAGES_PER_CORE = 4;
  * page's renderer is 50-150 MiB), at most 4 per core (rendering is CPU-bound: more pages
  * than that only queue in the scheduler of the OS), at least 1.
  */
+/** The browser pool's cap: fetch.browser.maxPages, or the default from free memory and cores now. */
+export function poolPages(configured: number | undefined): number {
+  return configured ?? defaultMaxPages(freemem(), availableParallelism());
+}
+
 export function defaultMaxPages(freeBytes: number, cores: number): number {
   const byMemory = Math.floor(freeBytes / PAGE_BYTES);
   return Math.max(1, Math.min(byMemory, PAGES_PER_CORE * Math.max(1, cores)));
