@@ -52,12 +52,20 @@ const cpu = (from) => {
  */
 async function exercise(frontier, afterEnqueue = async () => {}, serverCpu = undefined) {
   let s0 = await serverCpu?.();
+  let breakdown = '';
   const server = async () => {
     if (!serverCpu) return '';
     const s1 = await serverCpu();
     const perUrl = ((s1.cpu - s0.cpu) / total) * 1e6;
     const commands = (s1.commands - s0.commands) / total;
+    // Where the commands went (INFO commandstats), per URL: the profile to cut from.
+    const by = Object.entries(s1.byCommand)
+      .map(([name, n]) => [name, (n - (s0.byCommand[name] ?? 0)) / total])
+      .filter(([, n]) => n >= 0.05)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, n]) => `${name} ${n.toFixed(2)}`);
     s0 = s1;
+    breakdown = `           commands per URL: ${by.join(', ')}`;
     return `, server cpu ${perUrl.toFixed(1)} us/URL, ${commands.toFixed(1)} commands/URL`;
   };
   let t0 = performance.now();
@@ -80,6 +88,7 @@ async function exercise(frontier, afterEnqueue = async () => {}, serverCpu = und
   console.log(
     `enqueue:   ${total.toLocaleString('en-US')} in ${(enqueueMs / 1000).toFixed(1)} s = ${rate(total, enqueueMs)}/s (${enqueueCpu})`,
   );
+  if (breakdown) console.log(breakdown);
   console.log(`pending:   ${stats.pending.toLocaleString('en-US')}`);
   await afterEnqueue();
 
@@ -102,6 +111,7 @@ async function exercise(frontier, afterEnqueue = async () => {}, serverCpu = und
   console.log(
     `lease+ack: ${acked.toLocaleString('en-US')} in ${(leaseMs / 1000).toFixed(1)} s = ${rate(acked, leaseMs)}/s (${leaseCpu})`,
   );
+  if (breakdown) console.log(breakdown);
   console.log(`done:      ${(await frontier.stats()).done.toLocaleString('en-US')}`);
   return { enqueuePerSec: (total / enqueueMs) * 1000, leaseAckPerSec: (acked / leaseMs) * 1000 };
 }
@@ -142,12 +152,15 @@ async function runRedis(url) {
   await frontier.open();
   try {
     const serverCpu = async () => {
-      const info = await admin.info();
+      const info = await admin.info('all');
       const field = (name) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1]);
+      const byCommand = {};
+      for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) byCommand[m[1]] = Number(m[2]);
       // Commands run inside scripts count too: a measure of the work the load cannot distort.
       return {
         cpu: field('used_cpu_user') + field('used_cpu_sys'),
         commands: field('total_commands_processed'),
+        byCommand,
       };
     };
     const figures = await exercise(
