@@ -59,11 +59,12 @@ async function exercise(frontier, afterEnqueue = async () => {}, serverCpu = und
     const perUrl = ((s1.cpu - s0.cpu) / total) * 1e6;
     const commands = (s1.commands - s0.commands) / total;
     // Where the commands went (INFO commandstats), per URL: the profile to cut from.
-    const by = Object.entries(s1.byCommand)
-      .map(([name, n]) => [name, (n - (s0.byCommand[name] ?? 0)) / total])
-      .filter(([, n]) => n >= 0.05)
-      .sort((a, b) => b[1] - a[1])
-      .map(([name, n]) => `${name} ${n.toFixed(2)}`);
+    // ... and the time Redis spent in each (usec; a script's time includes its commands').
+    const delta = (name) => ((s1.byCommand[name] ?? 0) - (s0.byCommand[name] ?? 0)) / total;
+    const by = Object.keys(s1.byCommand)
+      .filter((name) => !name.endsWith(' us') && (delta(name) >= 0.05 || delta(`${name} us`) >= 0.5))
+      .sort((a, b) => delta(b) - delta(a))
+      .map((name) => `${name} ${delta(name).toFixed(2)} (${delta(`${name} us`).toFixed(1)} us)`);
     s0 = s1;
     breakdown = `           commands per URL: ${by.join(', ')}`;
     return `, server cpu ${perUrl.toFixed(1)} us/URL, ${commands.toFixed(1)} commands/URL`;
@@ -155,7 +156,10 @@ async function runRedis(url) {
       const info = await admin.info('all');
       const field = (name) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1]);
       const byCommand = {};
-      for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) byCommand[m[1]] = Number(m[2]);
+      for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
+        byCommand[m[1]] = Number(m[2]);
+        byCommand[`${m[1]} us`] = Number(m[3]);
+      }
       // Commands run inside scripts count too: a measure of the work the load cannot distort.
       return {
         cpu: field('used_cpu_user') + field('used_cpu_sys'),

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { LeaseOptions, Task } from '../../ports/frontier.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from './redis-client.js';
 import { lastSnapshot, planLease, type Snapshot, type TaskRow, toTaskRow } from './redis-codec.js';
-import { bucketList, type RedisKeys } from './redis-keys.js';
+import type { RedisKeys } from './redis-keys.js';
 import type { BatchOp } from './redis-lua.js';
 
 /** What lease() needs from the frontier: its connection, key layout, batched host operations and publish. */
@@ -84,7 +84,7 @@ async function take(
   const used = candidates.filter((c) => c.limit > 0 || c.due);
   if (used.length === 0) return [];
   const keys = used.map((c) => ctx.keys.host(c.host).tasks);
-  keys.push(...ctx.keys.publishList(used[0]!.host));
+  keys.push(...ctx.keys.singleList());
   const args: ScriptArg[] = [
     now,
     options.max,
@@ -108,7 +108,7 @@ function takeFromIndex(
   const exclude = [...(options.excludeHosts ?? [])];
   const args: ScriptArg[] = [now, options.max, '+inf', now + options.leaseMs, options.owner, randomUUID()];
   args.push(0, scanHosts, ctx.keys.prefix, ...exclude);
-  return runTake(ctx, bucketList(ctx.keys.buckets[0]!), args);
+  return runTake(ctx, ctx.keys.singleList(), args);
 }
 
 async function runTake(

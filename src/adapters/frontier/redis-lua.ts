@@ -51,6 +51,17 @@ local PER_BUCKET = 64
 -- entry or lease removed, la / lr a lease added / removed, xa / xr a dead letter added /
 -- removed, nr records added. Both nil elsewhere (Cluster, single-host scripts): no cost.
 local DT, TOUCH, TORDER = nil, nil, nil
+-- GL: on one Redis (layout 3), the one zset of every lease, member host|suffix, score expiry
+-- (the scripts that keep the index set it): a lease or an ack is one ZADD / ZREM there, and
+-- touches no per-host lease zset, due entry or leased-hosts set; TAKE takes expired leases
+-- back from it. nil on a Cluster: the host's lease zset L (a script touches one slot).
+local GL = nil
+local HOSTOF = {}
+local function hostof(t)
+  local h = HOSTOF[t]
+  if not h then h = string.match(t, '{([^}]*)}') HOSTOF[t] = h end
+  return h
+end
 local function tot(f, d) if DT then DT[f] = (DT[f] or 0) + d end end
 local function mark(kind, v)
   if not TOUCH then return end
@@ -116,8 +127,11 @@ end
 -- Before a call adds more than a bucket's worth to one host (a bulk enqueue), the splits it
 -- will need are made first: a bucket that grows past 512 entries becomes a hashtable for good.
 -- The host's records: every one is pending, leased, done or dead.
+-- (One Redis: the host's leases are in GL, not counted here; only the bucket sizing, never
+-- a count anyone reads, is off by them.)
 local function records()
-  local m, n = redis.call('HGETALL', M), redis.call('ZCARD', L)
+  local m, n = redis.call('HGETALL', M), 0
+  if not GL then n = redis.call('ZCARD', L) end
   for i = 1, #m, 2 do
     local k = m[i]
     if k == 'done' or k == 'x' or string.sub(k, 1, 2) == 'p:' then n = n + tonumber(m[i + 1])
@@ -148,14 +162,17 @@ local function pend(id, r, nb, q, now)
   count(r[FP], 1) put(id, r)
 end
 local function unlease(id, r)
-  redis.call('ZREM', L, id) r[FK] = false r[FO] = false r[FE] = false
-  mark('lr') mark('dr') tot('l', -1)
+  if GL then redis.call('ZREM', GL, hostof(T) .. '|' .. id)
+  else redis.call('ZREM', L, id) mark('lr') mark('dr') end
+  r[FK] = false r[FO] = false r[FE] = false tot('l', -1)
 end
 -- A ready task leased until exp (TAKE and LEASE).
 local function take(id, r, exp, owner, token)
-  redis.call('ZREM', R, id) redis.call('ZADD', L, exp, id) count(r[FP], -1)
+  redis.call('ZREM', R, id) count(r[FP], -1)
+  if GL then redis.call('ZADD', GL, exp, hostof(T) .. '|' .. id)
+  else redis.call('ZADD', L, exp, id) mark('la') mark('da', exp) end
   r[FS] = 'l' r[FK] = token r[FO] = owner r[FE] = exp put(id, r)
-  mark('rr') mark('la') mark('da', exp) tot('l', 1)
+  mark('rr') tot('l', 1)
 end
 local function leased(id, tok)
   local r = get(id)
@@ -178,6 +195,7 @@ local function refresh(now)
     changed = true
   end
   if #due > 0 then DLC[T] = redis.call('HINCRBY', M, 'dl', -#due) end
+  if GL then return changed end
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', L, '-inf', now, 'LIMIT', 0, 1000)) do
     local r = get(id)
     unlease(id, r) r[FS] = 'r' redis.call('ZADD', R, score(r[FP], qof(r)), id) count(r[FP], 1) put(id, r)

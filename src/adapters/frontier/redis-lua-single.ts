@@ -1,0 +1,90 @@
+/**
+ * Scripts of the Redis frontier that exist on a single Redis only (layout 3: every lease in
+ * one zset GL, `{prefix}:leases`; docs/redis.md, _Layout versions_): REPAIR (the recount),
+ * LIST_LEASED (every lease, read from GL) and MIGRATE (layout 2 to 3, run by open()). They
+ * name host keys they compute from the prefix: allowed on one Redis, never sent to a Cluster.
+ */
+import { PRELUDE } from './redis-lua.js';
+
+/**
+ * repair() on a single Redis: rebuilds the index bucket and totals from every host's own
+ * state, in one atomic call (so no change of another daemon can slip between the recount and
+ * the write; it blocks Redis for O(hosts + leases), ~10 commands a host). KEYS: the host set,
+ * then the six index keys and the lease zset (GL, the source of truth for leases: kept).
+ * ARGV: the key prefix. Answers the number of hosts.
+ */
+export const REPAIR = `${PRELUDE}
+local I = {KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]}
+redis.call('DEL', I[1], I[2], I[3], I[4], I[5], I[6])
+local sum = {n = 0, l = 0, f = 0, x = 0}
+local leases = {}
+for _, m in ipairs(redis.call('ZRANGE', KEYS[8], 0, -1)) do
+  local host = string.match(m, '^(.*)|[^|]*$')
+  leases[host] = (leases[host] or 0) + 1
+end
+local hosts = redis.call('SMEMBERS', KEYS[1])
+for _, host in ipairs(hosts) do
+  use_t(ARGV[1] .. ':{' .. host .. '}:t')
+  local m = redis.call('HGETALL', M)
+  local l, all = leases[host] or 0, 0
+  for i = 1, #m, 2 do
+    local k, v = m[i], tonumber(m[i + 1])
+    if k == 'done' then sum.f = sum.f + v all = all + v
+    elseif k == 'x' then sum.x = sum.x + v all = all + v
+    elseif string.sub(k, 1, 2) == 'p:' then sum[k] = (sum[k] or 0) + v sum.n = sum.n + v all = all + v end
+  end
+  sum.l = sum.l + l
+  redis.call('HSET', M, 'nr', all + l)
+  local h = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES')[2]
+  if h then redis.call('ZADD', I[3], h, host) end
+  local d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2]
+  if d then redis.call('ZADD', I[4], d, host) end
+  if tonumber(redis.call('HGET', M, 'x') or '0') > 0 then redis.call('SADD', I[5], host) end
+end
+for f, v in pairs(sum) do
+  if v ~= 0 or string.sub(f, 1, 2) ~= 'p:' then redis.call('HSET', I[2], f, v) end
+end
+return #hosts
+`;
+
+/**
+ * listLeased() on one Redis: every lease in GL with its record. KEYS: GL. ARGV: the key prefix.
+ * Answers {host, task row} per lease (a GL entry whose record is not leased is skipped).
+ */
+export const LIST_LEASED = `${PRELUDE}
+local out = {}
+for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local host, id = string.match(m, '^(.*)|([^|]*)$')
+  use_t(ARGV[1] .. ':{' .. host .. '}:t')
+  local r = get(id)
+  if r and r[FS] == 'l' then out[#out + 1] = {host, task(id, r)} end
+end
+return out
+`;
+
+/**
+ * Layout 2 to 3 on one Redis, in one atomic call: every host's lease zset moves into GL (the
+ * same tasks, tokens and expiries), its due entry becomes its delayed head alone, and the
+ * leased-hosts set goes (GL replaces it); then the layout key says 3. KEYS: the host set, the
+ * due index, the leased-hosts set, GL, the layout key. ARGV: the key prefix. Answers the
+ * number of leases moved. O(hosts + leases): it blocks Redis that long, once.
+ */
+export const MIGRATE = `${PRELUDE}
+local moved = 0
+for _, host in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  use_t(ARGV[1] .. ':{' .. host .. '}:t')
+  local l = redis.call('ZRANGE', L, 0, -1, 'WITHSCORES')
+  for i = 1, #l, 2 do
+    redis.call('ZADD', KEYS[4], l[i + 1], host .. '|' .. l[i])
+    moved = moved + 1
+  end
+  if #l > 0 then
+    redis.call('DEL', L)
+    local d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2]
+    if d then redis.call('ZADD', KEYS[2], d, host) else redis.call('ZREM', KEYS[2], host) end
+  end
+end
+redis.call('DEL', KEYS[3])
+redis.call('SET', KEYS[5], '3')
+return moved
+`;
