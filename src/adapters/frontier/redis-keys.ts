@@ -56,7 +56,7 @@ export class RedisKeys {
    */
   readonly buckets: readonly IndexKeys[];
   /**
-   * ZSET host|suffix → lease expiry: every lease, on a single Redis (layout 3), tag
+   * ZSET host|suffix|token → lease expiry: every lease, on a single Redis (layout 3), tag
    * `{prefix}`. Unused on a Cluster, where each host's leases stay in its own zset.
    */
   readonly leases: string;

@@ -12,7 +12,8 @@ import type { RedisKeys } from './redis-keys.js';
  * 1: msgpack maps as task records, 16-hex-digit ids (crawld up to session 9, no layout key).
  * 2: packed records (msgpack arrays, URL without scheme and host), 11-character ids; each
  *    host's leases in its own zset, indexed by the due index and the leased-hosts set.
- * 3: (single Redis) as 2, but every lease in one zset `{prefix}:leases` (host|suffix → expiry).
+ * 3: (single Redis) as 2, but every lease in one zset `{prefix}:leases` (host|suffix|token → expiry),
+ *    and a lease does not rewrite the task record.
  * A Cluster frontier stays at 2 (a script touches one slot: leases stay per host).
  */
 export const LAYOUT_VERSION = 3;

@@ -67,19 +67,22 @@ end
 -- One Redis: the leases expired by now come back ready, with their seq and attempts (the
 -- other layout's refresh does the same per host), the least first, at most 1000 a call (the
 -- rest on the next calls). Their hosts' ready entries are written at once, so the candidates
--- a TAKE reads next see them.
+-- a TAKE reads next see them. A record still marked leased (written by layout 2) is cleaned.
 local function recover(I, now)
   local gone = redis.call('ZRANGEBYSCORE', GL, '-inf', now, 'LIMIT', 0, 1000)
   if #gone == 0 then return end
   local prefix = string.match(GL, '^{(.*)}:leases$')
   for _, m in ipairs(gone) do
-    local host, id = string.match(m, '^(.*)|([^|]*)$')
+    local host, id = string.match(m, '^([^|]*)|([^|]*)|')
     use_t(prefix .. ':{' .. host .. '}:t')
+    redis.call('ZREM', GL, m)
     local r = get(id)
-    if r and r[FS] == 'l' then
-      unlease(id, r) r[FS] = 'r' redis.call('ZADD', R, score(r[FP], qof(r)), id) count(r[FP], 1) put(id, r)
+    if r then
+      unlease(id, r)
+      redis.call('ZADD', R, score(r[FP], qof(r)), id) count(r[FP], 1)
+      if r[FS] ~= 'r' then r[FS] = 'r' put(id, r) end
       redis.call('ZADD', I[3], 'LT', score(r[FP], qof(r)), host)
-    else redis.call('ZREM', GL, m) end
+    end
   end
 end
 `;

@@ -19,7 +19,7 @@ redis.call('DEL', I[1], I[2], I[3], I[4], I[5], I[6])
 local sum = {n = 0, l = 0, f = 0, x = 0}
 local leases = {}
 for _, m in ipairs(redis.call('ZRANGE', KEYS[8], 0, -1)) do
-  local host = string.match(m, '^(.*)|[^|]*$')
+  local host = string.match(m, '^([^|]*)|')
   leases[host] = (leases[host] or 0) + 1
 end
 local hosts = redis.call('SMEMBERS', KEYS[1])
@@ -48,16 +48,16 @@ return #hosts
 `;
 
 /**
- * listLeased() on one Redis: every lease in GL with its record. KEYS: GL. ARGV: the key prefix.
- * Answers {host, task row} per lease (a GL entry whose record is not leased is skipped).
+ * listLeased() on one Redis: every lease in GL (host|suffix|token → expiry) with its record.
+ * KEYS: GL. ARGV: the key prefix. Answers {host, task row} per lease.
  */
 export const LIST_LEASED = `${PRELUDE}
-local out = {}
-for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  local host, id = string.match(m, '^(.*)|([^|]*)$')
+local out, all = {}, redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+for i = 1, #all, 2 do
+  local host, id, tok = string.match(all[i], '^([^|]*)|([^|]*)|(.*)$')
   use_t(ARGV[1] .. ':{' .. host .. '}:t')
   local r = get(id)
-  if r and r[FS] == 'l' then out[#out + 1] = {host, task(id, r)} end
+  if r then r[FK] = tok r[FE] = tonumber(all[i + 1]) out[#out + 1] = {host, task(id, r)} end
 end
 return out
 `;
@@ -75,8 +75,11 @@ for _, host in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   use_t(ARGV[1] .. ':{' .. host .. '}:t')
   local l = redis.call('ZRANGE', L, 0, -1, 'WITHSCORES')
   for i = 1, #l, 2 do
-    redis.call('ZADD', KEYS[4], l[i + 1], host .. '|' .. l[i])
-    moved = moved + 1
+    local r = get(l[i])
+    if r and r[FS] == 'l' then
+      redis.call('ZADD', KEYS[4], l[i + 1], host .. '|' .. l[i] .. '|' .. r[FK])
+      moved = moved + 1
+    end
   end
   if #l > 0 then
     redis.call('DEL', L)

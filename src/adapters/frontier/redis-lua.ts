@@ -51,7 +51,7 @@ local PER_BUCKET = 64
 -- entry or lease removed, la / lr a lease added / removed, xa / xr a dead letter added /
 -- removed, nr records added. Both nil elsewhere (Cluster, single-host scripts): no cost.
 local DT, TOUCH, TORDER = nil, nil, nil
--- GL: on one Redis (layout 3), the one zset of every lease, member host|suffix, score expiry
+-- GL: on one Redis (layout 3), the one zset of every lease, member host|suffix|token, score expiry
 -- (the scripts that keep the index set it): a lease or an ack is one ZADD / ZREM there, and
 -- touches no per-host lease zset, due entry or leased-hosts set; TAKE takes expired leases
 -- back from it. nil on a Cluster: the host's lease zset L (a script touches one slot).
@@ -97,15 +97,22 @@ local function hof(id)
 end
 local function level(n) local l = 1 while l * 2 <= n do l = l * 2 end return l end
 local function tkey(b) if b == 0 then return T end return T .. b end
-local function tkeyof(id)
+local function bucketof(id)
   local n = nbuckets()
-  if n == 1 then return T end
+  if n == 1 then return 0 end
   local h = hof(id)
-  if not h then return T end
+  if not h then return 0 end
   local l = level(n)
   local b = h % (2 * l)
   if b >= n then b = h % l end
-  return tkey(b)
+  return b
+end
+-- HT, HI, HK: host task key, id and hash key of the record an ack just found by its token's
+-- bucket hint (leased() below): its put needs no bucket count (one HMGET less an ack).
+local HT, HI, HK = nil, nil, nil
+local function tkeyof(id)
+  if HI == id and HT == T then return HK end
+  return tkey(bucketof(id))
 end
 -- Splits bucket n - l into itself and the new bucket n: the records whose hash mod 2l is n move.
 local function split()
@@ -121,7 +128,7 @@ local function split()
     end
   end
   if #fields > 0 then redis.call('HSET', tkey(n), unpack(moved)) redis.call('HDEL', from, unpack(fields)) end
-  NB[T] = n + 1
+  NB[T] = n + 1 HI = nil
   redis.call('HSET', M, 'tb', n + 1)
 end
 -- Before a call adds more than a bucket's worth to one host (a bulk enqueue), the splits it
@@ -161,20 +168,40 @@ local function pend(id, r, nb, q, now)
   else r[FS] = 'd' redis.call('ZADD', D, nb, id) DLC[T] = redis.call('HINCRBY', M, 'dl', 1) mark('da', nb) end
   count(r[FP], 1) put(id, r)
 end
+-- (GL: the lease's entry went in leased(), which its callers ran first.)
 local function unlease(id, r)
-  if GL then redis.call('ZREM', GL, hostof(T) .. '|' .. id)
-  else redis.call('ZREM', L, id) mark('lr') mark('dr') end
+  if not GL then redis.call('ZREM', L, id) mark('lr') mark('dr') end
   r[FK] = false r[FO] = false r[FE] = false tot('l', -1)
 end
--- A ready task leased until exp (TAKE and LEASE).
+-- A ready task leased until exp (TAKE and LEASE). With GL the lease is its entry there alone,
+-- host|suffix|token: the record is not rewritten (it stays as it was while ready; token and
+-- expiry are set here for the reply only), so a lease writes no record, and an ack's ZREM of
+-- that entry is its token check.
 local function take(id, r, exp, owner, token)
   redis.call('ZREM', R, id) count(r[FP], -1)
-  if GL then redis.call('ZADD', GL, exp, hostof(T) .. '|' .. id)
-  else redis.call('ZADD', L, exp, id) mark('la') mark('da', exp) end
-  r[FS] = 'l' r[FK] = token r[FO] = owner r[FE] = exp put(id, r)
+  if GL then
+    -- The token ends with the record's bucket, a hint for the ack (a split may move it: then
+    -- the ack looks it up the usual way).
+    token = token .. '.' .. bucketof(id)
+    redis.call('ZADD', GL, exp, hostof(T) .. '|' .. id .. '|' .. token) r[FK] = token r[FE] = exp
+  else
+    redis.call('ZADD', L, exp, id) mark('la') mark('da', exp)
+    r[FS] = 'l' r[FK] = token r[FO] = owner r[FE] = exp put(id, r)
+  end
   mark('rr') tot('l', 1)
 end
+-- The task's record if tok is its current lease (with GL: that lease's entry, removed here).
 local function leased(id, tok)
+  if GL then
+    if redis.call('ZREM', GL, hostof(T) .. '|' .. id .. '|' .. tok) == 0 then return nil end
+    local b = tonumber(string.match(tok, '%.(%d+)$'))
+    if b then
+      local k = tkey(b)
+      local v = redis.call('HGET', k, id)
+      if v then HT, HI, HK = T, id, k return cmsgpack.unpack(v) end
+    end
+    return get(id)
+  end
   local r = get(id)
   if r and r[FS] == 'l' and r[FK] == tok then return r end
   return nil
