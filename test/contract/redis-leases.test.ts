@@ -58,7 +58,7 @@ for i = 1, #all, 2 do
   redis.call('ZADD', '{crawld}:due', 'LT', exp, host)
   redis.call('SADD', '{crawld}:leasedhosts', host)
 end
-redis.call('DEL', '{crawld}:leases')
+redis.call('DEL', '{crawld}:leases', '{crawld}:tb')
 redis.call('SET', '{crawld}:layout', '2')
 return #all / 2
 `;
@@ -98,24 +98,31 @@ describe('redis frontier, layout 3 (one lease zset)', () => {
     const writer = await make(clock);
     await writer.enqueue([req('a'), req('b'), req('c', { url: url('c', 'other.example') })]);
     const leased = await lease(writer, 2, { leaseMs: 5_000 });
+    // A host of several task hash buckets, whose count layout 2 kept in its meta hash only.
+    const big = Array.from({ length: 150 }, (_, i) => req(`big${i}`, { url: url(`big${i}`, 'big.example') }));
+    await writer.enqueue(big);
     await writer.close();
     expect(Number(await admin.eval(TO_LAYOUT_2, 0))).toBe(2);
 
     const f = await make(clock);
     expect(await admin.get('{crawld}:layout')).toBe('3');
     expect(await admin.exists('crawld:{example.com}:l', '{crawld}:leasedhosts')).toBe(0);
+    expect(Number(await admin.hget('{crawld}:tb', 'big.example'))).toBeGreaterThan(1);
     const byId = (ts: readonly Task[]) => [...ts].sort((x, y) => x.id.localeCompare(y.id));
     expect(byId(await f.listLeased())).toEqual(byId(leased));
-    expect(await f.stats()).toMatchObject({ pending: 1, leased: 2 });
+    expect(await f.stats()).toMatchObject({ pending: 151, leased: 2 });
     expect(await f.nextReadyAt()).toBeLessThanOrEqual(clock.now()); // c is ready
-    expect(paths(await lease(f, 5))).toEqual(['c']);
+    // Every record of every bucket is found: all 151 ready tasks lease and ack.
+    const rest = await lease(f, 200);
+    expect(paths(rest).sort()).toEqual(['c', ...big.map((r) => new URL(r.url).pathname.slice(1))].sort());
+    expect((await Promise.all(rest.map((t) => f.ack(t)))).every(Boolean)).toBe(true);
     expect(await f.ack(leased[0]!)).toBe(true);
     clock.advance(5_000); // b's lease, written by the old layout, expires
     const back = await lease(f, 5);
     expect(back.map((t) => t.id)).toEqual([leased[1]!.id]);
     expect(await f.ack(leased[1]!)).toBe(false);
     expect(await f.ack(back[0]!)).toBe(true);
-    expect(await f.stats()).toMatchObject({ pending: 0, leased: 1, done: 2 });
+    expect(await f.stats()).toMatchObject({ pending: 0, leased: 0, done: 153 });
   });
 
   it('costs at most 12 Redis commands a task leased and acked, and 5 a URL enqueued (many hosts, one task each)', async () => {

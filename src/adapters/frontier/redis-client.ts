@@ -126,7 +126,7 @@ export function defineFrontierScripts(client: RedisLike): void {
   if (typeof has.crawldListLeasedAll !== 'function')
     client.defineCommand('crawldListLeasedAll', { numberOfKeys: 1, lua: LIST_LEASED });
   if (typeof has.crawldMigrate !== 'function')
-    client.defineCommand('crawldMigrate', { numberOfKeys: 5, lua: MIGRATE });
+    client.defineCommand('crawldMigrate', { numberOfKeys: 6, lua: MIGRATE });
 }
 
 /** Calls a script defined with defineCommand on a client or a pipeline. */

@@ -60,6 +60,11 @@ export class RedisKeys {
    * `{prefix}`. Unused on a Cluster, where each host's leases stay in its own zset.
    */
   readonly leases: string;
+  /**
+   * HASH host → its task hash bucket count, for hosts of more than one (a copy of each meta
+   * hash's `tb`), on a single Redis (layout 3): one HMGET gives a call's hosts' counts.
+   */
+  readonly taskBuckets: string;
   /** The key prefix (per-host keys are `prefix:{host}:...`). */
   readonly prefix: string;
 
@@ -73,6 +78,7 @@ export class RedisKeys {
     this.seq = `{${prefix}}:seq`;
     this.layout = `{${prefix}}:layout`;
     this.leases = `{${prefix}}:leases`;
+    this.taskBuckets = `{${prefix}}:tb`;
     this.buckets = Array.from({ length: buckets }, (_, i) => {
       const g = buckets === 1 ? `{${prefix}}` : `{${prefix}:${i}}`;
       return {

@@ -48,7 +48,7 @@ export async function checkLayout(
   if (found === want) return;
   if (single && found === 2) {
     const b = keys.buckets[0]!;
-    const list = [b.hosts, b.due, b.leasedHosts, keys.leases, keys.layout];
+    const list = [b.hosts, b.due, b.leasedHosts, keys.leases, keys.layout, keys.taskBuckets];
     await script(client, 'crawldMigrate', list, [prefix]);
     return;
   }

@@ -105,7 +105,7 @@ local I = nil
 if inline then
   local n = #KEYS
   I = {KEYS[n - 6], KEYS[n - 5], KEYS[n - 4], KEYS[n - 3], KEYS[n - 2], KEYS[n - 1]}
-  GL = KEYS[n]
+  single(KEYS[n])
   DT, TOUCH, TORDER = {}, {}, {}
 end
 -- Cluster: a host's snapshot is taken once per call, after its last operation, not once per
@@ -166,7 +166,7 @@ return out
 export const TAKE = `${PRELUDE}${APPLY}${SETTLE}
 local nh = tonumber(ARGV[7])
 local I = {KEYS[#KEYS - 6], KEYS[#KEYS - 5], KEYS[#KEYS - 4], KEYS[#KEYS - 3], KEYS[#KEYS - 2], KEYS[#KEYS - 1]}
-GL = KEYS[#KEYS]
+single(KEYS[#KEYS])
 DT, TOUCH, TORDER = {}, {}, {}
 local now, max, bound, exp = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
 recover(I, now)
@@ -208,6 +208,11 @@ end
 -- the host's new head once its best is taken (settle reads no head: rh). Only a host with
 -- more to give is read again, limit + 1 entries, whose last (when read) is its next head.
 local cands, tops, taken, whole = {}, {}, {}, {}
+do
+  local tk, hs = {}, {}
+  for k, c in ipairs(list) do tk[k] = c[1] hs[k] = c[2] end
+  nbfill(tk, hs)
+end
 local b = tonumber(bound)
 if bound == '+inf' then b = math.huge end
 for k, c in ipairs(list) do
@@ -258,7 +263,7 @@ return out
  */
 export const ENQUEUE_MANY = `${PRELUDE}${APPLY}${SETTLE}
 local I = {KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]}
-GL = KEYS[9]
+single(KEYS[9])
 local now, maxp, total, prefix = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local first = tonumber(redis.call('GET', KEYS[1]) or '0') + 1
 if first + total > SEQ then return {-1, first + total - 1} end
@@ -273,6 +278,9 @@ end
 local hosts, i = {}, 5
 while i <= #ARGV do hosts[#hosts + 1] = ARGV[i] i = i + 2 + 8 * tonumber(ARGV[i + 1]) end
 for j = 1, #hosts, 1000 do redis.call('SADD', KEYS[2], unpack(hosts, j, math.min(j + 999, #hosts))) end
+local tkeys = {}
+for j, h in ipairs(hosts) do tkeys[j] = prefix .. ':{' .. h .. '}:t' end
+nbfill(tkeys, hosts)
 local added, dups, dropped, err, q = 0, 0, 0, false, first
 i = 5
 while i <= #ARGV do

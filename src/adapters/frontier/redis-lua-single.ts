@@ -65,8 +65,9 @@ return out
 /**
  * Layout 2 to 3 on one Redis, in one atomic call: every host's lease zset moves into GL (the
  * same tasks, tokens and expiries), its due entry becomes its delayed head alone, and the
- * leased-hosts set goes (GL replaces it); then the layout key says 3. KEYS: the host set, the
- * due index, the leased-hosts set, GL, the layout key. ARGV: the key prefix. Answers the
+ * leased-hosts set goes (GL replaces it), and each host's task hash bucket count (tb) is copied
+ * into the bucket count hash; then the layout key says 3. KEYS: the host set, the due index,
+ * the leased-hosts set, GL, the layout key, the bucket count hash. ARGV: the key prefix. Answers the
  * number of leases moved. O(hosts + leases): it blocks Redis that long, once.
  */
 export const MIGRATE = `${PRELUDE}
@@ -81,6 +82,8 @@ for _, host in ipairs(redis.call('SMEMBERS', KEYS[1])) do
       moved = moved + 1
     end
   end
+  local tb = redis.call('HGET', M, 'tb')
+  if tb and tonumber(tb) > 1 then redis.call('HSET', KEYS[6], host, tb) end
   if #l > 0 then
     redis.call('DEL', L)
     local d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2]

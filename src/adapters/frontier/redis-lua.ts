@@ -55,7 +55,10 @@ local DT, TOUCH, TORDER = nil, nil, nil
 -- (the scripts that keep the index set it): a lease or an ack is one ZADD / ZREM there, and
 -- touches no per-host lease zset, due entry or leased-hosts set; TAKE takes expired leases
 -- back from it. nil on a Cluster: the host's lease zset L (a script touches one slot).
-local GL = nil
+-- TBK: with GL, the hash host → task hash bucket count (hosts of one bucket absent), a copy of
+-- each meta hash's tb, so a call reads the counts of all its hosts in one HMGET (nbfill).
+local GL, TBK = nil, nil
+local function single(k) GL = k TBK = string.sub(k, 1, -7) .. 'tb' end
 local HOSTOF = {}
 local function hostof(t)
   local h = HOSTOF[t]
@@ -87,6 +90,14 @@ local function nbuckets()
     n = tonumber(v[1]) or 1 NB[T] = n DLC[T] = tonumber(v[2]) or 0
   end
   return n
+end
+-- One Redis: the bucket counts of these hosts (their task keys; host names alike) in one HMGET
+-- per 1000, instead of one per host.
+local function nbfill(tkeys, hosts)
+  for j = 1, #hosts, 1000 do
+    local v = redis.call('HMGET', TBK, unpack(hosts, j, math.min(j + 999, #hosts)))
+    for k = j, math.min(j + 999, #hosts) do NB[tkeys[k]] = tonumber(v[k - j + 1]) or 1 end
+  end
 end
 -- nil for an id that is not ours (a redrive of a made-up id): it then lives nowhere.
 local function hof(id)
@@ -130,6 +141,7 @@ local function split()
   if #fields > 0 then redis.call('HSET', tkey(n), unpack(moved)) redis.call('HDEL', from, unpack(fields)) end
   NB[T] = n + 1 HI = nil
   redis.call('HSET', M, 'tb', n + 1)
+  if TBK then redis.call('HSET', TBK, hostof(T), n + 1) end
 end
 -- Before a call adds more than a bucket's worth to one host (a bulk enqueue), the splits it
 -- will need are made first: a bucket that grows past 512 entries becomes a hashtable for good.
