@@ -163,23 +163,29 @@ local function presplit(adding)
   while n + adding > PER_BUCKET * nbuckets() do split() end
 end
 local function get(id) local v = redis.call('HGET', tkeyof(id), id) if v then return cmsgpack.unpack(v) end return nil end
-local function put(id, r)
+local function packed(r)
   if r[FQ] == r[FC] then r[FQ] = false end
   local n = math.max(NF, #r)
   for i = 1, n do if r[i] == nil then r[i] = false end end
   while n > 0 and r[n] == false do r[n] = nil n = n - 1 end
-  redis.call('HSET', tkeyof(id), id, cmsgpack.pack(r))
+  return cmsgpack.pack(r)
 end
+local function put(id, r) redis.call('HSET', tkeyof(id), id, packed(r)) end
 local function count(p, n)
   if redis.call('HINCRBY', M, 'p:' .. p, n) == 0 then redis.call('HDEL', M, 'p:' .. p) end
   tot('p:' .. p, n) tot('n', n)
 end
-local function pend(id, r, nb, q, now)
+-- pend in two steps: the record's new state, then its queue entry and counts.
+local function state(r, nb, q, now)
   r[FQ] = q
-  if nb <= now then r[FS] = 'r' redis.call('ZADD', R, score(r[FP], q), id) mark('ra', score(r[FP], q))
-  else r[FS] = 'd' redis.call('ZADD', D, nb, id) DLC[T] = redis.call('HINCRBY', M, 'dl', 1) mark('da', nb) end
-  count(r[FP], 1) put(id, r)
+  if nb <= now then r[FS] = 'r' else r[FS] = 'd' end
 end
+local function enter(id, r, nb, q)
+  if r[FS] == 'r' then redis.call('ZADD', R, score(r[FP], q), id) mark('ra', score(r[FP], q))
+  else redis.call('ZADD', D, nb, id) DLC[T] = redis.call('HINCRBY', M, 'dl', 1) mark('da', nb) end
+  count(r[FP], 1)
+end
+local function pend(id, r, nb, q, now) state(r, nb, q, now) enter(id, r, nb, q) put(id, r) end
 -- (GL: the lease's entry went in leased(), which its callers ran first.)
 local function unlease(id, r)
   if not GL then redis.call('ZREM', L, id) mark('lr') mark('dr') end
@@ -291,9 +297,24 @@ if (#ARGV - 2) / 9 > PER_BUCKET then presplit((#ARGV - 2) / 9) end
 for i = 3, #ARGV, 9 do
   local h, url, job = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local p, dp, nb, force, q = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5]), ARGV[i + 6] == '1', tonumber(ARGV[i + 7])
-  local id, r, n = h, get(h), 0
+  local made = false
+  -- One Redis: most URLs that reach Redis are new (the client's cache answers the known), so
+  -- the record is first written outright at its hash (HSETNX): a new URL costs no lookup.
+  -- Taken already (a duplicate, or a collision), the lookup below follows as before.
+  if GL and (force or room > 0) then
+    local c = {false, url, job, p, dp, 0, 0, q}
+    if ARGV[i + 8] ~= '' then c[FRU] = ARGV[i + 8] end
+    state(c, nb, q, now)
+    if redis.call('HSETNX', tkeyof(h), h, packed(c)) == 1 then
+      enter(h, c, nb, q) mark('nr', 1)
+      added = added + 1 room = room - 1 made = true
+    end
+  end
+  local id, r, n = h, nil, 0
+  if not made then r = get(h) end
   while r and not (r[FU] == url and r[FJ] == job) do n = n + 1 id = h .. '~' .. n r = get(id) end
-  if r then
+  if made then
+  elseif r then
     if force and (r[FS] == 'f' or r[FS] == 'x') then
       if r[FS] == 'f' then redis.call('HINCRBY', M, 'done', -1) tot('f', -1)
       else redis.call('ZREM', X, id) redis.call('HINCRBY', M, 'x', -1) tot('x', -1) mark('xr') end
