@@ -2,7 +2,8 @@
  * The scripts that carry many host operations per call (docs/redis.md, _Batched per turn of
  * the event loop_ and _How lease() picks hosts_): BATCH (a turn's enqueues, acks, retries,
  * dead letters, redrives, and on a Cluster peeks and leases), TAKE (one lease() over many
- * hosts on a single Redis) and REPAIR (the single Redis recount).
+ * hosts on a single Redis) and ENQUEUE_MANY (a whole enqueue call on a single Redis);
+ * REPAIR and the layout-3 scripts are in redis-lua-single.ts.
  *
  * On a single Redis these scripts keep the index bucket themselves, by deltas: the primitives
  * of PRELUDE record what they moved (DT: totals, TOUCH: per host marks), and SETTLE applies
@@ -11,11 +12,12 @@
  * taken or stored, since nothing but these scripts (atomic with the change) writes the index:
  * totals equal the sum of the hosts' counts at all times. On a Cluster (a script touches one
  * slot) BATCH returns snapshots instead, published by the client (PUBLISH, redis-lua.ts).
- * ENQUEUE_MANY, TAKE (reading the index) and REPAIR name the host keys they compute from the
+ * ENQUEUE_MANY and TAKE (reading the index, taking back expired leases) name the host keys they compute from the
  * prefix instead of receiving them in KEYS: allowed on a single Redis, and these scripts are
  * never sent to a Cluster.
  */
 import { APPLY, BATCH_BODIES, BATCH_OPS, type BatchOp, PRELUDE } from './redis-lua.js';
+import { RECOVER } from './redis-lua-single.js';
 
 /**
  * settle(I): applies the call's marks and totals deltas to index bucket I = {snap, totals,
@@ -63,27 +65,6 @@ local function settle(I)
     end
   end
   for f, d in pairs(DT) do bump(I, f, d) end
-end
--- One Redis: the leases expired by now come back ready, with their seq and attempts (the
--- other layout's refresh does the same per host), the least first, at most 1000 a call (the
--- rest on the next calls). Their hosts' ready entries are written at once, so the candidates
--- a TAKE reads next see them. A record still marked leased (written by layout 2) is cleaned.
-local function recover(I, now)
-  local gone = redis.call('ZRANGEBYSCORE', GL, '-inf', now, 'LIMIT', 0, 1000)
-  if #gone == 0 then return end
-  local prefix = string.match(GL, '^{(.*)}:leases$')
-  for _, m in ipairs(gone) do
-    local host, id = string.match(m, '^([^|]*)|([^|]*)|')
-    use_t(prefix .. ':{' .. host .. '}:t')
-    redis.call('ZREM', GL, m)
-    local r = get(id)
-    if r then
-      unlease(id, r)
-      redis.call('ZADD', R, score(r[FP], qof(r)), id) count(r[FP], 1)
-      if r[FS] ~= 'r' then r[FS] = 'r' put(id, r) end
-      redis.call('ZADD', I[3], 'LT', score(r[FP], qof(r)), host)
-    end
-  end
 end
 `;
 
@@ -163,7 +144,7 @@ return out
  * its best one), merges them by score (priority, then FIFO across hosts), leases the best
  * `max` and keeps the index (SETTLE). Answers {host, task row} per leased task, best first.
  */
-export const TAKE = `${PRELUDE}${APPLY}${SETTLE}
+export const TAKE = `${PRELUDE}${APPLY}${SETTLE}${RECOVER}
 local nh = tonumber(ARGV[7])
 local I = {KEYS[#KEYS - 6], KEYS[#KEYS - 5], KEYS[#KEYS - 4], KEYS[#KEYS - 3], KEYS[#KEYS - 2], KEYS[#KEYS - 1]}
 single(KEYS[#KEYS])
