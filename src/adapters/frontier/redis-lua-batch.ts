@@ -27,7 +27,16 @@ import { RECOVER } from './redis-lua-single.js';
  * (recounted once when missing, for hosts written before it existed).
  */
 const SETTLE = `
+-- The index writes of all the call's hosts, one command per kind (exact entries, ZADD LT
+-- entries, removals) instead of one per host.
+local function zput(b, s, host) b[#b + 1] = s b[#b + 1] = host end
+local function zflush(key, b)
+  for j = 1, #b.set, 2000 do redis.call('ZADD', key, unpack(b.set, j, math.min(j + 1999, #b.set))) end
+  for j = 1, #b.lt, 2000 do redis.call('ZADD', key, 'LT', unpack(b.lt, j, math.min(j + 1999, #b.lt))) end
+  for j = 1, #b.rem, 1000 do redis.call('ZREM', key, unpack(b.rem, j, math.min(j + 999, #b.rem))) end
+end
 local function settle(I)
+  local r3, r4 = {set = {}, lt = {}, rem = {}}, {set = {}, lt = {}, rem = {}}
   for _, t in ipairs(TORDER) do
     local m = TOUCH[t]
     use_t(t)
@@ -36,8 +45,8 @@ local function settle(I)
       -- rh: the head TAKE saw after its takes (false: none left), so no re-read.
       local h = m.rh
       if h == nil then h = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES')[2] end
-      if h then redis.call('ZADD', I[3], h, host) else redis.call('ZREM', I[3], host) end
-    elseif m.ra then redis.call('ZADD', I[3], 'LT', m.ra, host) end
+      if h then zput(r3.set, h, host) else r3.rem[#r3.rem + 1] = host end
+    elseif m.ra then zput(r3.lt, m.ra, host) end
     if m.dr or m.lr then
       -- A removal: the due time is re-read (the delayed zset only when it may hold some), and
       -- the head lease says whether the host still has leases (it had some: only a host left
@@ -47,10 +56,10 @@ local function settle(I)
       if not GL then l = redis.call('ZRANGE', L, 0, 0, 'WITHSCORES')[2] end
       if DLC[t] ~= 0 then d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2] end
       if l and (not d or tonumber(l) < tonumber(d)) then d = l end
-      if d then redis.call('ZADD', I[4], d, host) else redis.call('ZREM', I[4], host) end
+      if d then zput(r4.set, d, host) else r4.rem[#r4.rem + 1] = host end
       if GL then elseif not l then redis.call('SREM', I[6], host) elseif m.la then redis.call('SADD', I[6], host) end
     else
-      if m.da then redis.call('ZADD', I[4], 'LT', m.da, host) end
+      if m.da then zput(r4.lt, m.da, host) end
       if m.la then redis.call('SADD', I[6], host) end
     end
     if m.xr then
@@ -64,6 +73,7 @@ local function settle(I)
       while n > PER_BUCKET * nbuckets() and splits < 4 do split() splits = splits + 1 end
     end
   end
+  zflush(I[3], r3) zflush(I[4], r4)
   for f, d in pairs(DT) do bump(I, f, d) end
 end
 `;
