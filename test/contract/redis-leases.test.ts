@@ -92,6 +92,24 @@ describe('redis frontier, layout 3 (one lease zset)', () => {
     expect(await f.nextReadyAt()).toBeUndefined();
   });
 
+  it('takes expired leases back in a lease() with per-host caps too, when no host is ready or due', async () => {
+    await admin.flushdb();
+    const clock = new FakeClock();
+    const f = await make(clock);
+    await f.enqueue([req('a')]);
+    const caps = { maxPerHost: () => 8 };
+    const [task] = await lease(f, 10, { leaseMs: 1_000, ...caps });
+    expect(task).toBeDefined();
+    clock.advance(999);
+    expect(await lease(f, 10, caps)).toEqual([]);
+    clock.advance(1);
+    // The index holds no host (the lease is in the lease zset only): this lease() still takes
+    // it back, so the next one (a daemon's scheduler always passes maxPerHost) leases it.
+    const back = [...(await lease(f, 10, caps)), ...(await lease(f, 10, caps))];
+    expect(back.map((t) => t.id)).toEqual([task!.id]);
+    expect(await f.stats()).toMatchObject({ pending: 0, leased: 1 });
+  });
+
   it('migrates a layout-2 frontier at open: same leases, tokens and expiries, the old per-host keys gone', async () => {
     await admin.flushdb();
     const clock = new FakeClock();

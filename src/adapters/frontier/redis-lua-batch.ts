@@ -146,8 +146,8 @@ return out
  * One lease() over many hosts on a single Redis: no PEEK round. KEYS: the candidate hosts'
  * task keys (none when the script reads the index itself), then the index bucket's six keys.
  * ARGV: now, max, bound (the worst score worth taking), expiresAt, owner, token prefix, then
- * either n > 0 and per candidate: limit (how many of its best it may give) and due ('1':
- * promote its due delayed tasks and expired leases first); or 0, the scan limit, the key
+ * either n >= 0 and per candidate: limit (how many of its best it may give) and due ('1':
+ * promote its due delayed tasks first; n = 0: only the expired leases are taken back); or -1, the scan limit, the key
  * prefix and the excluded hosts: then the candidates come from the index here, chosen as the
  * client would (redis-lease.ts; one round trip instead of two, for a lease without per-host
  * caps). Reads each candidate's best entries (at most limit, scoring <= bound, but at least
@@ -163,7 +163,7 @@ local now, max, bound, exp = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonu
 recover(I, now)
 -- {task key, host, limit, due}
 local list = {}
-if nh > 0 then
+if nh >= 0 then
   for k = 1, nh do
     local t = KEYS[k]
     list[k] = {t, string.match(t, '{([^}]*)}'), tonumber(ARGV[6 + 2 * k]), ARGV[7 + 2 * k] == '1'}
