@@ -143,7 +143,7 @@ describe('redis frontier, layout 3 (one lease zset)', () => {
     expect(await f.stats()).toMatchObject({ pending: 0, leased: 0, done: 153 });
   });
 
-  it('costs at most 12 Redis commands a task leased and acked, and 5 a URL enqueued (many hosts, one task each)', async () => {
+  it('costs at most 11 Redis commands a task leased and acked, and 4 a URL enqueued (many hosts, one task each)', async () => {
     await admin.flushdb();
     const f = await make(new FakeClock());
     const hosts = 100;
@@ -152,7 +152,7 @@ describe('redis frontier, layout 3 (one lease zset)', () => {
     );
     let before = await commands();
     await f.enqueue(reqs);
-    expect(((await commands()) - before) / reqs.length).toBeLessThanOrEqual(5);
+    expect(((await commands()) - before) / reqs.length).toBeLessThanOrEqual(4);
     before = await commands();
     let done = 0;
     for (;;) {
@@ -163,6 +163,6 @@ describe('redis frontier, layout 3 (one lease zset)', () => {
     expect(done).toBe(reqs.length);
     // Main before layout 3: 19 a task (per-host lease zset, due entry, leased-hosts set,
     // and the record rewritten at each lease).
-    expect(((await commands()) - before) / done).toBeLessThanOrEqual(12);
+    expect(((await commands()) - before) / done).toBeLessThanOrEqual(11);
   });
 });
