@@ -52,12 +52,21 @@ const cpu = (from) => {
  */
 async function exercise(frontier, afterEnqueue = async () => {}, serverCpu = undefined) {
   let s0 = await serverCpu?.();
+  let breakdown = '';
   const server = async () => {
     if (!serverCpu) return '';
     const s1 = await serverCpu();
     const perUrl = ((s1.cpu - s0.cpu) / total) * 1e6;
     const commands = (s1.commands - s0.commands) / total;
+    // Where the commands went (INFO commandstats), per URL: the profile to cut from.
+    // ... and the time Redis spent in each (usec; a script's time includes its commands').
+    const delta = (name) => ((s1.byCommand[name] ?? 0) - (s0.byCommand[name] ?? 0)) / total;
+    const by = Object.keys(s1.byCommand)
+      .filter((name) => !name.endsWith(' us') && (delta(name) >= 0.05 || delta(`${name} us`) >= 0.5))
+      .sort((a, b) => delta(b) - delta(a))
+      .map((name) => `${name} ${delta(name).toFixed(2)} (${delta(`${name} us`).toFixed(1)} us)`);
     s0 = s1;
+    breakdown = `           commands per URL: ${by.join(', ')}`;
     return `, server cpu ${perUrl.toFixed(1)} us/URL, ${commands.toFixed(1)} commands/URL`;
   };
   let t0 = performance.now();
@@ -80,6 +89,7 @@ async function exercise(frontier, afterEnqueue = async () => {}, serverCpu = und
   console.log(
     `enqueue:   ${total.toLocaleString('en-US')} in ${(enqueueMs / 1000).toFixed(1)} s = ${rate(total, enqueueMs)}/s (${enqueueCpu})`,
   );
+  if (breakdown) console.log(breakdown);
   console.log(`pending:   ${stats.pending.toLocaleString('en-US')}`);
   await afterEnqueue();
 
@@ -102,6 +112,7 @@ async function exercise(frontier, afterEnqueue = async () => {}, serverCpu = und
   console.log(
     `lease+ack: ${acked.toLocaleString('en-US')} in ${(leaseMs / 1000).toFixed(1)} s = ${rate(acked, leaseMs)}/s (${leaseCpu})`,
   );
+  if (breakdown) console.log(breakdown);
   console.log(`done:      ${(await frontier.stats()).done.toLocaleString('en-US')}`);
   return { enqueuePerSec: (total / enqueueMs) * 1000, leaseAckPerSec: (acked / leaseMs) * 1000 };
 }
@@ -142,12 +153,18 @@ async function runRedis(url) {
   await frontier.open();
   try {
     const serverCpu = async () => {
-      const info = await admin.info();
+      const info = await admin.info('all');
       const field = (name) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1]);
+      const byCommand = {};
+      for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
+        byCommand[m[1]] = Number(m[2]);
+        byCommand[`${m[1]} us`] = Number(m[3]);
+      }
       // Commands run inside scripts count too: a measure of the work the load cannot distort.
       return {
         cpu: field('used_cpu_user') + field('used_cpu_sys'),
         commands: field('total_commands_processed'),
+        byCommand,
       };
     };
     const figures = await exercise(

@@ -107,7 +107,9 @@ describe('redis frontier specifics', () => {
     );
     expect(err).toBeInstanceOf(RedisLayoutError);
     expect((err as RedisLayoutError).code).toBe('CRAWLD_ERR_REDIS_LAYOUT');
-    expect(String(err)).toMatch(/keyPrefix "crawld" holds data in layout 1.*reads layout 2/);
+    expect(String(err)).toMatch(
+      new RegExp(`keyPrefix "crawld" holds data in layout 1.*reads layout ${LAYOUT_VERSION}`),
+    );
     // Nothing was written, so the old crawld can still finish it.
     expect(await admin.exists('{crawld}:layout')).toBe(0);
     expect(await admin.hget('crawld:{example.com}:t', '0123456789abcdef')).toBe('old record');

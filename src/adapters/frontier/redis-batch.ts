@@ -84,7 +84,7 @@ export class HostOpBatcher {
         keys.push(this.#keys.host(c.host).tasks);
         args.push(BATCH_OPS[c.op], c.args.length, ...c.args);
       }
-      if (inline) keys.push(...this.#keys.publishList(group[0]!.host));
+      if (inline) keys.push(...this.#keys.singleList());
       run.crawldBatch!(keys.length, ...keys, ...args);
     }
     pipe.exec().then(

@@ -12,7 +12,8 @@ import {
 } from 'ioredis';
 import { CrawldError, RedisUnavailableError } from '../../core/errors.js';
 import { HOST_SCRIPTS, hostScriptSource, PUBLISH } from './redis-lua.js';
-import { BATCH, ENQUEUE_MANY, REPAIR, TAKE } from './redis-lua-batch.js';
+import { BATCH, ENQUEUE_MANY, TAKE } from './redis-lua-batch.js';
+import { LIST_LEASED, MIGRATE, REPAIR } from './redis-lua-single.js';
 
 /** Re-exported for the callers that import it from here; defined in core/errors.ts. */
 export { RedisUnavailableError };
@@ -119,9 +120,13 @@ export function defineFrontierScripts(client: RedisLike): void {
   // Six keys per operation carried: the key count is the call's first argument.
   if (typeof has.crawldBatch !== 'function') client.defineCommand('crawldBatch', { lua: BATCH });
   if (typeof has.crawldEnqueueMany !== 'function')
-    client.defineCommand('crawldEnqueueMany', { numberOfKeys: 8, lua: ENQUEUE_MANY });
+    client.defineCommand('crawldEnqueueMany', { numberOfKeys: 9, lua: ENQUEUE_MANY });
   if (typeof has.crawldTake !== 'function') client.defineCommand('crawldTake', { lua: TAKE });
   if (typeof has.crawldRepair !== 'function') client.defineCommand('crawldRepair', { lua: REPAIR });
+  if (typeof has.crawldListLeasedAll !== 'function')
+    client.defineCommand('crawldListLeasedAll', { numberOfKeys: 1, lua: LIST_LEASED });
+  if (typeof has.crawldMigrate !== 'function')
+    client.defineCommand('crawldMigrate', { numberOfKeys: 6, lua: MIGRATE });
 }
 
 /** Calls a script defined with defineCommand on a client or a pipeline. */

@@ -10,14 +10,7 @@ import type { PreparedRequest } from './common.js';
 import type { HostOpBatcher } from './redis-batch.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from './redis-client.js';
 import { lastSnapshot, packUrl, type Snapshot } from './redis-codec.js';
-import {
-  bucketList,
-  PRIORITY_MAX,
-  PRIORITY_MIN,
-  type RedisKeys,
-  SEQ_LIMIT,
-  splitTaskId,
-} from './redis-keys.js';
+import { PRIORITY_MAX, PRIORITY_MIN, type RedisKeys, SEQ_LIMIT, splitTaskId } from './redis-keys.js';
 
 /** What the write calls need from the frontier. */
 export interface WriteContext {
@@ -109,7 +102,7 @@ async function enqueueSingle(
   now: number,
 ): Promise<EnqueueResult> {
   const b = ctx.keys.buckets[0]!;
-  const keys = [ctx.keys.seq, b.hosts, ...bucketList(b)];
+  const keys = [ctx.keys.seq, b.hosts, ...ctx.keys.singleList()];
   const maxPending = Number.isFinite(ctx.maxPending) ? ctx.maxPending : -1;
   const pipe = batch(c);
   for (let start = 0; start < prepared.length; start += MAX_PER_CALL) {

@@ -55,6 +55,16 @@ export class RedisKeys {
    * the same count: it is fixed by the kind, never configured.
    */
   readonly buckets: readonly IndexKeys[];
+  /**
+   * ZSET host|suffix|token → lease expiry: every lease, on a single Redis (layout 3), tag
+   * `{prefix}`. Unused on a Cluster, where each host's leases stay in its own zset.
+   */
+  readonly leases: string;
+  /**
+   * HASH host → its task hash bucket count, for hosts of more than one (a copy of each meta
+   * hash's `tb`), on a single Redis (layout 3): one HMGET gives a call's hosts' counts.
+   */
+  readonly taskBuckets: string;
   /** The key prefix (per-host keys are `prefix:{host}:...`). */
   readonly prefix: string;
 
@@ -67,6 +77,8 @@ export class RedisKeys {
     this.prefix = prefix;
     this.seq = `{${prefix}}:seq`;
     this.layout = `{${prefix}}:layout`;
+    this.leases = `{${prefix}}:leases`;
+    this.taskBuckets = `{${prefix}}:tb`;
     this.buckets = Array.from({ length: buckets }, (_, i) => {
       const g = buckets === 1 ? `{${prefix}}` : `{${prefix}:${i}}`;
       return {
@@ -106,6 +118,11 @@ export class RedisKeys {
   hostList(host: string): string[] {
     const k = this.host(host);
     return [k.tasks, k.ready, k.delayed, k.leased, k.dead, k.meta];
+  }
+
+  /** Single Redis: the index keys BATCH, TAKE, ENQUEUE_MANY and REPAIR take: the bucket's six, then the lease zset. */
+  singleList(): string[] {
+    return [...bucketList(this.buckets[0]!), this.leases];
   }
 
   /** KEYS of the PUBLISH script for a host: its index bucket (one slot). */

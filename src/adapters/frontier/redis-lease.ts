@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { LeaseOptions, Task } from '../../ports/frontier.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from './redis-client.js';
 import { lastSnapshot, planLease, type Snapshot, type TaskRow, toTaskRow } from './redis-codec.js';
-import { bucketList, type RedisKeys } from './redis-keys.js';
+import type { RedisKeys } from './redis-keys.js';
 import type { BatchOp } from './redis-lua.js';
 
 /** What lease() needs from the frontier: its connection, key layout, batched host operations and publish. */
@@ -48,7 +48,9 @@ export async function leaseTasks(
   const ranked = ready.filter((r) => !exclude.has(r.host));
   const best = ranked.slice(0, options.max);
   const hosts = [...new Set([...best.map((r) => r.host), ...due])].filter((h) => !exclude.has(h));
-  if (hosts.length === 0) return [];
+  // One Redis: a TAKE even without candidates, since it is what takes expired leases back
+  // (they are in the lease zset, not in the index: nothing here would show them).
+  if (hosts.length === 0) return ctx.single ? take(ctx, now, options, [], '+inf', randomUUID()) : [];
   // The host ranked k in the index (by its best task) can hold at most max - k of the global
   // top max, and none of them scores worse than the max-th host's best (those max hosts
   // hold max tasks at least that good): with many hosts each gives a task or two, not max.
@@ -82,9 +84,8 @@ async function take(
   token: string,
 ): Promise<Task[]> {
   const used = candidates.filter((c) => c.limit > 0 || c.due);
-  if (used.length === 0) return [];
   const keys = used.map((c) => ctx.keys.host(c.host).tasks);
-  keys.push(...ctx.keys.publishList(used[0]!.host));
+  keys.push(...ctx.keys.singleList());
   const args: ScriptArg[] = [
     now,
     options.max,
@@ -107,8 +108,8 @@ function takeFromIndex(
 ): Promise<Task[]> {
   const exclude = [...(options.excludeHosts ?? [])];
   const args: ScriptArg[] = [now, options.max, '+inf', now + options.leaseMs, options.owner, randomUUID()];
-  args.push(0, scanHosts, ctx.keys.prefix, ...exclude);
-  return runTake(ctx, bucketList(ctx.keys.buckets[0]!), args);
+  args.push(-1, scanHosts, ctx.keys.prefix, ...exclude);
+  return runTake(ctx, ctx.keys.singleList(), args);
 }
 
 async function runTake(

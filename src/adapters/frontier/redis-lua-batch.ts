@@ -2,7 +2,8 @@
  * The scripts that carry many host operations per call (docs/redis.md, _Batched per turn of
  * the event loop_ and _How lease() picks hosts_): BATCH (a turn's enqueues, acks, retries,
  * dead letters, redrives, and on a Cluster peeks and leases), TAKE (one lease() over many
- * hosts on a single Redis) and REPAIR (the single Redis recount).
+ * hosts on a single Redis) and ENQUEUE_MANY (a whole enqueue call on a single Redis);
+ * REPAIR and the layout-3 scripts are in redis-lua-single.ts.
  *
  * On a single Redis these scripts keep the index bucket themselves, by deltas: the primitives
  * of PRELUDE record what they moved (DT: totals, TOUCH: per host marks), and SETTLE applies
@@ -11,11 +12,12 @@
  * taken or stored, since nothing but these scripts (atomic with the change) writes the index:
  * totals equal the sum of the hosts' counts at all times. On a Cluster (a script touches one
  * slot) BATCH returns snapshots instead, published by the client (PUBLISH, redis-lua.ts).
- * ENQUEUE_MANY, TAKE (reading the index) and REPAIR name the host keys they compute from the
+ * ENQUEUE_MANY and TAKE (reading the index, taking back expired leases) name the host keys they compute from the
  * prefix instead of receiving them in KEYS: allowed on a single Redis, and these scripts are
  * never sent to a Cluster.
  */
 import { APPLY, BATCH_BODIES, BATCH_OPS, type BatchOp, PRELUDE } from './redis-lua.js';
+import { RECOVER } from './redis-lua-single.js';
 
 /**
  * settle(I): applies the call's marks and totals deltas to index bucket I = {snap, totals,
@@ -25,26 +27,39 @@ import { APPLY, BATCH_BODIES, BATCH_OPS, type BatchOp, PRELUDE } from './redis-l
  * (recounted once when missing, for hosts written before it existed).
  */
 const SETTLE = `
+-- The index writes of all the call's hosts, one command per kind (exact entries, ZADD LT
+-- entries, removals) instead of one per host.
+local function zput(b, s, host) b[#b + 1] = s b[#b + 1] = host end
+local function zflush(key, b)
+  for j = 1, #b.set, 2000 do redis.call('ZADD', key, unpack(b.set, j, math.min(j + 1999, #b.set))) end
+  for j = 1, #b.lt, 2000 do redis.call('ZADD', key, 'LT', unpack(b.lt, j, math.min(j + 1999, #b.lt))) end
+  for j = 1, #b.rem, 1000 do redis.call('ZREM', key, unpack(b.rem, j, math.min(j + 999, #b.rem))) end
+end
 local function settle(I)
+  local r3, r4 = {set = {}, lt = {}, rem = {}}, {set = {}, lt = {}, rem = {}}
   for _, t in ipairs(TORDER) do
     local m = TOUCH[t]
     use_t(t)
     local host = string.match(t, '{([^}]*)}')
     if m.rr then
-      local h = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES')[2]
-      if h then redis.call('ZADD', I[3], h, host) else redis.call('ZREM', I[3], host) end
-    elseif m.ra then redis.call('ZADD', I[3], 'LT', m.ra, host) end
+      -- rh: the head TAKE saw after its takes (false: none left), so no re-read.
+      local h = m.rh
+      if h == nil then h = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES')[2] end
+      if h then zput(r3.set, h, host) else r3.rem[#r3.rem + 1] = host end
+    elseif m.ra then zput(r3.lt, m.ra, host) end
     if m.dr or m.lr then
       -- A removal: the due time is re-read (the delayed zset only when it may hold some), and
       -- the head lease says whether the host still has leases (it had some: only a host left
       -- without leases leaves the set).
-      local d, l = nil, redis.call('ZRANGE', L, 0, 0, 'WITHSCORES')[2]
+      -- (One Redis, layout 3: leases are in GL, never in the due index nor the host sets.)
+      local d, l = nil, nil
+      if not GL then l = redis.call('ZRANGE', L, 0, 0, 'WITHSCORES')[2] end
       if DLC[t] ~= 0 then d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2] end
       if l and (not d or tonumber(l) < tonumber(d)) then d = l end
-      if d then redis.call('ZADD', I[4], d, host) else redis.call('ZREM', I[4], host) end
-      if not l then redis.call('SREM', I[6], host) elseif m.la then redis.call('SADD', I[6], host) end
+      if d then zput(r4.set, d, host) else r4.rem[#r4.rem + 1] = host end
+      if GL then elseif not l then redis.call('SREM', I[6], host) elseif m.la then redis.call('SADD', I[6], host) end
     else
-      if m.da then redis.call('ZADD', I[4], 'LT', m.da, host) end
+      if m.da then zput(r4.lt, m.da, host) end
       if m.la then redis.call('SADD', I[6], host) end
     end
     if m.xr then
@@ -58,6 +73,7 @@ local function settle(I)
       while n > PER_BUCKET * nbuckets() and splits < 4 do split() splits = splits + 1 end
     end
   end
+  zflush(I[3], r3) zflush(I[4], r4)
   for f, d in pairs(DT) do bump(I, f, d) end
 end
 `;
@@ -79,7 +95,8 @@ local inline = ARGV[1] == '1'
 local I = nil
 if inline then
   local n = #KEYS
-  I = {KEYS[n - 5], KEYS[n - 4], KEYS[n - 3], KEYS[n - 2], KEYS[n - 1], KEYS[n]}
+  I = {KEYS[n - 6], KEYS[n - 5], KEYS[n - 4], KEYS[n - 3], KEYS[n - 2], KEYS[n - 1]}
+  single(KEYS[n])
   DT, TOUCH, TORDER = {}, {}, {}
 end
 -- Cluster: a host's snapshot is taken once per call, after its last operation, not once per
@@ -129,22 +146,24 @@ return out
  * One lease() over many hosts on a single Redis: no PEEK round. KEYS: the candidate hosts'
  * task keys (none when the script reads the index itself), then the index bucket's six keys.
  * ARGV: now, max, bound (the worst score worth taking), expiresAt, owner, token prefix, then
- * either n > 0 and per candidate: limit (how many of its best it may give) and due ('1':
- * promote its due delayed tasks and expired leases first); or 0, the scan limit, the key
+ * either n >= 0 and per candidate: limit (how many of its best it may give) and due ('1':
+ * promote its due delayed tasks first; n = 0: only the expired leases are taken back); or -1, the scan limit, the key
  * prefix and the excluded hosts: then the candidates come from the index here, chosen as the
  * client would (redis-lease.ts; one round trip instead of two, for a lease without per-host
  * caps). Reads each candidate's best entries (at most limit, scoring <= bound, but at least
  * its best one), merges them by score (priority, then FIFO across hosts), leases the best
  * `max` and keeps the index (SETTLE). Answers {host, task row} per leased task, best first.
  */
-export const TAKE = `${PRELUDE}${APPLY}${SETTLE}
+export const TAKE = `${PRELUDE}${APPLY}${SETTLE}${RECOVER}
 local nh = tonumber(ARGV[7])
-local I = {KEYS[#KEYS - 5], KEYS[#KEYS - 4], KEYS[#KEYS - 3], KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS]}
+local I = {KEYS[#KEYS - 6], KEYS[#KEYS - 5], KEYS[#KEYS - 4], KEYS[#KEYS - 3], KEYS[#KEYS - 2], KEYS[#KEYS - 1]}
+single(KEYS[#KEYS])
 DT, TOUCH, TORDER = {}, {}, {}
 local now, max, bound, exp = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+recover(I, now)
 -- {task key, host, limit, due}
 local list = {}
-if nh > 0 then
+if nh >= 0 then
   for k = 1, nh do
     local t = KEYS[k]
     list[k] = {t, string.match(t, '{([^}]*)}'), tonumber(ARGV[6 + 2 * k]), ARGV[7 + 2 * k] == '1'}
@@ -175,14 +194,34 @@ else
     list[k] = {prefix .. ':{' .. h .. '}:t', h, lim, due[h] or false}
   end
 end
-local cands = {}
+-- Each candidate's entries scoring <= bound (at most limit, at least its best one). Its best
+-- two are read first: with many hosts the second is mostly worse than bound, and then also
+-- the host's new head once its best is taken (settle reads no head: rh). Only a host with
+-- more to give is read again, limit + 1 entries, whose last (when read) is its next head.
+local cands, tops, taken, whole = {}, {}, {}, {}
+do
+  local tk, hs = {}, {}
+  for k, c in ipairs(list) do tk[k] = c[1] hs[k] = c[2] end
+  nbfill(tk, hs)
+end
+local b = tonumber(bound)
+if bound == '+inf' then b = math.huge end
 for k, c in ipairs(list) do
   use_t(c[1])
   if c[4] then refresh(now) end
   if c[3] > 0 then
-    local top = redis.call('ZRANGEBYSCORE', R, '-inf', bound, 'WITHSCORES', 'LIMIT', 0, c[3])
-    if #top == 0 then top = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES') end
-    for i = 1, #top, 2 do cands[#cands + 1] = {tonumber(top[i + 1]), k, top[i], top[i + 1]} end
+    local top = redis.call('ZRANGE', R, 0, 1, 'WITHSCORES')
+    whole[k] = true
+    if c[3] > 1 and top[4] and tonumber(top[4]) <= b then
+      top = redis.call('ZRANGEBYSCORE', R, '-inf', bound, 'WITHSCORES', 'LIMIT', 0, c[3] + 1)
+      whole[k] = false
+    end
+    tops[k], taken[k] = top, 0
+    for i = 1, math.min(#top, 2 * c[3]), 2 do
+      local sc = tonumber(top[i + 1])
+      if i > 1 and sc > b then break end
+      cands[#cands + 1] = {sc, k, top[i], top[i + 1]}
+    end
   end
 end
 table.sort(cands, function(a, b) return a[1] < b[1] end)
@@ -192,7 +231,12 @@ for i = 1, math.min(max, #cands) do
   use_t(list[c[2]][1])
   local r = get(c[3])
   take(c[3], r, exp, ARGV[5], ARGV[6] .. ':' .. i)
+  taken[c[2]] = taken[c[2]] + 1
   out[i] = {list[c[2]][2], task(c[3], r, c[4])}
+end
+for k, n in pairs(taken) do
+  local h = tops[k][2 * n + 2]
+  if n > 0 and (h or whole[k]) then TOUCH[list[k][1]].rh = h or false end
 end
 settle(I)
 return out
@@ -210,6 +254,7 @@ return out
  */
 export const ENQUEUE_MANY = `${PRELUDE}${APPLY}${SETTLE}
 local I = {KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]}
+single(KEYS[9])
 local now, maxp, total, prefix = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local first = tonumber(redis.call('GET', KEYS[1]) or '0') + 1
 if first + total > SEQ then return {-1, first + total - 1} end
@@ -224,6 +269,9 @@ end
 local hosts, i = {}, 5
 while i <= #ARGV do hosts[#hosts + 1] = ARGV[i] i = i + 2 + 8 * tonumber(ARGV[i + 1]) end
 for j = 1, #hosts, 1000 do redis.call('SADD', KEYS[2], unpack(hosts, j, math.min(j + 999, #hosts))) end
+local tkeys = {}
+for j, h in ipairs(hosts) do tkeys[j] = prefix .. ':{' .. h .. '}:t' end
+nbfill(tkeys, hosts)
 local added, dups, dropped, err, q = 0, 0, 0, false, first
 i = 5
 while i <= #ARGV do
@@ -245,42 +293,4 @@ while i <= #ARGV do
 end
 settle(I)
 return {added, dups, dropped, err}
-`;
-
-/**
- * repair() on a single Redis: rebuilds the index bucket and totals from every host's own
- * state, in one atomic call (so no change of another daemon can slip between the recount and
- * the write; it blocks Redis for O(hosts), ~10 commands a host). KEYS: the host set, then the
- * six index keys. ARGV: the key prefix. Answers the number of hosts.
- */
-export const REPAIR = `${PRELUDE}
-local I = {KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]}
-redis.call('DEL', I[1], I[2], I[3], I[4], I[5], I[6])
-local sum = {n = 0, l = 0, f = 0, x = 0}
-local hosts = redis.call('SMEMBERS', KEYS[1])
-for _, host in ipairs(hosts) do
-  use_t(ARGV[1] .. ':{' .. host .. '}:t')
-  local m = redis.call('HGETALL', M)
-  local l, all = redis.call('ZCARD', L), 0
-  for i = 1, #m, 2 do
-    local k, v = m[i], tonumber(m[i + 1])
-    if k == 'done' then sum.f = sum.f + v all = all + v
-    elseif k == 'x' then sum.x = sum.x + v all = all + v
-    elseif string.sub(k, 1, 2) == 'p:' then sum[k] = (sum[k] or 0) + v sum.n = sum.n + v all = all + v end
-  end
-  sum.l = sum.l + l
-  redis.call('HSET', M, 'nr', all + l)
-  local h = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES')[2]
-  if h then redis.call('ZADD', I[3], h, host) end
-  local d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2]
-  local e = redis.call('ZRANGE', L, 0, 0, 'WITHSCORES')[2]
-  if e and (not d or tonumber(e) < tonumber(d)) then d = e end
-  if d then redis.call('ZADD', I[4], d, host) end
-  if tonumber(redis.call('HGET', M, 'x') or '0') > 0 then redis.call('SADD', I[5], host) end
-  if l > 0 then redis.call('SADD', I[6], host) end
-end
-for f, v in pairs(sum) do
-  if v ~= 0 or string.sub(f, 1, 2) ~= 'p:' then redis.call('HSET', I[2], f, v) end
-end
-return #hosts
 `;

@@ -51,6 +51,20 @@ local PER_BUCKET = 64
 -- entry or lease removed, la / lr a lease added / removed, xa / xr a dead letter added /
 -- removed, nr records added. Both nil elsewhere (Cluster, single-host scripts): no cost.
 local DT, TOUCH, TORDER = nil, nil, nil
+-- GL: on one Redis (layout 3), the one zset of every lease, member host|suffix|token, score expiry
+-- (the scripts that keep the index set it): a lease or an ack is one ZADD / ZREM there, and
+-- touches no per-host lease zset, due entry or leased-hosts set; TAKE takes expired leases
+-- back from it. nil on a Cluster: the host's lease zset L (a script touches one slot).
+-- TBK: with GL, the hash host → task hash bucket count (hosts of one bucket absent), a copy of
+-- each meta hash's tb, so a call reads the counts of all its hosts in one HMGET (nbfill).
+local GL, TBK = nil, nil
+local function single(k) GL = k TBK = string.sub(k, 1, -7) .. 'tb' end
+local HOSTOF = {}
+local function hostof(t)
+  local h = HOSTOF[t]
+  if not h then h = string.match(t, '{([^}]*)}') HOSTOF[t] = h end
+  return h
+end
 local function tot(f, d) if DT then DT[f] = (DT[f] or 0) + d end end
 local function mark(kind, v)
   if not TOUCH then return end
@@ -77,6 +91,14 @@ local function nbuckets()
   end
   return n
 end
+-- One Redis: the bucket counts of these hosts (their task keys; host names alike) in one HMGET
+-- per 1000, instead of one per host.
+local function nbfill(tkeys, hosts)
+  for j = 1, #hosts, 1000 do
+    local v = redis.call('HMGET', TBK, unpack(hosts, j, math.min(j + 999, #hosts)))
+    for k = j, math.min(j + 999, #hosts) do NB[tkeys[k]] = tonumber(v[k - j + 1]) or 1 end
+  end
+end
 -- nil for an id that is not ours (a redrive of a made-up id): it then lives nowhere.
 local function hof(id)
   local a, b, c, d = string.byte(id, 1, 4)
@@ -86,15 +108,22 @@ local function hof(id)
 end
 local function level(n) local l = 1 while l * 2 <= n do l = l * 2 end return l end
 local function tkey(b) if b == 0 then return T end return T .. b end
-local function tkeyof(id)
+local function bucketof(id)
   local n = nbuckets()
-  if n == 1 then return T end
+  if n == 1 then return 0 end
   local h = hof(id)
-  if not h then return T end
+  if not h then return 0 end
   local l = level(n)
   local b = h % (2 * l)
   if b >= n then b = h % l end
-  return tkey(b)
+  return b
+end
+-- HT, HI, HK: host task key, id and hash key of the record an ack just found by its token's
+-- bucket hint (leased() below): its put needs no bucket count (one HMGET less an ack).
+local HT, HI, HK = nil, nil, nil
+local function tkeyof(id)
+  if HI == id and HT == T then return HK end
+  return tkey(bucketof(id))
 end
 -- Splits bucket n - l into itself and the new bucket n: the records whose hash mod 2l is n move.
 local function split()
@@ -110,14 +139,18 @@ local function split()
     end
   end
   if #fields > 0 then redis.call('HSET', tkey(n), unpack(moved)) redis.call('HDEL', from, unpack(fields)) end
-  NB[T] = n + 1
+  NB[T] = n + 1 HI = nil
   redis.call('HSET', M, 'tb', n + 1)
+  if TBK then redis.call('HSET', TBK, hostof(T), n + 1) end
 end
 -- Before a call adds more than a bucket's worth to one host (a bulk enqueue), the splits it
 -- will need are made first: a bucket that grows past 512 entries becomes a hashtable for good.
 -- The host's records: every one is pending, leased, done or dead.
+-- (One Redis: the host's leases are in GL, not counted here; only the bucket sizing, never
+-- a count anyone reads, is off by them.)
 local function records()
-  local m, n = redis.call('HGETALL', M), redis.call('ZCARD', L)
+  local m, n = redis.call('HGETALL', M), 0
+  if not GL then n = redis.call('ZCARD', L) end
   for i = 1, #m, 2 do
     local k = m[i]
     if k == 'done' or k == 'x' or string.sub(k, 1, 2) == 'p:' then n = n + tonumber(m[i + 1])
@@ -130,34 +163,63 @@ local function presplit(adding)
   while n + adding > PER_BUCKET * nbuckets() do split() end
 end
 local function get(id) local v = redis.call('HGET', tkeyof(id), id) if v then return cmsgpack.unpack(v) end return nil end
-local function put(id, r)
+local function packed(r)
   if r[FQ] == r[FC] then r[FQ] = false end
   local n = math.max(NF, #r)
   for i = 1, n do if r[i] == nil then r[i] = false end end
   while n > 0 and r[n] == false do r[n] = nil n = n - 1 end
-  redis.call('HSET', tkeyof(id), id, cmsgpack.pack(r))
+  return cmsgpack.pack(r)
 end
+local function put(id, r) redis.call('HSET', tkeyof(id), id, packed(r)) end
 local function count(p, n)
   if redis.call('HINCRBY', M, 'p:' .. p, n) == 0 then redis.call('HDEL', M, 'p:' .. p) end
   tot('p:' .. p, n) tot('n', n)
 end
-local function pend(id, r, nb, q, now)
+-- pend in two steps: the record's new state, then its queue entry and counts.
+local function state(r, nb, q, now)
   r[FQ] = q
-  if nb <= now then r[FS] = 'r' redis.call('ZADD', R, score(r[FP], q), id) mark('ra', score(r[FP], q))
-  else r[FS] = 'd' redis.call('ZADD', D, nb, id) DLC[T] = redis.call('HINCRBY', M, 'dl', 1) mark('da', nb) end
-  count(r[FP], 1) put(id, r)
+  if nb <= now then r[FS] = 'r' else r[FS] = 'd' end
 end
+local function enter(id, r, nb, q)
+  if r[FS] == 'r' then redis.call('ZADD', R, score(r[FP], q), id) mark('ra', score(r[FP], q))
+  else redis.call('ZADD', D, nb, id) DLC[T] = redis.call('HINCRBY', M, 'dl', 1) mark('da', nb) end
+  count(r[FP], 1)
+end
+local function pend(id, r, nb, q, now) state(r, nb, q, now) enter(id, r, nb, q) put(id, r) end
+-- (GL: the lease's entry went in leased(), which its callers ran first.)
 local function unlease(id, r)
-  redis.call('ZREM', L, id) r[FK] = false r[FO] = false r[FE] = false
-  mark('lr') mark('dr') tot('l', -1)
+  if not GL then redis.call('ZREM', L, id) mark('lr') mark('dr') end
+  r[FK] = false r[FO] = false r[FE] = false tot('l', -1)
 end
--- A ready task leased until exp (TAKE and LEASE).
+-- A ready task leased until exp (TAKE and LEASE). With GL the lease is its entry there alone,
+-- host|suffix|token: the record is not rewritten (it stays as it was while ready; token and
+-- expiry are set here for the reply only), so a lease writes no record, and an ack's ZREM of
+-- that entry is its token check.
 local function take(id, r, exp, owner, token)
-  redis.call('ZREM', R, id) redis.call('ZADD', L, exp, id) count(r[FP], -1)
-  r[FS] = 'l' r[FK] = token r[FO] = owner r[FE] = exp put(id, r)
-  mark('rr') mark('la') mark('da', exp) tot('l', 1)
+  redis.call('ZREM', R, id) count(r[FP], -1)
+  if GL then
+    -- The token ends with the record's bucket, a hint for the ack (a split may move it: then
+    -- the ack looks it up the usual way).
+    token = token .. '.' .. bucketof(id)
+    redis.call('ZADD', GL, exp, hostof(T) .. '|' .. id .. '|' .. token) r[FK] = token r[FE] = exp
+  else
+    redis.call('ZADD', L, exp, id) mark('la') mark('da', exp)
+    r[FS] = 'l' r[FK] = token r[FO] = owner r[FE] = exp put(id, r)
+  end
+  mark('rr') tot('l', 1)
 end
+-- The task's record if tok is its current lease (with GL: that lease's entry, removed here).
 local function leased(id, tok)
+  if GL then
+    if redis.call('ZREM', GL, hostof(T) .. '|' .. id .. '|' .. tok) == 0 then return nil end
+    local b = tonumber(string.match(tok, '%.(%d+)$'))
+    if b then
+      local k = tkey(b)
+      local v = redis.call('HGET', k, id)
+      if v then HT, HI, HK = T, id, k return cmsgpack.unpack(v) end
+    end
+    return get(id)
+  end
   local r = get(id)
   if r and r[FS] == 'l' and r[FK] == tok then return r end
   return nil
@@ -178,6 +240,7 @@ local function refresh(now)
     changed = true
   end
   if #due > 0 then DLC[T] = redis.call('HINCRBY', M, 'dl', -#due) end
+  if GL then return changed end
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', L, '-inf', now, 'LIMIT', 0, 1000)) do
     local r = get(id)
     unlease(id, r) r[FS] = 'r' redis.call('ZADD', R, score(r[FP], qof(r)), id) count(r[FP], 1) put(id, r)
@@ -234,9 +297,24 @@ if (#ARGV - 2) / 9 > PER_BUCKET then presplit((#ARGV - 2) / 9) end
 for i = 3, #ARGV, 9 do
   local h, url, job = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local p, dp, nb, force, q = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5]), ARGV[i + 6] == '1', tonumber(ARGV[i + 7])
-  local id, r, n = h, get(h), 0
+  local made = false
+  -- One Redis: most URLs that reach Redis are new (the client's cache answers the known), so
+  -- the record is first written outright at its hash (HSETNX): a new URL costs no lookup.
+  -- Taken already (a duplicate, or a collision), the lookup below follows as before.
+  if GL and (force or room > 0) then
+    local c = {false, url, job, p, dp, 0, 0, q}
+    if ARGV[i + 8] ~= '' then c[FRU] = ARGV[i + 8] end
+    state(c, nb, q, now)
+    if redis.call('HSETNX', tkeyof(h), h, packed(c)) == 1 then
+      enter(h, c, nb, q) mark('nr', 1)
+      added = added + 1 room = room - 1 made = true
+    end
+  end
+  local id, r, n = h, nil, 0
+  if not made then r = get(h) end
   while r and not (r[FU] == url and r[FJ] == job) do n = n + 1 id = h .. '~' .. n r = get(id) end
-  if r then
+  if made then
+  elseif r then
     if force and (r[FS] == 'f' or r[FS] == 'x') then
       if r[FS] == 'f' then redis.call('HINCRBY', M, 'done', -1) tot('f', -1)
       else redis.call('ZREM', X, id) redis.call('HINCRBY', M, 'x', -1) tot('x', -1) mark('xr') end

@@ -5,7 +5,7 @@
 import type { DeadLetter, FrontierStats, Task } from '../../ports/frontier.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from './redis-client.js';
 import { type DeadRow, lastSnapshot, type Snapshot, toDeadRow, toTaskRow } from './redis-codec.js';
-import { bucketList, type RedisKeys } from './redis-keys.js';
+import type { RedisKeys } from './redis-keys.js';
 
 /**
  * Queues on `target` the PUBLISH of host snapshots: one script call per index bucket, carrying
@@ -66,21 +66,28 @@ export async function readStats(client: RedisLike, keys: RedisKeys, now: number)
   };
 }
 
-/** Now when some host has ready work, else the earliest due time (delayed task or lease expiry). */
+/**
+ * Now when some host has ready work, else the earliest due time (delayed task or lease
+ * expiry; on a single Redis the leases are in their own zset, read with the due index).
+ */
 export async function readNextReadyAt(
   client: RedisLike,
   keys: RedisKeys,
   now: number,
+  single: boolean,
 ): Promise<number | undefined> {
   const pipe = batch(client);
   for (const b of keys.buckets) pipe.zcard(b.ready).zrange(b.due, 0, 0, 'WITHSCORES');
+  if (single) pipe.zrange(keys.leases, 0, 0, 'WITHSCORES');
   const replies = await execAll(pipe);
-  let next: number | undefined;
+  const heads: string[][] = single ? [replies.pop() as string[]] : [];
   for (let i = 0; i < replies.length; i += 2) {
     if (Number(replies[i]) > 0) return now;
-    const due = replies[i + 1] as string[];
-    if (due[1] !== undefined && (next === undefined || Number(due[1]) < next)) next = Number(due[1]);
+    heads.push(replies[i + 1] as string[]);
   }
+  let next: number | undefined;
+  for (const head of heads)
+    if (head[1] !== undefined && (next === undefined || Number(head[1]) < next)) next = Number(head[1]);
   return next;
 }
 
@@ -91,14 +98,26 @@ async function hostSet(client: RedisLike, keys: RedisKeys, which: 'deadHosts' | 
   return (await execAll(pipe)).flat() as string[];
 }
 
-export async function readLeased(client: RedisLike, keys: RedisKeys): Promise<Task[]> {
+export async function readLeased(client: RedisLike, keys: RedisKeys, single: boolean): Promise<Task[]> {
+  if (single) {
+    const reply = (await script(client, 'crawldListLeasedAll', [keys.leases], [keys.prefix])) as [
+      string,
+      unknown,
+    ][];
+    return sortLeased(reply.map(([host, row]) => toTaskRow(host, row)));
+  }
   const hosts = await hostSet(client, keys, 'leasedHosts');
   if (hosts.length === 0) return [];
   const pipe = batch(client);
   for (const host of hosts) script(pipe, 'crawldListLeased', keys.hostList(host), []);
   const replies = await execAll(pipe);
-  const rows = replies.flatMap((reply, i) => (reply as unknown[]).map((row) => toTaskRow(hosts[i]!, row)));
-  // Insertion order, like the other adapters' id order.
+  return sortLeased(
+    replies.flatMap((reply, i) => (reply as unknown[]).map((row) => toTaskRow(hosts[i]!, row))),
+  );
+}
+
+/** Insertion order, like the other adapters' id order. */
+function sortLeased(rows: ReturnType<typeof toTaskRow>[]): Task[] {
   rows.sort((a, b) => a.created - b.created);
   return rows.map((r) => r.task);
 }
@@ -160,7 +179,7 @@ export async function repairIndexes(client: RedisLike, keys: RedisKeys, chunk = 
  */
 export async function repairSingle(client: RedisLike, keys: RedisKeys, prefix: string): Promise<number> {
   const b = keys.buckets[0]!;
-  const list = [b.hosts, ...bucketList(b)];
+  const list = [b.hosts, ...keys.singleList()];
   return Number(await script(client, 'crawldRepair', [], [list.length, ...list, prefix]));
 }
 

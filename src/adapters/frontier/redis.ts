@@ -132,7 +132,7 @@ export class RedisFrontier implements Frontier {
     try {
       if (client.status === 'wait') await client.connect();
       defineFrontierScripts(client);
-      await checkLayout(client, this.#keys, this.#options.keyPrefix ?? 'crawld');
+      await checkLayout(client, this.#keys, this.#options.keyPrefix ?? 'crawld', !this.#cluster);
       // On one Redis each script keeps the index atomically with its change: nothing to
       // repair after a crash. On a Cluster a client may die between a host script and its publish.
       if (this.#cluster) await repairIndexes(client, this.#keys);
@@ -211,12 +211,12 @@ export class RedisFrontier implements Frontier {
 
   async nextReadyAt(): Promise<number | undefined> {
     const c = this.#conn();
-    return this.#run(() => readNextReadyAt(c, this.#keys, this.#clock.now()));
+    return this.#run(() => readNextReadyAt(c, this.#keys, this.#clock.now(), !this.#cluster));
   }
 
   async listLeased(): Promise<Task[]> {
     const c = this.#conn();
-    return this.#run(() => readLeased(c, this.#keys));
+    return this.#run(() => readLeased(c, this.#keys, !this.#cluster));
   }
 
   async listDead(options?: { limit?: number; offset?: number; jobId?: string }): Promise<DeadLetter[]> {
