@@ -214,11 +214,53 @@ function crawl(name, seeds, minDelayMs) {
       clearInterval(poll);
       const secs = (performance.now() - t0) / 1000;
       if (code !== 0) return rej(new Error(`${name}: crawld exited ${code}\n${err}`));
-      const lines = readFileSync(join(dir, 'results.jsonl'), 'utf8').split('\n').filter(Boolean).length;
+      const lines = readFileSync(join(dir, 'results.jsonl'), 'utf8').split('\n').filter(Boolean);
       rmSync(dir, { recursive: true, force: true });
-      res({ pages: lines, secs, rssMb: hwmKb / 1024, cpuSecs: cpuTicks / 100 });
+      res({
+        pages: lines.length,
+        secs,
+        rssMb: hwmKb / 1024,
+        cpuSecs: cpuTicks / 100,
+        timeline: timeline(lines),
+      });
     });
   });
+}
+
+/**
+ * Pages fetched in each second of the crawl, from the records' fetchedAt (first record = 0 s),
+ * and when hosts got their first and last page (percentiles over hosts): a crawl whose hosts
+ * start late, or are served unevenly, ends with a tail of few pages per second.
+ */
+function timeline(lines) {
+  const recs = lines.map((l) => JSON.parse(l));
+  const at = recs.map((r) => Date.parse(r.fetchedAt));
+  const t0 = Math.min(...at);
+  const perSec = [];
+  const hosts = new Map();
+  recs.forEach((r, i) => {
+    const t = (at[i] - t0) / 1000;
+    perSec[Math.floor(t)] = (perSec[Math.floor(t)] ?? 0) + 1;
+    const host = new URL(r.url).host;
+    const h = hosts.get(host) ?? { first: t, last: t };
+    hosts.set(host, { first: Math.min(h.first, t), last: Math.max(h.last, t) });
+  });
+  const pct = (xs, ps) => {
+    xs.sort((a, b) => a - b);
+    return ps
+      .map((p) => `p${p} ${xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))].toFixed(1)}`)
+      .join(' ');
+  };
+  const h = [...hosts.values()];
+  const first = pct(
+    h.map((x) => x.first),
+    [50, 90, 100],
+  );
+  const last = pct(
+    h.map((x) => x.last),
+    [10, 50, 90, 100],
+  );
+  return { perSec: Array.from(perSec, (n) => n ?? 0), hosts: `first page at ${first} s; last at ${last} s` };
 }
 
 async function main() {
@@ -243,6 +285,8 @@ async function main() {
   }
   breadth.served = served;
   console.log(`breadth:  ${fmt(breadth)}`);
+  console.log(`          pages per second of the crawl: ${breadth.timeline.perSec.join(' ')}`);
+  console.log(`          hosts' ${breadth.timeline.hosts}`);
   if (breadth.pages !== total)
     console.log(`          (expected ${total} pages: the crawl missed ${total - breadth.pages})`);
   const politeFloor = (PAGES - 1) * (DELAY / 1000);
@@ -259,6 +303,7 @@ async function main() {
   }
   single.served = servedOne;
   console.log(`single:   ${fmt(single)} (one host, no politeness delay)`);
+  console.log(`          pages per second of the crawl: ${single.timeline.perSec.join(' ')}`);
   const perHostKb = ((breadth.rssMb - single.rssMb) * 1024) / HOSTS;
   console.log('\n== this run (goals: ratio >= 0.7, peak RSS <= 400 MiB at 2000 hosts)');
   console.log(

@@ -30,6 +30,11 @@ export class HostHolds {
     return Math.max(0, Math.min(...this.#deferred.values()) - now);
   }
 
+  /** Hosts told to wait whose wait had not ended at the last expire(). */
+  get waitingCount(): number {
+    return this.#waiting.size;
+  }
+
   /** Epoch ms until which the host was told to wait, if that is still ahead of now. */
   waitingUntil(host: string, now: number): number | undefined {
     const until = this.#waiting.get(host);

@@ -2,12 +2,25 @@
 import type { JobGate } from '../core/job-gate.js';
 import type { FetcherKind } from '../ports/control-plane.js';
 
+/** Default of maxWaitingHosts: as many hosts as the control plane keeps state for (POLITE_HOSTS). */
+export const MAX_WAITING_HOSTS = 10_000;
+
 export interface SchedulerOptions {
   /** Identity used as lease owner. */
   readonly owner: string;
   readonly leaseMs: number;
   /** Upper bound on leased tasks held in memory waiting for their host (all hosts). */
   readonly bufferSize: number;
+  /**
+   * Hosts in a politeness or rate-limit wait whose next task may be buffered beyond bufferSize
+   * (one each: a waiting host buffers one). Over thousands of polite hosts, bufferSize alone
+   * held the next task of only some of them; the others' work stayed in the frontier, leased
+   * in FIFO order as slots freed, so hosts with older tasks went on and the rest fell behind:
+   * the crawl ended with a tail of few busy hosts (bench/breadth.mjs). With every waiting
+   * host's next task buffered, hosts take turns in the buffers' rotation.
+   * @default MAX_WAITING_HOSTS (the per-host structures' bound)
+   */
+  readonly maxWaitingHosts?: number;
   /** Upper bound on buffered tasks per host. */
   readonly perHostBuffer: number;
   /**
@@ -40,4 +53,9 @@ export interface SchedulerCounters {
   skipped: number;
   deferred: number;
   lost: number;
+}
+
+/** How many more tasks the buffers take: bufferSize, plus one per waiting host (maxWaitingHosts). */
+export function bufferRoom(o: SchedulerOptions, waitingHosts: number, buffered: number): number {
+  return o.bufferSize + Math.min(waitingHosts, o.maxWaitingHosts ?? MAX_WAITING_HOSTS) - buffered;
 }

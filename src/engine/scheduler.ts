@@ -8,7 +8,7 @@ import { HostHolds } from './host-holds.js';
 import { HostQueues } from './host-queues.js';
 import { idleWake } from './idle-wake.js';
 import { InflightTasks } from './inflight-tasks.js';
-import type { SchedulerCounters, SchedulerOptions } from './scheduler-options.js';
+import { bufferRoom, type SchedulerCounters, type SchedulerOptions } from './scheduler-options.js';
 import type { TaskRunner } from './task-runner.js';
 import { WakeTimer } from './wake-timer.js';
 
@@ -166,7 +166,7 @@ export class Scheduler {
     // The exclusions are built only for a lease: on every pump they cost a look at every
     // buffered host (thousands in a broad crawl), mostly with the buffer full and no lease.
     let futile = false;
-    if (!this.#frontierEmpty && this.#buffers.size < this.options.bufferSize) {
+    if (!this.#frontierEmpty && bufferRoom(this.options, this.#holds.waitingCount, this.#buffers.size) > 0) {
       const exclude = this.#holds.deferredHosts();
       for (const host of this.#buffers.hosts()) {
         if (this.#buffers.hostSize(host) >= this.#hostBufferCap(host)) exclude.add(host);
@@ -201,7 +201,7 @@ export class Scheduler {
   /** Leases into the buffers; false when the loop stopped running meanwhile (tasks handed back). */
   async #lease(exclude: ReadonlySet<string>): Promise<boolean> {
     const tasks = await this.frontier.lease({
-      max: this.options.bufferSize - this.#buffers.size,
+      max: bufferRoom(this.options, this.#holds.waitingCount, this.#buffers.size),
       leaseMs: this.options.leaseMs,
       owner: this.options.owner,
       excludeHosts: exclude,

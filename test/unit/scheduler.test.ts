@@ -161,6 +161,39 @@ describe('Scheduler', () => {
     await scheduler.stop(1000);
   });
 
+  it('buffers the next task of every host in its politeness gap, beyond bufferSize up to maxWaitingHosts', async () => {
+    const s = await site(2);
+    const hosts = [0, 1, 2, 3, 4, 5].map((i) => `http://h${i}.test:${s.port}`);
+    for (const [maxWaitingHosts, buffered] of [
+      [undefined, 6],
+      [3, 5],
+    ] as const) {
+      const e = await engineFor(s, {
+        politeness: { minDelayMs: 500 },
+        jobs: [{ id: 'j', seeds: [`${hosts[0]}/p0`], robots: false, scope: { hosts: ['*'] } }],
+      });
+      // Every host's first page, then every host's second (FIFO: the first pages go first).
+      await e.frontier.enqueue([0, 1].flatMap((p) => hosts.map((h) => ({ url: `${h}/p${p}`, jobId: 'j' }))));
+      const scheduler = e.scheduler({
+        once: false,
+        bufferSize: 2,
+        ...(maxWaitingHosts ? { maxWaitingHosts } : {}),
+      });
+      void scheduler.run();
+      await settle(() => scheduler.counters.ok === 6, 'every host’s first page');
+      await turns();
+      // Frozen clock: six hosts in their 500 ms gap. bufferSize (2) alone held two hosts' next
+      // pages and left the others' in the frontier, to be leased when a slot freed.
+      expect(scheduler.bufferedCount).toBe(buffered);
+      expect((await e.frontier.stats()).pending).toBe(6 - buffered);
+      e.clock.advance(500);
+      await settle(() => scheduler.counters.ok === 12, 'every host’s second page when its gap ends');
+      await scheduler.stop(1000);
+      await e.close();
+    }
+    engine = undefined;
+  });
+
   it('asks no host while the global ceiling is reached', async () => {
     const s = await startSite({
       '/hang': () => {},
