@@ -260,7 +260,25 @@ function timeline(lines) {
     h.map((x) => x.last),
     [10, 50, 90, 100],
   );
-  return { perSec: Array.from(perSec, (n) => n ?? 0), hosts: `first page at ${first} s; last at ${last} s` };
+  return {
+    perSec: Array.from(perSec, (n) => n ?? 0),
+    hosts: `first page at ${first} s; last at ${last} s\n          ${tailHosts(h)}`,
+  };
+}
+
+/**
+ * Did the hosts that finished last start late, or run slowly? The last tenth of hosts to get
+ * their last page against all hosts: mean first page, and mean span from first to last page.
+ */
+function tailHosts(h) {
+  const mean = (xs, f) => (xs.reduce((s, x) => s + f(x), 0) / Math.max(1, xs.length)).toFixed(1);
+  const tail = [...h].sort((a, b) => b.last - a.last).slice(0, Math.max(1, Math.ceil(h.length / 10)));
+  const first = (x) => x.first;
+  const span = (x) => x.last - x.first;
+  return (
+    `last tenth of hosts to finish: first page mean ${mean(tail, first)} s (all ${mean(h, first)}), ` +
+    `first-to-last span mean ${mean(tail, span)} s (all ${mean(h, span)})`
+  );
 }
 
 async function main() {

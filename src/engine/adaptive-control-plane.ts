@@ -103,6 +103,10 @@ export class AdaptiveControlPlane implements ControlPlane {
           released = true;
           this.#report(host, outcome, permit, breaker);
         },
+        requestStarting: () => {
+          const p = this.#polite.get(host);
+          if (p && !released) p.lastStart = Math.max(p.lastStart, d.clock.monotonic());
+        },
       },
     };
   }

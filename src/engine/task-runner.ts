@@ -52,6 +52,9 @@ export class TaskRunner {
     const prev = await this.#previous(task, job);
     // A recrawl asks for the page only if it changed since the validators of its last 200.
     const headers = job.recrawl ? conditionalHeaders(prev, job.headers) : job.headers;
+    // robots.txt (and a first contact's connect) took time under the permit: the next page of
+    // the host waits minDelayMs from this page, not from before robots.txt (docs/politeness.md).
+    permit.requestStarting?.();
     let res: FetchResponse;
     try {
       res = await this.deps.fetcher.fetch({

@@ -40,6 +40,12 @@ export type Outcome =
 export interface Permit {
   /** Exactly once per permit; further calls are ignored. */
   release(outcome: Outcome): void;
+  /**
+   * The permit's page request goes out now. A host's politeness gap counts from the admit;
+   * work done under the permit before the page (robots.txt fetched at the host's first
+   * contact) would otherwise shorten the gap between this page and the host's next one.
+   */
+  requestStarting?(): void;
 }
 
 export interface HostSnapshot {

@@ -3,6 +3,7 @@ import type { AddressInfo, LookupFunction } from 'node:net';
 import { join } from 'node:path';
 import { UndiciFetcher } from '../../src/adapters/fetch/undici-fetcher.js';
 import { MemoryFrontier } from '../../src/adapters/frontier/memory.js';
+import { RobotsCache } from '../../src/adapters/robots/robots-cache.js';
 import { JsonlSink } from '../../src/adapters/sink/jsonl-sink.js';
 import { type ConfigInput, validateConfig } from '../../src/config/config.js';
 import { retryPolicyOptions } from '../../src/config/control-options.js';
@@ -63,7 +64,8 @@ export const html =
     res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body>${body}</body></html>`);
   };
 
-export async function startEngine(input: ConfigInput) {
+/** `robots`: the runner checks robots.txt (a RobotsCache on the fake clock) for jobs that ask. */
+export async function startEngine(input: ConfigInput, opts: { robots?: boolean } = {}) {
   const dir = tempDir('crawld-engine-');
   const config = validateConfig({
     dataDir: dir,
@@ -91,6 +93,9 @@ export async function startEngine(input: ConfigInput) {
     clock,
     events,
     lagMs: () => 0,
+    ...(opts.robots
+      ? { robots: new RobotsCache({ fetcher, clock, userAgent: config.fetch.userAgent }) }
+      : {}),
   });
   const scheduler = (options: Partial<SchedulerOptions> = {}) =>
     new Scheduler(frontier, built.control, runner, clock, events, {
