@@ -15,7 +15,7 @@
 // download). Every server is on 127.0.0.1. Crawlers run pinned to core 1, the site to core 0.
 //
 //   npm run build && node bench/browser.mjs [--pages N] [--runs N] [--latency-ms L] [--sweep 1,2,4,8]
-//     [--skip-crawlee] [--skip-plain] [--skip-knee] [--chromium PATH] [--max-pages N]
+//     [--skip-crawlee] [--skip-plain] [--skip-knee] [--chromium PATH] [--max-pages N] [--breakdown]
 // --max-pages caps both crawlers at N pages at once (like for like); without it each runs its own
 // default: crawld's fetch.browser.maxPages from memory and cores, Crawlee's autoscaled pool.
 import { spawn, spawnSync } from 'node:child_process';
@@ -38,6 +38,8 @@ const { values: opt } = parseArgs({
     'skip-crawlee': { type: 'boolean', default: false },
     'skip-knee': { type: 'boolean', default: false },
     'skip-plain': { type: 'boolean', default: false },
+    /** Also print, per run, what the tree held at its PSS peak, by process kind. */
+    breakdown: { type: 'boolean', default: false },
     chromium: { type: 'string' },
     /** Pages at once for both crawlers (crawld's fetch.browser.maxPages, Crawlee's maxConcurrency). */
     'max-pages': { type: 'string' },
@@ -172,6 +174,11 @@ function report(name, r) {
       `${(r.pages / r.secs).toFixed(1).padStart(7)} pages/s  tree peak RSS ${mb(r.peakRss)} MB, PSS ${mb(r.peakPss)} MB, ` +
       `${r.peakProcesses} processes`,
   );
+  if (opt.breakdown && r.breakdown) {
+    const parts = Object.entries(r.breakdown).sort((a, b) => b[1].pss - a[1].pss);
+    const text = parts.map(([k, p]) => `${k} ×${p.n} RSS ${mb(p.rss)} PSS ${mb(p.pss)}`).join('; ');
+    console.log(`    at the PSS peak: ${text}`);
+  }
 }
 
 async function sitting(title, siteOpts, variants) {

@@ -34,24 +34,52 @@ function kib(text, key) {
   return m ? Number(m[1]) : 0;
 }
 
-/** Samples the tree of `pid` every `everyMs` until stop(), which returns the peaks in bytes. */
+/** What a process of the tree is: node, the browser, or Chromium's --type (renderer, gpu-process, ...). */
+function kindOf(pid) {
+  try {
+    // Split on spaces too: Chromium rewrites its process title into one string.
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/);
+    const type = argv.find((a) => a.startsWith('--type='));
+    if (type) return argv.includes('--top-chrome-webui') ? 'webui-renderer' : type.slice(7);
+    return /chrom/.test(argv[0]) ? 'browser' : /node/.test(argv[0]) ? 'node' : argv[0].split('/').pop();
+  } catch {
+    return 'gone';
+  }
+}
+
+/**
+ * Samples the tree of `pid` every `everyMs` until stop(), which returns the peaks in bytes and,
+ * at the peak of the PSS sum, what it was made of: `breakdown` maps a process kind to
+ * { n, rss, pss } (bytes).
+ */
 export function watchTreeMemory(pid, everyMs = 200) {
   let peakRss = 0;
   let peakPss = 0;
   let peakProcesses = 0;
+  let breakdown = {};
   const sample = () => {
     let rss = 0;
     let pss = 0;
     const pids = tree(pid);
+    const parts = {};
     for (const p of pids) {
       try {
-        rss += kib(readFileSync(`/proc/${p}/status`, 'utf8'), 'VmRSS');
-        pss += kib(readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'), 'Pss');
+        const r = kib(readFileSync(`/proc/${p}/status`, 'utf8'), 'VmRSS');
+        const q = kib(readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'), 'Pss');
+        rss += r;
+        pss += q;
+        const kind = kindOf(p);
+        parts[kind] ??= { n: 0, rss: 0, pss: 0 };
+        const part = parts[kind];
+        part.n++;
+        part.rss += r * 1024;
+        part.pss += q * 1024;
       } catch {
         // Gone, or not ours to read.
       }
     }
     peakRss = Math.max(peakRss, rss * 1024);
+    if (pss * 1024 > peakPss) breakdown = parts;
     peakPss = Math.max(peakPss, pss * 1024);
     peakProcesses = Math.max(peakProcesses, pids.length);
   };
@@ -60,7 +88,7 @@ export function watchTreeMemory(pid, everyMs = 200) {
   return {
     stop() {
       clearInterval(timer);
-      return { peakRss, peakPss, peakProcesses };
+      return { peakRss, peakPss, peakProcesses, breakdown };
     },
   };
 }

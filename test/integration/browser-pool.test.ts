@@ -71,3 +71,44 @@ describe('BrowserPool with real Chromium: idle tabs', () => {
     await until(() => old?.isConnected() === false, 'the retired browser closed after its last page');
   }, 60_000);
 });
+
+/** Tabs the renders stopped needing (the limit came down) are closed, not kept for the context's life. */
+describe('BrowserPool with real Chromium: tabs idle too long', () => {
+  let browser: Browser | undefined;
+  const pool = new BrowserPool({
+    launch: async () => {
+      browser = await launchChromium(CHROMIUM, 128);
+      return browser;
+    },
+    pagesPerContext: 100,
+    userAgent: 'crawld-test',
+    initScript: NO_POPUPS_SCRIPT,
+    onRoute: (route) => route.abort('blockedbyclient').catch(() => {}),
+    onWebSocket: () => {},
+    onPage: () => {},
+    idleTabMs: 400,
+  });
+
+  afterAll(async () => {
+    await pool.close();
+  });
+
+  const openTabs = () => (browser?.contexts() ?? []).reduce((n, c) => n + c.pages().length, 0);
+
+  it('closes the tabs idle past idleTabMs and reuses the freshest', async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: run scripts/setup-test-env.sh`);
+    // Four renders at once, then one at a time: the fourth tab keeps serving, three go.
+    const leases = await Promise.all([1, 2, 3, 4].map(() => pool.openPage()));
+    for (const l of leases) await l.close(true);
+    expect(openTabs()).toBe(4);
+    const fresh = leases[3]!.page;
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const one = await pool.openPage();
+      expect(one.page).toBe(fresh);
+      await one.close(true);
+    }
+    for (let i = 0; i < 100 && openTabs() > 1; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(openTabs()).toBe(1);
+  }, 60_000);
+});

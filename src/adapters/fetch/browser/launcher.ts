@@ -1,5 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { BrowserUnavailableError } from '../../../core/errors.js';
+import { chromiumArgs } from './chromium-args.js';
 
 /**
  * Starts headless Chromium through playwright-core (imported here only, so a daemon without
@@ -16,17 +17,7 @@ export async function launchChromium(executablePath: string, rendererHeapMiB: nu
       handleSIGTERM: false,
       handleSIGHUP: false,
       timeout: 60_000,
-      args: [
-        // Chromium resolves no name and dials no address itself: every request is fulfilled
-        // by crawld's fetcher (page-run.ts), and anything that escapes interception
-        // (preconnect, WebRTC, a websocket) fails here instead of reaching the network.
-        '--host-resolver-rules=MAP * ~NOTFOUND',
-        '--webrtc-ip-handling-policy=disable_non_proxied_udp',
-        '--force-webrtc-ip-handling-policy',
-        // A page that allocates without end crashes its own tab early, not the machine.
-        `--js-flags=--max-old-space-size=${rendererHeapMiB}`,
-        '--disable-dev-shm-usage',
-      ],
+      args: chromiumArgs(rendererHeapMiB),
     });
   } catch (err) {
     throw new BrowserUnavailableError(

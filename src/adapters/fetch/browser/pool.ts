@@ -13,8 +13,11 @@ interface ContextSlot {
   served: number;
   open: number;
   retired: boolean;
-  /** Pages done with a render that went well, reset to about:blank, for the next render. */
-  readonly idle: Array<{ page: Page; ready: Promise<unknown> }>;
+  /**
+   * Pages done with a render that went well, reset to about:blank, for the next render: the
+   * last one done is taken first, so the front holds those idle longest.
+   */
+  readonly idle: Array<{ page: Page; ready: Promise<unknown>; since: number }>;
 }
 
 export interface Generation {
@@ -50,6 +53,11 @@ export interface PoolOptions {
   /** Called once per new page (listeners); the page then serves several renders. */
   readonly onPage: (page: Page) => void;
   readonly observer?: BrowserObserver | undefined;
+  /**
+   * A tab idle this long is closed: renders needed fewer tabs than the context has (the limit
+   * came down after slow start opened them), and each is a renderer process. @default 5000
+   */
+  readonly idleTabMs?: number;
 }
 
 export class BrowserPool {
@@ -173,13 +181,30 @@ export class BrowserPool {
   }
 
   async #page(slot: ContextSlot): Promise<Page> {
+    const reused = await this.#idlePage(slot);
+    // The tabs this render did not take, idle for long, are more than the renders need.
+    this.#closeStale(slot);
+    if (reused) return reused;
+    const page = await (await slot.context).newPage();
+    this.o.onPage(page);
+    return page;
+  }
+
+  async #idlePage(slot: ContextSlot): Promise<Page | undefined> {
     for (let idle = slot.idle.pop(); idle; idle = slot.idle.pop()) {
       await idle.ready;
       if (!idle.page.isClosed()) return idle.page;
     }
-    const page = await (await slot.context).newPage();
-    this.o.onPage(page);
-    return page;
+    return undefined;
+  }
+
+  /** Closes the tabs idle past idleTabMs (the oldest are at the front). */
+  #closeStale(slot: ContextSlot): void {
+    const before = performance.now() - (this.o.idleTabMs ?? 5000);
+    while (slot.idle.length > 0 && slot.idle[0]!.since < before) {
+      const idle = slot.idle.shift()!;
+      void idle.ready.then(() => idle.page.close().catch(() => {}));
+    }
   }
 
   #closeIdle(slot: ContextSlot): void {
@@ -191,7 +216,9 @@ export class BrowserPool {
   async #closePage(gen: Generation, slot: ContextSlot, page: Page, reuse: boolean): Promise<void> {
     if (reuse && !slot.retired && !gen.retiring && !gen.crashed && !page.isClosed()) {
       // about:blank stops the last page's timers and frees its DOM while the tab waits.
-      slot.idle.push({ page, ready: page.goto('about:blank').catch(() => page.close().catch(() => {})) });
+      const ready = page.goto('about:blank').catch(() => page.close().catch(() => {}));
+      slot.idle.push({ page, ready, since: performance.now() });
+      this.#closeStale(slot);
     } else {
       await page.close().catch(() => {});
     }
