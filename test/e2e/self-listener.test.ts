@@ -3,7 +3,7 @@
  * allowPrivateNetworks: not through a crawled link, and not from a rendered page's script.
  * The CLI runs as a user runs it, with --http-port on a port the test picked.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';

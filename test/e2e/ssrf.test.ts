@@ -1,7 +1,5 @@
-import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliProcess, startCli, tempDir, until, writeJsonConfig } from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
