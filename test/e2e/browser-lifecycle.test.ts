@@ -1,3 +1,8 @@
+/**
+ * The browser's life under a running daemon, with real Chromium: killed mid-crawl (the tasks
+ * rendering in it are retried in a new one, 0 lost) and SIGTERM during renders (the daemon
+ * drains, closes the browser and exits 0; a rerun finishes the crawl).
+ */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';

@@ -1,3 +1,8 @@
+/**
+ * `crawld run` as a user runs it (no HTTP server), recrawling the demo site: the recrawl
+ * asks with the stored validators, the unchanged pages come back 304 and are recorded as
+ * unchanged with their previous fields, and the changed ones as 200 with change records.
+ */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
