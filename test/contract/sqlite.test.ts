@@ -145,33 +145,6 @@ describe('sqlite frontier specifics', () => {
     expect(paths(await lease(f, 10, { excludeHosts }))).toEqual(['free']);
   });
 
-  it('leases no more of a host than maxPerHost allows, in lease order among the rest', async () => {
-    const f = await make();
-    const other = (p: string) => req(p, { url: url(p, 'other.example') });
-    await f.enqueue([...['a1', 'a2', 'a3', 'a4', 'a5'].map((p) => req(p)), other('o1'), other('o2')]);
-    // One host, room for 2: two of its five, whatever `max` allows; other hosts go on.
-    expect(paths(await lease(f, 100, { maxPerHost: (h) => (h === 'example.com' ? 2 : 1) }))).toEqual([
-      'a1',
-      'a2',
-      'o1',
-    ]);
-    // A host without room is not leased; excludeHosts still applies.
-    const room = (host: string) => (host === 'example.com' ? 0 : 5);
-    expect(paths(await lease(f, 100, { maxPerHost: room }))).toEqual(['o2']);
-    expect(await lease(f, 100, { maxPerHost: () => 5, excludeHosts: new Set(['example.com']) })).toEqual([]);
-    expect(paths(await lease(f, 100, { maxPerHost: () => 2 }))).toEqual(['a3', 'a4']);
-  });
-
-  it('bounds a maxPerHost lease to leaseScanLimit ready tasks too', async () => {
-    const f = await make({ leaseScanLimit: 3 });
-    const busy = (p: string) => req(p, { url: url(p, 'busy.example.com') });
-    await f.enqueue([busy('b1'), busy('b2'), busy('b3'), busy('b4'), req('free')]);
-    const one = { maxPerHost: () => 1 };
-    expect(paths(await lease(f, 10, one))).toEqual(['b1']);
-    // b2..b4 fill the 3-task window: the capped host is skipped and 'free' is not reached.
-    expect(await lease(f, 10, { ...one, excludeHosts: new Set(['busy.example.com']) })).toEqual([]);
-  });
-
   it('refuses a database written by a newer schema', async () => {
     const f = await make();
     await f.close();

@@ -110,15 +110,14 @@ export function prepareStatements(db: Database.Database) {
       `${TAKE} (SELECT id FROM tasks WHERE state = 'ready' ORDER BY priority, seq LIMIT @max) ` +
         `RETURNING ${TASK_COLUMNS}`,
     ),
-    // The ready tasks' ids and hosts in lease order, for a lease that skips or caps hosts
-    // (sqlite-lease-pick.ts): read from the index alone.
-    readyHosts: db
-      .prepare<[number], [number, string]>(
-        "SELECT id, host FROM tasks WHERE state = 'ready' ORDER BY priority, seq LIMIT ?",
-      )
-      .raw(),
-    takeIds: db.prepare<{ token: string; owner: string; expiresAt: number; ids: string }, TaskRow>(
-      `${TAKE} (SELECT value FROM json_each(@ids)) RETURNING ${TASK_COLUMNS}`,
+    // Bounded scan: look at the first @scan ready tasks only, skip excluded hosts among them.
+    takeExcluding: db.prepare<
+      { token: string; owner: string; expiresAt: number; max: number; scan: number; hosts: string },
+      TaskRow
+    >(
+      `${TAKE} (SELECT id FROM (SELECT id, host, priority, seq FROM tasks WHERE state = 'ready' ` +
+        'ORDER BY priority, seq LIMIT @scan) WHERE host NOT IN (SELECT value FROM json_each(@hosts)) ' +
+        `ORDER BY priority, seq LIMIT @max) RETURNING ${TASK_COLUMNS}`,
     ),
 
     // No counter to update: done is derived (see stats), which keeps an ack to two pages.

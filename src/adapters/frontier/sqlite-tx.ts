@@ -10,7 +10,6 @@ import type Database from 'better-sqlite3';
 import { CountDeltas, stateAt } from './sqlite-counts.js';
 import type { Dedupe } from './sqlite-dedupe.js';
 import { makeEnqueue } from './sqlite-enqueue.js';
-import { pickReady } from './sqlite-lease-pick.js';
 import type { Statements, TaskRow } from './sqlite-statements.js';
 
 /** Per-call bounds on catch-up work (expired leases, due delayed tasks); the rest follows on later calls. */
@@ -23,11 +22,8 @@ export interface LeaseArgs {
   expiresAt: number;
   owner: string;
   token: string;
-  /** Hosts not to lease from (undefined or empty: none). */
-  exclude: ReadonlySet<string> | undefined;
-  /** How many tasks of a host the caller can take (undefined: no bound). */
-  maxPerHost: ((host: string) => number) | undefined;
-  /** How many ready tasks a lease that skips or caps hosts looks at. */
+  /** JSON array of excluded hosts, or undefined when none. */
+  hosts: string | undefined;
   scan: number;
 }
 
@@ -59,9 +55,9 @@ export function makeTransactions(db: Database.Database, st: Statements, dedupe: 
       st.promote.run(a.now, PROMOTE_BATCH);
       const take = { token: a.token, owner: a.owner, expiresAt: a.expiresAt, max: a.max };
       const rows =
-        !a.exclude?.size && a.maxPerHost === undefined
+        a.hosts === undefined
           ? st.take.all(take)
-          : st.takeIds.all({ ...take, ids: JSON.stringify(pickReady(st.readyHosts, a)) });
+          : st.takeExcluding.all({ ...take, scan: a.scan, hosts: a.hosts });
       for (const row of rows) deltas.add('pending', row.priority, -1);
       deltas.flush(st);
       // RETURNING order is unspecified: restore lease order.

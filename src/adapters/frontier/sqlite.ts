@@ -43,8 +43,8 @@ export interface SqliteFrontierOptions {
   /** Bound on pending (ready + delayed) tasks; unbounded when omitted. */
   maxPending?: number;
   /**
-   * How many ready tasks, in lease order, lease() looks at when excludeHosts or maxPerHost is
-   * set. When excluded (or capped) hosts hold all of them, lease() returns fewer tasks (maybe none) even if
+   * How many ready tasks, in lease order, lease() looks at when excludeHosts is set. When
+   * excluded hosts hold all of them, lease() returns fewer tasks (maybe none) even if
    * eligible tasks sit further back; they are reached once those hosts are served or no
    * longer excluded. The bound keeps a lease call at a few milliseconds whatever the skew.
    * @default 20000
@@ -134,8 +134,7 @@ export class SqliteFrontier implements Frontier {
       expiresAt: now + options.leaseMs,
       owner: options.owner,
       token: randomUUID(),
-      exclude: options.excludeHosts,
-      maxPerHost: options.maxPerHost,
+      hosts: options.excludeHosts?.size ? JSON.stringify([...options.excludeHosts]) : undefined,
       scan: this.#scanLimit,
     });
     return rows.map((row) => this.#toTask(row));
