@@ -92,8 +92,9 @@ function requestArg(r: PreparedRequest, host: string): string {
   return r.requestUrl === undefined ? '' : packUrl(r.requestUrl, host);
 }
 
-/** A request as ENQUEUE_MANY takes it: hash, priority, notBefore, flags (1: force, 2: a record
- *  tail follows), the new record's head and (flag 2) tail, packed here (redis-record.ts). */
+/** A request as ENQUEUE_MANY takes it (redis-lua-enqueue.ts): hash, the new record's head
+ *  (packed here, redis-record.ts), then the priority alone for the usual request, else '*',
+ *  priority, notBefore, flags (1: force, 2: a record tail follows) and the tail. */
 function newRecordArgs(r: PreparedRequest, host: string, now: number): ScriptArg[] {
   const { head, tail } = recordParts({
     ready: r.notBefore <= now,
@@ -103,8 +104,15 @@ function newRecordArgs(r: PreparedRequest, host: string, now: number): ScriptArg
     depth: r.depth,
     requestUrl: r.requestUrl === undefined ? undefined : packUrl(r.requestUrl, host),
   });
-  const flags = (r.force ? 1 : 0) + (tail ? 2 : 0);
-  const out: ScriptArg[] = [hashOf(r), r.priority, r.notBefore, flags, head];
+  if (r.notBefore <= now && !r.force && !tail) return [hashOf(r), head, r.priority];
+  const out: ScriptArg[] = [
+    hashOf(r),
+    head,
+    '*',
+    r.priority,
+    r.notBefore,
+    (r.force ? 1 : 0) + (tail ? 2 : 0),
+  ];
   if (tail) out.push(tail);
   return out;
 }

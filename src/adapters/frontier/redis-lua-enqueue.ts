@@ -17,8 +17,9 @@ import { SETTLE } from './redis-lua-batch.js';
  * pcall: a failing one neither stops nor undoes the others, and the index is kept for all
  * that ran). KEYS: seq, host set, then the index bucket's six keys and GL. ARGV: now,
  * maxPending (-1: none), the number of requests, the key prefix, then per host: host, its
- * number of requests, its number of arguments, and per request: hash, priority, notBefore, flags (1: force, 2: a record
- * tail follows), record head, [record tail]. Answers {added, duplicates, dropped, error or
+ * number of requests, its number of arguments, and per request: hash, record head, then
+ * either the priority (the usual request: ready now, not forced, no record tail) or '*',
+ * priority, notBefore, flags (1: force, 2: a record tail follows) and the record tail if any. Answers {added, duplicates, dropped, error or
  * false}, or {-1, last seq} (nothing written) when the sequence would pass 2^41.
  */
 export const ENQUEUE_MANY = `${PRELUDE}${APPLY}${SETTLE}
@@ -64,11 +65,14 @@ local function share(k)
   if n > PER_BUCKET then presplit(n) end
   local zr, zd, cnt, made, ra, da = {}, {}, {}, 0, nil, nil
   while j <= last do
-    local h, p, nb, f = ARGV[j], tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2]), tonumber(ARGV[j + 3])
-    local rec
-    if f >= 2 then rec = ARGV[j + 4] .. cmsgpack.pack(q) .. ARGV[j + 5] j = j + 6
-    else rec = ARGV[j + 4] .. cmsgpack.pack(q) j = j + 5 end
-    local force = f % 2 == 1
+    local h, rec, x = ARGV[j], ARGV[j + 1] .. cmsgpack.pack(q), ARGV[j + 2]
+    local p, nb, force
+    if x ~= '*' then p, nb, force = tonumber(x), now, false j = j + 3
+    else
+      local f = tonumber(ARGV[j + 5])
+      p, nb, force = tonumber(ARGV[j + 3]), tonumber(ARGV[j + 4]), f % 2 == 1
+      if f >= 2 then rec = rec .. ARGV[j + 6] j = j + 7 else j = j + 6 end
+    end
     if not force and room > 0 and redis.call('HSETNX', tkeyof(h), h, rec) == 1 then
       if nb <= now then
         local s = score(p, q)
