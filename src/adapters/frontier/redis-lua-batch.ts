@@ -41,7 +41,7 @@ local function settle(I)
   for _, t in ipairs(TORDER) do
     local m = TOUCH[t]
     use_t(t)
-    local host = string.match(t, '{([^}]*)}')
+    local host = hostof(t)
     if m.rr then
       -- rh: the head TAKE saw after its takes (false: none left), so no re-read.
       local h = m.rh

@@ -40,7 +40,10 @@ local hosts, i = {}, 5
 while i <= #ARGV do hosts[#hosts + 1] = ARGV[i] i = i + 3 + tonumber(ARGV[i + 2]) end
 for j = 1, #hosts, 1000 do redis.call('SADD', KEYS[2], unpack(hosts, j, math.min(j + 999, #hosts))) end
 local tkeys = {}
-for j, h in ipairs(hosts) do tkeys[j] = prefix .. ':{' .. h .. '}:t' end
+for j, h in ipairs(hosts) do
+  local t = prefix .. ':{' .. h .. '}:t'
+  tkeys[j] = t HOSTOF[t] = h
+end
 nbfill(tkeys, hosts)
 local added, dups, dropped, err, q = 0, 0, 0, false, first
 -- The general path for one request (its record unpacked for the arguments ENQUEUE takes).
