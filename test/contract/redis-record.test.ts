@@ -2,8 +2,11 @@
 // bytes as Lua packs for the same record, so they read the same and cost the same memory.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { RedisFrontier } from '../../src/adapters/frontier/redis.js';
 import { type NewRecord, recordParts } from '../../src/adapters/frontier/redis-record.js';
+import { FakeClock } from '../../src/core/clock.js';
 import { type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { lease, paths, req, url } from './frontier-contract-helpers.js';
 
 let server: RedisServer;
 let admin: Redis;
@@ -82,5 +85,44 @@ it('packs a new record to the bytes cmsgpack packs for it', async () => {
       r.requestUrl ?? '',
     )) as Buffer;
     expect(ours.toString('hex')).toBe(lua.toString('hex'));
+  }
+});
+
+// ENQUEUE_MANY writes the usual URL outright and sends the rest (forced, duplicate, delayed
+// with a request URL) through the general path: one call mixing them on one host keeps the
+// FIFO order, the counts and the records.
+it('mixes new, duplicate, delayed and forced URLs of one host in one call', async () => {
+  await admin.flushdb();
+  const clock = new FakeClock();
+  const f = new RedisFrontier({ url: server.url, clock });
+  await f.open();
+  try {
+    const later = clock.now() + 1000;
+    const wire = 'http://example.com/b?wire';
+    const reply = await f.enqueue([
+      req('a'),
+      req('a'),
+      req('b', { requestUrl: wire, notBefore: later }),
+      req('c', { priority: 1, depth: 300 }),
+      req('d', { force: true }),
+      req('e', { url: url('e', 'other.example') }),
+    ]);
+    expect(reply).toEqual({ added: 5, duplicates: 1, dropped: 0 });
+    expect(await f.stats()).toMatchObject({ pending: 5, leased: 0 });
+    const first = await lease(f, 10);
+    expect(paths(first)).toEqual(['a', 'd', 'e', 'c']);
+    expect(first[3]).toMatchObject({ priority: 1, depth: 300 });
+    for (const t of first) expect(await f.ack(t)).toBe(true);
+    clock.advance(1000);
+    const [b] = await lease(f, 10);
+    expect(b).toMatchObject({ url: url('b'), requestUrl: wire });
+    expect(await f.enqueue([req('a', { force: true }), req('b')])).toEqual({
+      added: 1,
+      duplicates: 1,
+      dropped: 0,
+    });
+    expect(paths(await lease(f, 10))).toEqual(['a']);
+  } finally {
+    await f.close();
   }
 });
