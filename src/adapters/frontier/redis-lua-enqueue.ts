@@ -66,7 +66,7 @@ local function share(k)
   local j, last = i + 3, i + 2 + tonumber(ARGV[i + 2])
   use_t(tkeys[k])
   if n > PER_BUCKET then presplit(n) end
-  local zr, zd, cnt, made, ra, da = {}, {}, {}, 0, nil, nil
+  local zr, zd, cnt, made, ra, da = {}, nil, {}, 0, nil, nil
   while j <= last do
     local h, rec, x = ARGV[j], ARGV[j + 1] .. cmsgpack.pack(q), ARGV[j + 2]
     local p, nb, force
@@ -82,6 +82,7 @@ local function share(k)
         zr[#zr + 1] = s zr[#zr + 1] = h
         if not ra or s < ra then ra = s end
       else
+        zd = zd or {}
         zd[#zd + 1] = nb zd[#zd + 1] = h
         if not da or nb < da then da = nb end
       end
@@ -91,8 +92,8 @@ local function share(k)
     q = q + 1
   end
   if made == 0 then return end
-  zadd(R, zr) zadd(D, zd)
-  if #zd > 0 then DLC[T] = redis.call('HINCRBY', M, 'dl', #zd / 2) mark('da', da) end
+  zadd(R, zr)
+  if zd then zadd(D, zd) DLC[T] = redis.call('HINCRBY', M, 'dl', #zd / 2) mark('da', da) end
   if ra then mark('ra', ra) end
   for p, c in pairs(cnt) do count(p, c) end
   mark('nr', made)
