@@ -12,7 +12,8 @@ import {
 } from 'ioredis';
 import { CrawldError, RedisUnavailableError } from '../../core/errors.js';
 import { HOST_SCRIPTS, hostScriptSource, PUBLISH } from './redis-lua.js';
-import { BATCH, ENQUEUE_MANY, TAKE } from './redis-lua-batch.js';
+import { BATCH, TAKE } from './redis-lua-batch.js';
+import { ENQUEUE_MANY } from './redis-lua-enqueue.js';
 import { LIST_LEASED, MIGRATE, REPAIR } from './redis-lua-single.js';
 
 /** Re-exported for the callers that import it from here; defined in core/errors.ts. */
@@ -104,7 +105,7 @@ export function batch(client: RedisLike): ChainableCommander {
   return proxy;
 }
 
-export type ScriptArg = string | number;
+export type ScriptArg = string | number | Buffer;
 type ScriptFn = (...args: ScriptArg[]) => Promise<unknown>;
 type Target = RedisLike | ChainableCommander;
 

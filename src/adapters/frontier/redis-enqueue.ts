@@ -11,6 +11,7 @@ import type { HostOpBatcher } from './redis-batch.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from './redis-client.js';
 import { lastSnapshot, packUrl, type Snapshot } from './redis-codec.js';
 import { PRIORITY_MAX, PRIORITY_MIN, type RedisKeys, SEQ_LIMIT, splitTaskId } from './redis-keys.js';
+import { recordParts } from './redis-record.js';
 
 /** What the write calls need from the frontier. */
 export interface WriteContext {
@@ -91,6 +92,31 @@ function requestArg(r: PreparedRequest, host: string): string {
   return r.requestUrl === undefined ? '' : packUrl(r.requestUrl, host);
 }
 
+/** A request as ENQUEUE_MANY takes it (redis-lua-enqueue.ts): hash, the new record's head
+ *  (packed here, redis-record.ts), then the priority alone for the usual request, else '*',
+ *  priority, notBefore, flags (1: force, 2: a record tail follows) and the tail. */
+function newRecordArgs(r: PreparedRequest, host: string, now: number): ScriptArg[] {
+  const { head, tail } = recordParts({
+    ready: r.notBefore <= now,
+    url: packUrl(r.url, host),
+    jobId: r.jobId,
+    priority: r.priority,
+    depth: r.depth,
+    requestUrl: r.requestUrl === undefined ? undefined : packUrl(r.requestUrl, host),
+  });
+  if (r.notBefore <= now && !r.force && !tail) return [hashOf(r), head, r.priority];
+  const out: ScriptArg[] = [
+    hashOf(r),
+    head,
+    '*',
+    r.priority,
+    r.notBefore,
+    (r.force ? 1 : 0) + (tail ? 2 : 0),
+  ];
+  if (tail) out.push(tail);
+  return out;
+}
+
 /** Requests per ENQUEUE_MANY call: bounds one script's run time (calls go in one pipeline). */
 const MAX_PER_CALL = 2000;
 
@@ -109,8 +135,9 @@ async function enqueueSingle(
     const chunk = prepared.slice(start, start + MAX_PER_CALL);
     const args: ScriptArg[] = [now, maxPending, chunk.length, ctx.keys.prefix];
     for (const [host, rs] of groupBy(chunk, (r) => r.host)) {
-      args.push(host, rs.length);
-      for (const r of rs) args.push(...recordArgs(r, host), requestArg(r, host));
+      const at = args.push(host, rs.length, 0);
+      for (const r of rs) args.push(...newRecordArgs(r, host, now));
+      args[at - 1] = args.length - at;
     }
     script(pipe, 'crawldEnqueueMany', keys, args);
   }

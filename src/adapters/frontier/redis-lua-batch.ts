@@ -2,7 +2,8 @@
  * The scripts that carry many host operations per call (docs/redis.md, _Batched per turn of
  * the event loop_ and _How lease() picks hosts_): BATCH (a turn's enqueues, acks, retries,
  * dead letters, redrives, and on a Cluster peeks and leases), TAKE (one lease() over many
- * hosts on a single Redis) and ENQUEUE_MANY (a whole enqueue call on a single Redis);
+ * hosts on a single Redis); ENQUEUE_MANY (a whole enqueue call on a single Redis) is in
+ * redis-lua-enqueue.ts;
  * REPAIR and the layout-3 scripts are in redis-lua-single.ts.
  *
  * On a single Redis these scripts keep the index bucket themselves, by deltas: the primitives
@@ -26,7 +27,7 @@ import { RECOVER } from './redis-lua-single.js';
  * Records added may call for task hash bucket splits: the count is kept in the meta field nr
  * (recounted once when missing, for hosts written before it existed).
  */
-const SETTLE = `
+export const SETTLE = `
 -- The index writes of all the call's hosts, one command per kind (exact entries, ZADD LT
 -- entries, removals) instead of one per host.
 local function zput(b, s, host) b[#b + 1] = s b[#b + 1] = host end
@@ -40,7 +41,7 @@ local function settle(I)
   for _, t in ipairs(TORDER) do
     local m = TOUCH[t]
     use_t(t)
-    local host = string.match(t, '{([^}]*)}')
+    local host = hostof(t)
     if m.rr then
       -- rh: the head TAKE saw after its takes (false: none left), so no re-read.
       local h = m.rh
@@ -240,57 +241,4 @@ for k, n in pairs(taken) do
 end
 settle(I)
 return out
-`;
-
-/**
- * A whole enqueue call on a single Redis, in one round trip: the FIFO sequence, the pending
- * count (so maxPending is exact: each host is told the room the previous ones left), the host
- * set and every host's share (ENQUEUE, under pcall: a failing host neither stops nor undoes
- * the others, and the index is kept for all that ran). KEYS: seq, host set, then the index
- * bucket's six keys. ARGV: now, maxPending (-1: none), the number of requests, the key
- * prefix, then per host: host, its number of requests, and per request: hash, url, job,
- * priority, depth, notBefore, force, request URL. Answers {added, duplicates, dropped,
- * error or false}, or {-1, last seq} (nothing written) when the sequence would pass 2^41.
- */
-export const ENQUEUE_MANY = `${PRELUDE}${APPLY}${SETTLE}
-local I = {KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]}
-single(KEYS[9])
-local now, maxp, total, prefix = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-local first = tonumber(redis.call('GET', KEYS[1]) or '0') + 1
-if first + total > SEQ then return {-1, first + total - 1} end
-redis.call('INCRBY', KEYS[1], total)
-local room = 4503599627370496
-if maxp >= 0 then room = maxp - tonumber(redis.call('HGET', I[2], 'n') or '0') end
-DT, TOUCH, TORDER = {}, {}, {}
-local function snapshot() return {} end
-local function enqueue(ARGV)
-${BATCH_BODIES.enqueue}
-end
-local hosts, i = {}, 5
-while i <= #ARGV do hosts[#hosts + 1] = ARGV[i] i = i + 2 + 8 * tonumber(ARGV[i + 1]) end
-for j = 1, #hosts, 1000 do redis.call('SADD', KEYS[2], unpack(hosts, j, math.min(j + 999, #hosts))) end
-local tkeys = {}
-for j, h in ipairs(hosts) do tkeys[j] = prefix .. ':{' .. h .. '}:t' end
-nbfill(tkeys, hosts)
-local added, dups, dropped, err, q = 0, 0, 0, false, first
-i = 5
-while i <= #ARGV do
-  local n = tonumber(ARGV[i + 1])
-  use_t(prefix .. ':{' .. ARGV[i] .. '}:t')
-  local a = {now, math.max(0, room)}
-  for j = 0, n - 1 do
-    local b = i + 2 + 8 * j
-    a[#a + 1] = ARGV[b] a[#a + 1] = ARGV[b + 1] a[#a + 1] = ARGV[b + 2] a[#a + 1] = ARGV[b + 3]
-    a[#a + 1] = ARGV[b + 4] a[#a + 1] = ARGV[b + 5] a[#a + 1] = ARGV[b + 6] a[#a + 1] = q a[#a + 1] = ARGV[b + 7]
-    q = q + 1
-  end
-  local ok, res = pcall(enqueue, a)
-  if ok then
-    added, dups, dropped = added + res[1], dups + res[2], dropped + res[3]
-    room = room - res[1]
-  elseif not err then err = type(res) == 'table' and res.err or tostring(res) end
-  i = i + 2 + 8 * n
-end
-settle(I)
-return {added, dups, dropped, err}
 `;

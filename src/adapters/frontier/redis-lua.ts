@@ -27,10 +27,18 @@ local function use(k)
   T, R, D, L, X, M = KEYS[b + 1], KEYS[b + 2], KEYS[b + 3], KEYS[b + 4], KEYS[b + 5], KEYS[b + 6]
 end
 use(1)
--- Selects the host whose task key (bucket 0) is t: its other keys are named after it.
+-- Selects the host whose task key (bucket 0) is t: its other keys are named after it. Named
+-- once per host per call (making five key strings costs more than a redis.call; a call
+-- selects a host again in SETTLE, and a turn's acks are often on one host).
+local KC = {}
 local function use_t(t)
-  local b = string.sub(t, 1, -2)
-  T, R, D, L, X, M = t, b .. 'r', b .. 'd', b .. 'l', b .. 'x', b .. 'm'
+  local k = KC[t]
+  if not k then
+    local b = string.sub(t, 1, -2)
+    k = {b .. 'r', b .. 'd', b .. 'l', b .. 'x', b .. 'm'}
+    KC[t] = k
+  end
+  T, R, D, L, X, M = t, k[1], k[2], k[3], k[4], k[5]
 end
 local FS, FU, FJ, FP, FDP, FA, FG, FC, FQ, FK, FO, FE, FERR, FDA, FRU = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
 local NF = 15
@@ -171,9 +179,13 @@ local function packed(r)
   return cmsgpack.pack(r)
 end
 local function put(id, r) redis.call('HSET', tkeyof(id), id, packed(r)) end
+-- 'p:' .. p by priority: a number made a string costs a sprintf each time.
+local PK = {}
 local function count(p, n)
-  if redis.call('HINCRBY', M, 'p:' .. p, n) == 0 then redis.call('HDEL', M, 'p:' .. p) end
-  tot('p:' .. p, n) tot('n', n)
+  local f = PK[p]
+  if not f then f = 'p:' .. p PK[p] = f end
+  if redis.call('HINCRBY', M, f, n) == 0 then redis.call('HDEL', M, f) end
+  tot(f, n) tot('n', n)
 end
 -- pend in two steps: the record's new state, then its queue entry and counts.
 local function state(r, nb, q, now)
