@@ -49,7 +49,9 @@ function str(out: number[], s: string): void {
 
 /** A number as cmsgpack packs it: an integer in the smallest int encoding, else a float64. */
 function num(out: number[], v: number): void {
-  const be = (bytes: number, x: bigint) => {
+  /** The tag, then x's low `bytes` bytes, big-endian. */
+  const tagged = (tag: number, bytes: number, x: bigint) => {
+    out.push(tag);
     for (let i = bytes - 1; i >= 0; i--) out.push(Number((x >> BigInt(8 * i)) & 0xffn));
   };
   if (!Number.isSafeInteger(v)) {
@@ -60,11 +62,11 @@ function num(out: number[], v: number): void {
     if (v <= 0x7f) out.push(v);
     else if (v <= 0xff) out.push(0xcc, v);
     else if (v <= 0xffff) out.push(0xcd, v >> 8, v & 0xff);
-    else if (v <= 0xffffffff) out.push(0xce), be(4, BigInt(v));
-    else out.push(0xcf), be(8, BigInt(v));
+    else if (v <= 0xffffffff) tagged(0xce, 4, BigInt(v));
+    else tagged(0xcf, 8, BigInt(v));
   } else if (v >= -32) out.push(v & 0xff);
   else if (v >= -128) out.push(0xd0, v & 0xff);
-  else if (v >= -32768) out.push(0xd1), be(2, BigInt.asUintN(16, BigInt(v)));
-  else if (v >= -2147483648) out.push(0xd2), be(4, BigInt.asUintN(32, BigInt(v)));
-  else out.push(0xd3), be(8, BigInt.asUintN(64, BigInt(v)));
+  else if (v >= -32768) tagged(0xd1, 2, BigInt.asUintN(16, BigInt(v)));
+  else if (v >= -2147483648) tagged(0xd2, 4, BigInt.asUintN(32, BigInt(v)));
+  else tagged(0xd3, 8, BigInt.asUintN(64, BigInt(v)));
 }
