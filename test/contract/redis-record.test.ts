@@ -1,8 +1,11 @@
 // Records packed by the client (redis-record.ts) against a real Redis's cmsgpack: the same
 // bytes as Lua packs for the same record, so they read the same and cost the same memory.
+import { hash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisFrontier } from '../../src/adapters/frontier/redis.js';
+import { hashOf } from '../../src/adapters/frontier/redis-enqueue-wire.js';
+import { WITHQ } from '../../src/adapters/frontier/redis-lua-enqueue.js';
 import { type NewRecord, recordParts } from '../../src/adapters/frontier/redis-record.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { type RedisServer, startRedis } from '../helpers/redis-server.js';
@@ -83,6 +86,39 @@ it('packs a new record to the bytes cmsgpack packs for it', async () => {
       r.depth,
       q,
       r.requestUrl ?? '',
+    )) as Buffer;
+    expect(ours.toString('hex')).toBe(lua.toString('hex'));
+  }
+});
+
+// Task ids are the first 8 bytes of SHA-1(job, url) in base64url: cut from the digest's
+// base64url string, they must stay the ids every stored frontier holds.
+it('names a task by the first 8 bytes of SHA-1 over job and URL, as stored frontiers do', () => {
+  for (let i = 0; i < 500; i++) {
+    const r = { jobId: i % 2 ? 'job' : '', url: `http://h${i}.example/é/${i}?q=${'x'.repeat(i % 50)}` };
+    const want = hash('sha1', `${r.jobId}\n${r.url}`, 'buffer').subarray(0, 8).toString('base64url');
+    expect(hashOf(r as Parameters<typeof hashOf>[0])).toBe(want);
+  }
+});
+
+// ENQUEUE_MANY appends the seq to the client's head with struct.pack (withq): the same bytes
+// as cmsgpack.pack(q), in every integer encoding a seq can take (1 .. 2^41 - 1).
+it('appends the seq as cmsgpack packs it, at every encoding width', async () => {
+  const seqs = [1, 127, 128, 255, 256, 65535, 65536, 2 ** 32 - 1, 2 ** 32, 2 ** 41 - 1];
+  for (const q of seqs) {
+    const ours = (await admin.callBuffer(
+      'EVAL',
+      `${WITHQ} return withq(ARGV[1], tonumber(ARGV[2]))`,
+      0,
+      'hd',
+      q,
+    )) as Buffer;
+    const lua = (await admin.callBuffer(
+      'EVAL',
+      'return ARGV[1] .. cmsgpack.pack(tonumber(ARGV[2]))',
+      0,
+      'hd',
+      q,
     )) as Buffer;
     expect(ours.toString('hex')).toBe(lua.toString('hex'));
   }

@@ -3,15 +3,14 @@
  * back) and redrive (dead letters back). Both take FIFO sequence numbers from `{prefix}:seq`
  * and run one host operation per host through the turn's batch (redis-batch.ts).
  */
-import { hash } from 'node:crypto';
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { EnqueueResult } from '../../ports/frontier.js';
 import type { PreparedRequest } from './common.js';
 import type { HostOpBatcher } from './redis-batch.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from './redis-client.js';
 import { lastSnapshot, packUrl, type Snapshot } from './redis-codec.js';
+import { encodeEnqueue, hashOf } from './redis-enqueue-wire.js';
 import { PRIORITY_MAX, PRIORITY_MIN, type RedisKeys, SEQ_LIMIT, splitTaskId } from './redis-keys.js';
-import { recordParts } from './redis-record.js';
 
 /** What the write calls need from the frontier. */
 export interface WriteContext {
@@ -92,35 +91,17 @@ function requestArg(r: PreparedRequest, host: string): string {
   return r.requestUrl === undefined ? '' : packUrl(r.requestUrl, host);
 }
 
-/** A request as ENQUEUE_MANY takes it (redis-lua-enqueue.ts): hash, the new record's head
- *  (packed here, redis-record.ts), then the priority alone for the usual request, else '*',
- *  priority, notBefore, flags (1: force, 2: a record tail follows) and the tail. */
-function newRecordArgs(r: PreparedRequest, host: string, now: number): ScriptArg[] {
-  const { head, tail } = recordParts({
-    ready: r.notBefore <= now,
-    url: packUrl(r.url, host),
-    jobId: r.jobId,
-    priority: r.priority,
-    depth: r.depth,
-    requestUrl: r.requestUrl === undefined ? undefined : packUrl(r.requestUrl, host),
-  });
-  if (r.notBefore <= now && !r.force && !tail) return [hashOf(r), head, r.priority];
-  const out: ScriptArg[] = [
-    hashOf(r),
-    head,
-    '*',
-    r.priority,
-    r.notBefore,
-    (r.force ? 1 : 0) + (tail ? 2 : 0),
-  ];
-  if (tail) out.push(tail);
-  return out;
-}
-
-/** Requests per ENQUEUE_MANY call: bounds one script's run time (calls go in one pipeline). */
+/** Requests per ENQUEUE_MANY call: bounds one script's run time. */
 const MAX_PER_CALL = 2000;
+/** The least requests of a part, when a call is sent in parts (enqueueSingle). */
+const PART = 256;
 
-/** One Redis: the whole call in one round trip, ENQUEUE_MANY scripts of up to MAX_PER_CALL requests. */
+/**
+ * One Redis: the whole call in one round trip of ENQUEUE_MANY scripts (redis-enqueue-wire.ts),
+ * in parts of about a quarter of the call (at least PART requests, at most MAX_PER_CALL), each
+ * written to the connection as soon as it is encoded: the client's encoding of a part overlaps
+ * Redis's run of the one before. Each part is atomic and sees the room the previous ones left.
+ */
 async function enqueueSingle(
   ctx: WriteContext,
   c: RedisLike,
@@ -130,19 +111,29 @@ async function enqueueSingle(
   const b = ctx.keys.buckets[0]!;
   const keys = [ctx.keys.seq, b.hosts, ...ctx.keys.singleList()];
   const maxPending = Number.isFinite(ctx.maxPending) ? ctx.maxPending : -1;
-  const pipe = batch(c);
-  for (let start = 0; start < prepared.length; start += MAX_PER_CALL) {
-    const chunk = prepared.slice(start, start + MAX_PER_CALL);
-    const args: ScriptArg[] = [now, maxPending, chunk.length, ctx.keys.prefix];
-    for (const [host, rs] of groupBy(chunk, (r) => r.host)) {
-      const at = args.push(host, rs.length, 0);
-      for (const r of rs) args.push(...newRecordArgs(r, host, now));
-      args[at - 1] = args.length - at;
+  const size = Math.min(MAX_PER_CALL, Math.max(PART, Math.ceil(prepared.length / 4)));
+  const sent: Promise<unknown>[] = [];
+  let part = new Map<string, PreparedRequest[]>();
+  let n = 0;
+  const send = () => {
+    const [hosts, reqs] = encodeEnqueue(part, n, now);
+    sent.push(script(c, 'crawldEnqueueMany', keys, [now, maxPending, n, ctx.keys.prefix, hosts, reqs]));
+    part = new Map();
+    n = 0;
+  };
+  // Whole hosts per part (a host's fixed costs are paid once a call), in the order of their
+  // first request, as one call would take them; a host of more than MAX_PER_CALL in pieces.
+  for (const [host, rs] of groupBy(prepared, (r) => r.host)) {
+    for (let i = 0; i < rs.length; i += MAX_PER_CALL) {
+      const piece = rs.length <= MAX_PER_CALL ? rs : rs.slice(i, i + MAX_PER_CALL);
+      if (n > 0 && n + piece.length > size) send();
+      part.set(host, piece);
+      n += piece.length;
     }
-    script(pipe, 'crawldEnqueueMany', keys, args);
   }
+  if (n > 0) send();
   const sum = { added: 0, duplicates: 0, dropped: 0 };
-  for (const reply of (await execAll(pipe)) as [number, number, number, string | null][]) {
+  for (const reply of (await Promise.all(sent)) as [number, number, number, string | null][]) {
     if (reply[0] === -1) checkSeq(reply[1]);
     if (reply[3]) throw new Error(`enqueue script failed: ${reply[3]}`);
     sum.added += reply[0];
@@ -198,13 +189,4 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
     else out.set(k, [item]);
   }
   return out;
-}
-
-/**
- * 64 bits of SHA-1 over (job, url) in base64url: 11 characters (a 16-byte allocation in Redis
- * where 16 hex digits took 24, once in the task hash and once per queue entry). Collisions are
- * resolved by probing in Lua. crypto.hash (one shot) costs less than createHash per URL.
- */
-function hashOf(r: PreparedRequest): string {
-  return hash('sha1', `${r.jobId}\n${r.url}`, 'buffer').subarray(0, 8).toString('base64url');
 }

@@ -30,7 +30,7 @@ import { RECOVER } from './redis-lua-single.js';
 export const SETTLE = `
 -- The index writes of all the call's hosts, one command per kind (exact entries, ZADD LT
 -- entries, removals) instead of one per host.
-local function zput(b, s, host) b[#b + 1] = s b[#b + 1] = host end
+local function zput(b, s, host) b[#b + 1] = istr(s) b[#b + 1] = host end
 local function zflush(key, b)
   for j = 1, #b.set, 2000 do redis.call('ZADD', key, unpack(b.set, j, math.min(j + 1999, #b.set))) end
   for j = 1, #b.lt, 2000 do redis.call('ZADD', key, 'LT', unpack(b.lt, j, math.min(j + 1999, #b.lt))) end

@@ -12,20 +12,35 @@ import { APPLY, BATCH_BODIES, PRELUDE } from './redis-lua.js';
 import { SETTLE } from './redis-lua-batch.js';
 
 /**
+ * withq(head, q): a new record, its head (packed by the client) then its seq q as cmsgpack
+ * packs it (the smallest integer encoding), in one string: one struct.pack where
+ * `head .. cmsgpack.pack(q)` made two strings.
+ */
+export const WITHQ = `
+local function withq(head, q)
+  if q >= 65536 then
+    if q < 4294967296 then return struct.pack('>c0BI4', head, 206, q) end
+    return struct.pack('>c0BI8', head, 207, q)
+  elseif q >= 256 then return struct.pack('>c0BH', head, 205, q)
+  elseif q >= 128 then return struct.pack('>c0BB', head, 204, q) end
+  return struct.pack('>c0B', head, q)
+end
+`;
+
+/**
  * The FIFO sequence, the pending count (so maxPending is exact: each URL sees the room the
  * previous ones left), the host set and every host's share (a host's general-path URLs under
  * pcall: a failing one neither stops nor undoes the others, and the index is kept for all
  * that ran). KEYS: seq, host set, then the index bucket's six keys and GL. ARGV: now,
- * maxPending (-1: none), the number of requests, the key prefix, then per host: host, its
- * number of requests, its number of arguments, and per request: hash, record head, then
- * either the priority (the usual request: ready now, not forced, no record tail) or '*',
- * priority, notBefore, flags (1: force, 2: a record tail follows) and the record tail if any. Answers {added, duplicates, dropped, error or
- * false}, or {-1, last seq} (nothing written) when the sequence would pass 2^41.
+ * maxPending (-1: none), the number of requests, the key prefix, the hosts and the requests
+ * in their wire form (redis-enqueue-wire.ts: binary strings read with struct.unpack). Answers
+ * {added, duplicates, dropped, error or false}, or {-1, last seq} (nothing written) when the
+ * sequence would pass 2^41.
  */
-export const ENQUEUE_MANY = `${PRELUDE}${APPLY}${SETTLE}
+export const ENQUEUE_MANY = `${PRELUDE}${APPLY}${SETTLE}${WITHQ}
 local I = {KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]}
 single(KEYS[9])
-local now, maxp, total, prefix = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local now, maxp, total, prefix, HB, RB = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6]
 local first = tonumber(redis.call('GET', KEYS[1]) or '0') + 1
 if first + total > SEQ then return {-1, first + total - 1} end
 redis.call('INCRBY', KEYS[1], total)
@@ -36,8 +51,12 @@ local function snapshot() return {} end
 local function enqueue(ARGV)
 ${BATCH_BODIES.enqueue}
 end
-local hosts, i = {}, 5
-while i <= #ARGV do hosts[#hosts + 1] = ARGV[i] i = i + 3 + tonumber(ARGV[i + 2]) end
+-- Per host: its name, number of requests and their size in RB.
+local hosts, counts, sizes, pos = {}, {}, {}, 1
+while pos <= #HB do
+  local k = #hosts + 1
+  hosts[k], counts[k], sizes[k], pos = struct.unpack('>I4c0I4I4', HB, pos)
+end
 for j = 1, #hosts, 1000 do redis.call('SADD', KEYS[2], unpack(hosts, j, math.min(j + 999, #hosts))) end
 local tkeys = {}
 for j, h in ipairs(hosts) do
@@ -60,26 +79,28 @@ end
 local function zadd(key, b)
   for j = 1, #b, 2000 do redis.call('ZADD', key, unpack(b, j, math.min(j + 1999, #b))) end
 end
--- One host's share: the new records first written outright, their entries and counts once.
-local function share(k)
-  local n = tonumber(ARGV[i + 1])
-  local j, last = i + 3, i + 2 + tonumber(ARGV[i + 2])
+-- One host's share, its requests from RB at rp: the new records first written outright,
+-- their entries and counts once.
+local function share(k, rp)
+  local n = counts[k]
   use_t(tkeys[k])
   if n > PER_BUCKET then presplit(n) end
   local zr, zd, cnt, made, ra, da = {}, nil, {}, 0, nil, nil
-  while j <= last do
-    local h, rec, x = ARGV[j], ARGV[j + 1] .. cmsgpack.pack(q), ARGV[j + 2]
-    local p, nb, force
-    if x ~= '*' then p, nb, force = tonumber(x), now, false j = j + 3
+  for _ = 1, n do
+    local h, p, f, rec, nb, tail
+    h, p, f, rec, rp = struct.unpack('>c11hBI4c0', RB, rp)
+    local force = false
+    if f == 0 then nb = now
     else
-      local f = tonumber(ARGV[j + 5])
-      p, nb, force = tonumber(ARGV[j + 3]), tonumber(ARGV[j + 4]), f % 2 == 1
-      if f >= 2 then rec = rec .. ARGV[j + 6] j = j + 7 else j = j + 6 end
+      nb, tail, rp = struct.unpack('>dI4c0', RB, rp)
+      force = f % 2 == 1
     end
+    rec = withq(rec, q)
+    if tail and tail ~= '' then rec = rec .. tail end
     if not force and room > 0 and redis.call('HSETNX', tkeyof(h), h, rec) == 1 then
       if nb <= now then
         local s = score(p, q)
-        zr[#zr + 1] = s zr[#zr + 1] = h
+        zr[#zr + 1] = istr(s) zr[#zr + 1] = h
         if not ra or s < ra then ra = s end
       else
         zd = zd or {}
@@ -99,13 +120,13 @@ local function share(k)
   mark('nr', made)
   added = added + made
 end
-i = 5
+local rp = 1
 for k = 1, #hosts do
   local first_q = q
-  local ok, res = pcall(share, k)
+  local ok, res = pcall(share, k, rp)
   if not ok and not err then err = type(res) == 'table' and res.err or tostring(res) end
-  q = first_q + tonumber(ARGV[i + 1])
-  i = i + 3 + tonumber(ARGV[i + 2])
+  q = first_q + counts[k]
+  rp = rp + sizes[k]
 end
 settle(I)
 return {added, dups, dropped, err}
