@@ -24,8 +24,8 @@ import { RECOVER } from './redis-lua-single.js';
  * settle(I): applies the call's marks and totals deltas to index bucket I = {snap, totals,
  * ready index, due index, dead hosts, leased hosts}. A ready entry or a due time only added
  * is a ZADD LT (the index holds the host's least score); a removal re-reads the host's head.
- * Records added may call for task hash bucket splits: the count is kept in the meta field nr
- * (recounted once when missing, for hosts written before it existed).
+ * Records added may call for task hash bucket splits: the count is kept in the hash NRK, host →
+ * records (recounted once when missing, for hosts written before it existed).
  */
 export const SETTLE = `
 -- The index writes of all the call's hosts, one command per kind (exact entries, ZADD LT
@@ -35,6 +35,36 @@ local function zflush(key, b)
   for j = 1, #b.set, 2000 do redis.call('ZADD', key, unpack(b.set, j, math.min(j + 1999, #b.set))) end
   for j = 1, #b.lt, 2000 do redis.call('ZADD', key, 'LT', unpack(b.lt, j, math.min(j + 1999, #b.lt))) end
   for j = 1, #b.rem, 1000 do redis.call('ZREM', key, unpack(b.rem, j, math.min(j + 999, #b.rem))) end
+end
+-- Records added this call, by host task key (the enqueue body's nr marks and ENQUEUE_MANY's
+-- shares), and nrflush(): the hosts' record counts (NRK) read and written in one command
+-- each, instead of one HINCRBY per host; a host missing there (new, or last written when the
+-- count was the meta field nr) is recounted. A host past PER_BUCKET records per bucket is
+-- split (a few per call at most; each moves about half of one bucket).
+local NRD, NRO = {}, {}
+local function grew(t, d)
+  local n = NRD[t]
+  if n then NRD[t] = n + d else NRD[t] = d NRO[#NRO + 1] = t end
+end
+local function nrflush()
+  for j = 1, #NRO, 1000 do
+    local last = math.min(j + 999, #NRO)
+    local hs, w = {}, {}
+    for k = j, last do hs[#hs + 1] = hostof(NRO[k]) end
+    local v = redis.call('HMGET', NRK, unpack(hs))
+    for k = j, last do
+      local t = NRO[k]
+      local n = tonumber(v[k - j + 1])
+      if n then n = n + NRD[t] else use_t(t) n = records() end
+      w[#w + 1] = hs[k - j + 1] w[#w + 1] = istr(n)
+      if n > PER_BUCKET * (NB[t] or 1) then
+        use_t(t)
+        local splits = 0
+        while n > PER_BUCKET * nbuckets() and splits < 4 do split() splits = splits + 1 end
+      end
+    end
+    redis.call('HSET', NRK, unpack(w))
+  end
 end
 local function settle(I)
   local r3, r4 = {set = {}, lt = {}, rem = {}}, {set = {}, lt = {}, rem = {}}
@@ -67,13 +97,9 @@ local function settle(I)
       if tonumber(redis.call('HGET', M, 'x') or '0') > 0 then redis.call('SADD', I[5], host)
       else redis.call('SREM', I[5], host) end
     elseif m.xa then redis.call('SADD', I[5], host) end
-    if m.nr then
-      local n = redis.call('HINCRBY', M, 'nr', m.nr)
-      if n == m.nr then n = records() redis.call('HSET', M, 'nr', n) end
-      local splits = 0
-      while n > PER_BUCKET * nbuckets() and splits < 4 do split() splits = splits + 1 end
-    end
+    if m.nr then grew(t, m.nr) end
   end
+  nrflush()
   zflush(I[3], r3) zflush(I[4], r4)
   for f, d in pairs(DT) do bump(I, f, d) end
 end

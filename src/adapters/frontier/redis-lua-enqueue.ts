@@ -58,10 +58,11 @@ while pos <= #HB do
   hosts[k], counts[k], sizes[k], pos = struct.unpack('>I4c0I4I4', HB, pos)
 end
 for j = 1, #hosts, 1000 do redis.call('SADD', KEYS[2], unpack(hosts, j, math.min(j + 999, #hosts))) end
-local tkeys = {}
+local tkeys, bases = {}, {}
 for j, h in ipairs(hosts) do
-  local t = prefix .. ':{' .. h .. '}:t'
-  tkeys[j] = t HOSTOF[t] = h
+  local b = prefix .. ':{' .. h .. '}:'
+  local t = b .. 't'
+  tkeys[j] = t bases[j] = b HOSTOF[t] = h
 end
 nbfill(tkeys, hosts)
 local added, dups, dropped, err, q = 0, 0, 0, false, first
@@ -81,10 +82,14 @@ local function zadd(key, b)
 end
 -- One host's share, its requests from RB at rp: the new records first written outright,
 -- their entries and counts once.
+-- The usual share needs the host's task, ready and meta keys alone: the others (named by
+-- use_t) only for the general path, delayed entries or splits. Its index entry and record
+-- count go in FLT and grew() (no per-host marks).
+local FLT = {}
 local function share(k, rp)
-  local n = counts[k]
-  use_t(tkeys[k])
-  if n > PER_BUCKET then presplit(n) end
+  local n, t = counts[k], tkeys[k]
+  T, R, M = t, bases[k] .. 'r', bases[k] .. 'm'
+  if n > PER_BUCKET then use_t(t) presplit(n) end
   local zr, zd, cnt, made, ra, da = {}, nil, {}, 0, nil, nil
   for _ = 1, n do
     local h, p, f, rec, nb, tail
@@ -109,15 +114,15 @@ local function share(k, rp)
       end
       cnt[p] = (cnt[p] or 0) + 1
       made = made + 1 room = room - 1
-    else general(h, p, nb, force, rec) end
+    else use_t(t) general(h, p, nb, force, rec) end
     q = q + 1
   end
   if made == 0 then return end
   zadd(R, zr)
-  if zd then zadd(D, zd) DLC[T] = redis.call('HINCRBY', M, 'dl', #zd / 2) mark('da', da) end
-  if ra then mark('ra', ra) end
+  if zd then use_t(t) zadd(D, zd) DLC[T] = redis.call('HINCRBY', M, 'dl', #zd / 2) mark('da', da) end
+  if ra then FLT[#FLT + 1] = istr(ra) FLT[#FLT + 1] = hosts[k] end
   for p, c in pairs(cnt) do count(p, c) end
-  mark('nr', made)
+  grew(t, made)
   added = added + made
 end
 local rp = 1
@@ -129,5 +134,6 @@ for k = 1, #hosts do
   rp = rp + sizes[k]
 end
 settle(I)
+for j = 1, #FLT, 2000 do redis.call('ZADD', I[3], 'LT', unpack(FLT, j, math.min(j + 1999, #FLT))) end
 return {added, dups, dropped, err}
 `;

@@ -40,6 +40,7 @@ end
  */
 export const REPAIR = `${PRELUDE}
 local I = {KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]}
+local NRK = string.sub(KEYS[8], 1, -7) .. 'nr'
 redis.call('DEL', I[1], I[2], I[3], I[4], I[5], I[6])
 local sum = {n = 0, l = 0, f = 0, x = 0}
 local leases = {}
@@ -59,7 +60,7 @@ for _, host in ipairs(hosts) do
     elseif string.sub(k, 1, 2) == 'p:' then sum[k] = (sum[k] or 0) + v sum.n = sum.n + v all = all + v end
   end
   sum.l = sum.l + l
-  redis.call('HSET', M, 'nr', all + l)
+  redis.call('HSET', NRK, host, all + l)
   local h = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES')[2]
   if h then redis.call('ZADD', I[3], h, host) end
   local d = redis.call('ZRANGE', D, 0, 0, 'WITHSCORES')[2]

@@ -78,8 +78,9 @@ local DT, TOUCH, TORDER = nil, nil, nil
 -- back from it. nil on a Cluster: the host's lease zset L (a script touches one slot).
 -- TBK: with GL, the hash host → task hash bucket count (hosts of one bucket absent), a copy of
 -- each meta hash's tb, so a call reads the counts of all its hosts in one HMGET (nbfill).
-local GL, TBK = nil, nil
-local function single(k) GL = k TBK = string.sub(k, 1, -7) .. 'tb' end
+-- NRK: with GL, the hash host → its number of records (what decides task hash splits; SETTLE).
+local GL, TBK, NRK = nil, nil, nil
+local function single(k) GL = k TBK = string.sub(k, 1, -7) .. 'tb' NRK = string.sub(k, 1, -7) .. 'nr' end
 local HOSTOF = {}
 local function hostof(t)
   local h = HOSTOF[t]
