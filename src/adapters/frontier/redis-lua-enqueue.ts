@@ -90,7 +90,7 @@ local function share(k, rp)
   local n, t = counts[k], tkeys[k]
   T, R, M = t, bases[k] .. 'r', bases[k] .. 'm'
   if n > PER_BUCKET then use_t(t) presplit(n) end
-  local zr, zd, cnt, made, ra, da = {}, nil, {}, 0, nil, nil
+  local zr, zd, cnt, made, ra, ras, da = {}, nil, {}, 0, nil, nil, nil
   for _ = 1, n do
     local h, p, f, rec, nb, tail
     h, p, f, rec, rp = struct.unpack('>c11hBI4c0', RB, rp)
@@ -105,8 +105,9 @@ local function share(k, rp)
     if not force and room > 0 and redis.call('HSETNX', tkeyof(h), h, rec) == 1 then
       if nb <= now then
         local s = score(p, q)
-        zr[#zr + 1] = istr(s) zr[#zr + 1] = h
-        if not ra or s < ra then ra = s end
+        local ss = istr(s)
+        zr[#zr + 1] = ss zr[#zr + 1] = h
+        if not ra or s < ra then ra, ras = s, ss end
       else
         zd = zd or {}
         zd[#zd + 1] = nb zd[#zd + 1] = h
@@ -120,7 +121,7 @@ local function share(k, rp)
   if made == 0 then return end
   zadd(R, zr)
   if zd then use_t(t) zadd(D, zd) DLC[T] = redis.call('HINCRBY', M, 'dl', #zd / 2) mark('da', da) end
-  if ra then FLT[#FLT + 1] = istr(ra) FLT[#FLT + 1] = hosts[k] end
+  if ra then FLT[#FLT + 1] = ras FLT[#FLT + 1] = hosts[k] end
   for p, c in pairs(cnt) do count(p, c) end
   grew(t, made)
   added = added + made
