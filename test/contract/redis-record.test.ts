@@ -162,3 +162,50 @@ it('mixes new, duplicate, delayed and forced URLs of one host in one call', asyn
     await f.close();
   }
 });
+
+// A call of more than one part (redis-enqueue.ts: parts of whole hosts, a host of more than
+// 2000 requests in pieces, each part sent as encoded): FIFO within a host and a priority
+// across the parts, exact maxPending across them, every URL once.
+it('sends a big call in parts: FIFO per host and priority, maxPending exact, every URL once', async () => {
+  await admin.flushdb();
+  const clock = new FakeClock();
+  const f = new RedisFrontier({ url: server.url, clock, maxPending: 3_000 });
+  await f.open();
+  try {
+    const big = Array.from({ length: 2_500 }, (_, i) => req(`b${i}`, { url: url(`b${i}`, 'big.example') }));
+    const small = Array.from({ length: 600 }, (_, i) =>
+      req(`s${i}`, { url: url(`s${i}`, `h${i % 300}.example`), priority: i % 2 }),
+    );
+    // 3,100 requests, room for 3,000: the last 100 in the order the parts run are dropped
+    // (hosts in the order of their first request: the 300 small hosts, then big.example).
+    expect(await f.enqueue([...small.slice(0, 300), ...big, ...small.slice(300)])).toEqual({
+      added: 3_000,
+      duplicates: 0,
+      dropped: 100,
+    });
+    expect(await f.stats()).toMatchObject({ pending: 3_000 });
+    const all = [];
+    for (;;) {
+      const got = await lease(f, 500);
+      if (got.length === 0) break;
+      all.push(...got);
+    }
+    const urls = all.map((t) => t.url);
+    expect(new Set(urls).size).toBe(3_000);
+    // big.example's first 2,400 URLs (priority 0) lease in their order.
+    const bigOrder = urls.filter((u) => u.includes('big.example'));
+    expect(bigOrder).toEqual(big.slice(0, 2_400).map((r) => r.url));
+    expect(all.filter((t) => !t.url.includes('big.example'))).toHaveLength(600);
+    // Per host, per priority, in enqueue order.
+    for (const host of ['h0.example', 'h1.example', 'h299.example']) {
+      const mine = all.filter((t) => t.host === host);
+      for (const p of [0, 1]) {
+        const got = mine.filter((t) => t.priority === p).map((t) => t.url);
+        const want = small.filter((r) => r.url.includes(`//${host}/`) && r.priority === p).map((r) => r.url);
+        expect(got).toEqual(want);
+      }
+    }
+  } finally {
+    await f.close();
+  }
+});
