@@ -93,8 +93,9 @@ function requestArg(r: PreparedRequest, host: string): string {
 
 /** Requests per ENQUEUE_MANY call: bounds one script's run time. */
 const MAX_PER_CALL = 2000;
-/** The least requests of a part, when a call is sent in parts (enqueueSingle). */
-const PART = 256;
+/** The least requests of a part, when a call is sent in parts (enqueueSingle): a call of up
+ *  to this many (a page's links) stays one script call. */
+const PART = 512;
 
 /**
  * One Redis: the whole call in one round trip of ENQUEUE_MANY scripts (redis-enqueue-wire.ts),
