@@ -1,6 +1,7 @@
 /**
- * ENQUEUE_MANY: a whole enqueue call on a single Redis, in one round trip (never sent to a
- * Cluster: it names host keys it computes from the prefix). Most URLs reaching Redis are new,
+ * ENQUEUE_MANY: an enqueue call on a single Redis, or one part of a big one (redis-enqueue.ts
+ * sends a call's parts in one round trip), atomic (never sent to a Cluster: it names host keys
+ * it computes from the prefix). Most URLs reaching Redis are new,
  * so the script's per-URL work is kept to the least: the client packs each new record
  * (redis-record.ts) and the script adds only its seq; one HSETNX writes it, and its queue
  * entry, pending count and index marks are gathered per host and written once per host (one
