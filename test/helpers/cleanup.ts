@@ -1,0 +1,20 @@
+import { afterEach } from 'vitest';
+
+/** What a test starts and must end: a server or site (close), a daemon or redis-server (stop). */
+export type Closable = { close(): Promise<void> } | { stop(): Promise<void> };
+
+/**
+ * Registers an afterEach that ends what each test handed to the returned function, the last
+ * started first (a daemon before the server it crawls), once each. The function returns its
+ * argument, so a test keeps a typed const: `const server = track(await startServer(...))`.
+ */
+export function closeAfterEach(): <T extends Closable>(thing: T) => T {
+  const open: Closable[] = [];
+  afterEach(async () => {
+    for (const thing of open.splice(0).reverse()) await ('stop' in thing ? thing.stop() : thing.close());
+  });
+  return (thing) => {
+    open.push(thing);
+    return thing;
+  };
+}
