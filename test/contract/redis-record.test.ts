@@ -1,24 +1,11 @@
-// Records packed by the client (redis-record.ts) against a real Redis's cmsgpack: the same
-// bytes as Lua packs for the same record, so they read the same and cost the same memory.
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { RedisFrontier } from '../../src/adapters/frontier/redis.js';
 import { type NewRecord, recordParts } from '../../src/adapters/frontier/redis-record.js';
 import { FakeClock } from '../../src/core/clock.js';
-import { type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { useRedis } from '../helpers/redis-server.js';
 import { lease, paths, req, url } from './frontier-contract-helpers.js';
 
-let server: RedisServer;
-let admin: Redis;
-
-beforeAll(async () => {
-  server = await startRedis();
-  admin = new Redis(server.url);
-});
-afterAll(async () => {
-  await admin?.quit();
-  await server?.stop();
-});
+const redis = useRedis();
 
 /** The record as the Lua of redis-lua.ts packs it ({s, u, j, p, dp, 0, 0, q, false..., ru}). */
 const LUA_PACK = `
@@ -69,10 +56,10 @@ it('packs a new record to the bytes cmsgpack packs for it', async () => {
     const { head, tail } = recordParts(r);
     const ours = Buffer.concat([
       head,
-      (await admin.callBuffer('EVAL', 'return cmsgpack.pack(tonumber(ARGV[1]))', 0, q)) as Buffer,
+      (await redis.admin.callBuffer('EVAL', 'return cmsgpack.pack(tonumber(ARGV[1]))', 0, q)) as Buffer,
       tail ?? Buffer.alloc(0),
     ]);
-    const lua = (await admin.callBuffer(
+    const lua = (await redis.admin.callBuffer(
       'EVAL',
       LUA_PACK,
       0,
@@ -92,9 +79,9 @@ it('packs a new record to the bytes cmsgpack packs for it', async () => {
 // with a request URL) through the general path: one call mixing them on one host keeps the
 // FIFO order, the counts and the records.
 it('mixes new, duplicate, delayed and forced URLs of one host in one call', async () => {
-  await admin.flushdb();
+  await redis.admin.flushdb();
   const clock = new FakeClock();
-  const f = new RedisFrontier({ url: server.url, clock });
+  const f = new RedisFrontier({ url: redis.server.url, clock });
   await f.open();
   try {
     const later = clock.now() + 1000;
