@@ -12,7 +12,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSyn
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './prom-tools.js';
+import { freePort } from './cli.js';
 
 export interface PostgresServer {
   /** postgres://postgres@127.0.0.1:PORT/DB */
