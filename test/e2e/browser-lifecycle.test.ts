@@ -9,22 +9,21 @@ import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
 import {
   countLines,
   freePort,
+  listDeadLetters,
   readJsonl,
-  runCli,
+  runOnce,
   startCli,
   tempDir,
   until,
+  untilMetrics,
   writeJsonConfig,
 } from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
-import { alive, browserPid, CHROMIUM, chromiumPids } from '../helpers/js-site.js';
+import { alive, browserFetch, browserPid, chromiumPids } from '../helpers/js-site.js';
 
 function writeConfig(dir: string, site: DemoSite, extra: Record<string, unknown> = {}): string {
   return writeJsonConfig(dir, {
-    fetch: {
-      allowAddresses: [`127.0.0.1:${site.port}`],
-      browser: { executablePath: CHROMIUM, maxPages: 3 },
-    },
+    fetch: browserFetch(site.port, { maxPages: 3 }),
     jobs: [
       {
         id: 'shop',
@@ -37,11 +36,8 @@ function writeConfig(dir: string, site: DemoSite, extra: Record<string, unknown>
   });
 }
 
-async function dlq(dir: string): Promise<string> {
-  const r = await runCli(['dlq', 'list', '--json', '--data-dir', join(dir, 'data')]);
-  expect(r.code).toBe(0);
-  return r.stdout;
-}
+/** The dead letters of the daemon whose config writeConfig wrote into dir. */
+const dlq = (dir: string) => listDeadLetters(['--data-dir', join(dir, 'data')]);
 
 describe('browser lifecycle under the daemon', () => {
   let site: DemoSite | undefined;
@@ -64,17 +60,18 @@ describe('browser lifecycle under the daemon', () => {
       const pid = browserPid(daemon.child.pid ?? -1);
       expect(pid).toBeDefined();
       process.kill(pid as number, 'SIGKILL');
-      await until(async () => {
-        metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-        return metricSum(metrics, 'crawld_browser_restarts_total', { reason: 'crash' }) >= 1;
-      }, 30_000);
+      metrics = await untilMetrics(
+        port,
+        (m) => metricSum(m, 'crawld_browser_restarts_total', { reason: 'crash' }) >= 1,
+        30_000,
+      );
       expect(await daemon.exited).toBe(0);
     } finally {
       daemon.child.kill('SIGKILL');
     }
     const urls = new Set(readJsonl(results).map((r) => r.url));
     const dead = await dlq(dir);
-    expect(dead).toBe('');
+    expect(dead).toEqual([]);
     expect(urls.size).toBe(pages);
     expect(metricSum(metrics, 'crawld_browser_crashes_total')).toBeGreaterThanOrEqual(1);
     expect(metricSum(metrics, 'crawld_render_duration_seconds_count')).toBeGreaterThanOrEqual(3);
@@ -103,11 +100,11 @@ describe('browser lifecycle under the daemon', () => {
     }
     expect(daemon.stdout()).toMatch(/"aborted":[1-9].*"message":"shutdown: drained"/);
     await until(() => browsers.every((pid) => !alive(pid)), 10_000);
-    const again = await runCli(['run', '--config', config, '--once', '--no-progress'], {}, 120_000);
+    const again = await runOnce(config, 120_000);
     expect(again.code, again.stdout).toBe(0);
     const records = readJsonl(results);
     expect(new Set(records.map((r) => r.url)).size).toBe(pages);
     for (const r of records) expect((r.fields as { price?: string }).price).toMatch(/^\$[0-9,]+\.\d\d$/);
-    expect(await dlq(dir)).toBe('');
+    expect(await dlq(dir)).toEqual([]);
   }, 180_000);
 });

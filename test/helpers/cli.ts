@@ -87,6 +87,44 @@ export async function runCli(
   return { code, stdout: p.stdout(), stderr: p.stderr() };
 }
 
+/** `crawld run --config FILE --once --no-progress`, as a user runs it, to completion. */
+export function runOnce(config: string, timeoutMs?: number): ReturnType<typeof runCli> {
+  return runCli(['run', '--config', config, '--once', '--no-progress'], {}, timeoutMs);
+}
+
+/**
+ * Starts `crawld ARGS`, runs `body` with it, then SIGTERMs it and waits for its exit, also when
+ * body throws: a daemon a test reads while it runs (its /metrics, its files) never outlives it.
+ */
+export async function withCli<T>(args: string[], body: (cli: CliProcess) => Promise<T>): Promise<T> {
+  const cli = startCli(args);
+  try {
+    return await body(cli);
+  } finally {
+    cli.child.kill('SIGTERM');
+    await cli.exited;
+  }
+}
+
+/** The exposition of the daemon's /metrics on 127.0.0.1:port. */
+export async function scrapeMetrics(port: number): Promise<string> {
+  return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+}
+
+/** Scrapes /metrics on 127.0.0.1:port until `pred` holds of it (see until); returns that scrape. */
+export async function untilMetrics(
+  port: number,
+  pred: (exposition: string) => boolean,
+  timeoutMs?: number,
+): Promise<string> {
+  let text = '';
+  await until(async () => {
+    text = await scrapeMetrics(port);
+    return pred(text);
+  }, timeoutMs);
+  return text;
+}
+
 export interface ListedDeadLetter {
   readonly url: string;
   readonly reason: string;
