@@ -93,6 +93,27 @@ export function resultUrls(path: string): string[] {
   return out;
 }
 
+/**
+ * `crawld crawl URLS --once --allow-private-networks --data-dir DIR --no-progress`, then `more`
+ * (e.g. `--frontier URL`): a one-shot crawl of the demo site as a user runs it.
+ */
+export function crawlOnceArgs(
+  urls: readonly string[],
+  dataDir: string,
+  more: readonly string[] = [],
+): string[] {
+  return [
+    'crawl',
+    ...urls,
+    '--once',
+    '--allow-private-networks',
+    '--data-dir',
+    dataDir,
+    '--no-progress',
+    ...more,
+  ];
+}
+
 /** Per URL, how many records the files hold together. */
 export function countByUrl(files: readonly string[]): Map<string, number> {
   const counts = new Map<string, number>();
