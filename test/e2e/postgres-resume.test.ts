@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, readJsonl, runCli, startCli, tempDir, until } from '../helpers/cli.js';
+import { readJsonl, runCli, startCli, tempDir, until, useSiteCli } from '../helpers/cli.js';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.js';
 
 /**
@@ -10,14 +10,11 @@ import { type PostgresServer, startPostgres } from '../helpers/postgres-server.j
  * then the same command again: one row per page, none twice, none missing.
  */
 describe('crawl --sink postgres resumes after SIGKILL', () => {
-  let site: CliProcess;
-  let origin: string;
+  const site = useSiteCli(['--pages', '600', '--latency-ms', '20']);
   let server: PostgresServer;
   let db: pg.Client;
 
   beforeAll(async () => {
-    site = startCli(['site', '--port', '0', '--pages', '600', '--latency-ms', '20']);
-    origin = (await site.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
     server = await startPostgres();
     db = new pg.Client({ connectionString: server.url });
     await db.connect();
@@ -25,8 +22,6 @@ describe('crawl --sink postgres resumes after SIGKILL', () => {
   afterAll(async () => {
     await db?.end();
     await server?.stop();
-    site.child.kill('SIGTERM');
-    await site.exited;
   });
 
   it('ends with exactly one row per page', async () => {
@@ -46,7 +41,7 @@ describe('crawl --sink postgres resumes after SIGKILL', () => {
     );
     const args = [
       'crawl',
-      `${origin}/`,
+      `${site.origin}/`,
       '--config',
       config,
       '--data-dir',

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 /** The entry point that ships: the bundle `npm run build` makes (scripts/bundle.mjs). */
 export const CLI = resolve(import.meta.dirname, '../../dist/crawld.mjs');
@@ -70,6 +71,34 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProces
         void exited.then(() => setTimeout(check, 10));
         check();
       });
+    },
+  };
+}
+
+/** `crawld site --port 0 ARGS`, the demo site as a user starts it, and its origin once it listens. */
+export async function startSiteCli(args: readonly string[]): Promise<{ proc: CliProcess; origin: string }> {
+  const proc = startCli(['site', '--port', '0', ...args]);
+  const origin = (await proc.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+  return { proc, origin };
+}
+
+/**
+ * Registers beforeAll/afterAll hooks that start `crawld site --port 0 ARGS` before the file's
+ * tests and SIGTERM it after them. Read `origin` inside tests or later hooks.
+ */
+export function useSiteCli(args: readonly string[]): { readonly origin: string } {
+  let site: { proc: CliProcess; origin: string } | undefined;
+  beforeAll(async () => {
+    site = await startSiteCli(args);
+  });
+  afterAll(async () => {
+    site?.proc.child.kill('SIGTERM');
+    await site?.proc.exited;
+  });
+  return {
+    get origin() {
+      if (!site) throw new Error('crawld site not started (origin read outside a test?)');
+      return site.origin;
     },
   };
 }

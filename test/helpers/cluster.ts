@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { type CliProcess, startCli, tempDir } from './cli.js';
+import { type CliProcess, startCli, startSiteCli, tempDir } from './cli.js';
 import { type RedisClusterServer, type StartClusterOptions, startRedisCluster } from './redis-cluster.js';
 import { type RedisServer, type StartRedisOptions, startRedis } from './redis-server.js';
 
@@ -177,10 +177,9 @@ export function useClusterFixture(site: {
   beforeAll(async () => {
     if (site.redisCluster) redisCluster = await startRedisCluster(site.redisCluster);
     else redis = await startRedis(site.redis);
-    const args = ['site', '--port', '0', '--pages', String(site.pages)];
+    const args = ['--pages', String(site.pages)];
     if (site.latencyMs !== undefined) args.push('--latency-ms', String(site.latencyMs));
-    siteProc = startCli(args);
-    origin = (await siteProc.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+    ({ proc: siteProc, origin } = await startSiteCli(args));
   }, 60_000);
   afterAll(async () => {
     await stopAll(fixture.members);
