@@ -8,6 +8,12 @@ export type Closable = { close(): Promise<void> } | { stop(): Promise<void> };
  * started first (a daemon before the server it crawls), once each. The function returns its
  * argument, so a test keeps a typed const: `const server = track(await startServer(...))`.
  */
+/** What a beforeAll hook set, for a fixture's getter; throws `message` when read before it ran. */
+export function started<T>(value: T | undefined, message: string): T {
+  if (value === undefined) throw new Error(message);
+  return value;
+}
+
 export function closeAfterEach(): <T extends Closable>(thing: T) => T {
   const open: Closable[] = [];
   afterEach(async () => {

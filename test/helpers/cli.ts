@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { started } from './cleanup.js';
 
 /** The entry point that ships: the bundle `npm run build` makes (scripts/bundle.mjs). */
 export const CLI = resolve(import.meta.dirname, '../../dist/crawld.mjs');
@@ -97,8 +98,7 @@ export function useSiteCli(args: readonly string[]): { readonly origin: string }
   });
   return {
     get origin() {
-      if (!site) throw new Error('crawld site not started (origin read outside a test?)');
-      return site.origin;
+      return started(site, 'crawld site not started (origin read outside a test?)').origin;
     },
   };
 }

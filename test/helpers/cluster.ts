@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { started } from './cleanup.js';
 import { type CliProcess, startCli, startSiteCli, tempDir } from './cli.js';
 import { type RedisClusterServer, type StartClusterOptions, startRedisCluster } from './redis-cluster.js';
 import { type RedisServer, type StartRedisOptions, startRedis } from './redis-server.js';
@@ -161,16 +162,13 @@ export function useClusterFixture(site: {
   let origin: string | undefined;
   const fixture: ClusterFixture = {
     get redis() {
-      if (!redis) throw new Error('cluster fixture: redis-server not started (used outside a test?)');
-      return redis;
+      return started(redis, 'cluster fixture: redis-server not started (used outside a test?)');
     },
     get redisCluster() {
-      if (!redisCluster) throw new Error('cluster fixture: redis cluster not started (redisCluster option?)');
-      return redisCluster;
+      return started(redisCluster, 'cluster fixture: redis cluster not started (redisCluster option?)');
     },
     get origin() {
-      if (!origin) throw new Error('cluster fixture: demo site not started (used outside a test?)');
-      return origin;
+      return started(origin, 'cluster fixture: demo site not started (used outside a test?)');
     },
     members: [],
   };

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
+import { started } from './cleanup.js';
 import { freePort } from './cli.js';
 
 export interface RedisServer {
@@ -100,12 +101,10 @@ export function useRedis(options: StartRedisOptions = {}): RedisFixture {
   });
   return {
     get server() {
-      if (!server) throw new Error('redis fixture: redis-server not started (used outside a test?)');
-      return server;
+      return started(server, 'redis fixture: redis-server not started (used outside a test?)');
     },
     get admin() {
-      if (!admin) throw new Error('redis fixture: admin client not connected (used outside a test?)');
-      return admin;
+      return started(admin, 'redis fixture: admin client not connected (used outside a test?)');
     },
   };
 }
