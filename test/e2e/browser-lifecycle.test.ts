@@ -4,8 +4,9 @@
  * drains, closes the browser and exits 0; a rerun finishes the crawl).
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
+import { closeAfterEach } from '../helpers/cleanup.js';
 import {
   countLines,
   freePort,
@@ -40,15 +41,12 @@ function writeConfig(dir: string, site: DemoSite, extra: Record<string, unknown>
 const dlq = (dir: string) => listDeadLetters(['--data-dir', join(dir, 'data')]);
 
 describe('browser lifecycle under the daemon', () => {
-  let site: DemoSite | undefined;
-  afterEach(async () => {
-    await site?.close();
-  });
+  const track = closeAfterEach();
 
   it('a browser killed mid-crawl is restarted and no task is lost', async () => {
     const pages = 30;
     // Each product's JSON takes 300 ms: renders are in flight when the browser dies.
-    site = await startDemoSite({ js: true, pages, latencyMs: 300 });
+    const site = await startDemoSite({ js: true, pages, latencyMs: 300 }).then(track);
     const dir = tempDir();
     const port = await freePort();
     const config = writeConfig(dir, site, { http: { port } });
@@ -80,7 +78,7 @@ describe('browser lifecycle under the daemon', () => {
   it('SIGTERM during renders drains, closes the browser and exits 0; a rerun finishes', async () => {
     const pages = 20;
     // 1.5 s per product JSON: SIGTERM finds renders waiting for their data.
-    site = await startDemoSite({ js: true, pages, latencyMs: 1500 });
+    const site = await startDemoSite({ js: true, pages, latencyMs: 1500 }).then(track);
     const dir = tempDir();
     const config = writeConfig(dir, site, { shutdown: { drainTimeoutMs: 1000 } });
     const daemon = startCli(['run', '--config', config, '--no-progress']);
