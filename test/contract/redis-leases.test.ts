@@ -1,3 +1,6 @@
+// Layout 3 of the single-Redis frontier (docs/redis.md, "Layout versions"): every lease is one
+// entry host|suffix|token in {prefix}:leases. Expiry recovery from it, the migration of a
+// layout-2 frontier at open, and the Redis commands a task costs (INFO commandstats).
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisFrontier } from '../../src/adapters/frontier/redis.js';
 import { FakeClock } from '../../src/core/clock.js';

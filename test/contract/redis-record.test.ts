@@ -1,3 +1,5 @@
+// Records packed by the client (redis-record.ts) against a real Redis's cmsgpack: the same
+// bytes as Lua packs for the same record, so they read the same and cost the same memory.
 import { expect, it } from 'vitest';
 import { RedisFrontier } from '../../src/adapters/frontier/redis.js';
 import { type NewRecord, recordParts } from '../../src/adapters/frontier/redis-record.js';
