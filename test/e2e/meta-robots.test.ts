@@ -1,7 +1,6 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readJsonl, runCli, tempDir } from '../helpers/cli.js';
+import { readJsonl, runCli, tempDir, writeJsonConfig } from '../helpers/cli.js';
 import { useSite } from '../helpers/engine.js';
 
 /** path -> [extra head markup, X-Robots-Tag header or undefined] */
@@ -56,14 +55,14 @@ describe('meta robots, X-Robots-Tag and canonical (whole CLI)', () => {
 
   async function runJob(robots: unknown, headers: Record<string, string> = {}) {
     const dataDir = tempDir();
-    const file = join(tempDir('crawld-meta-config-'), 'config.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
+    const file = writeJsonConfig(
+      tempDir('crawld-meta-config-'),
+      {
         dataDir,
         fetch: { allowPrivateNetworks: true },
         jobs: [{ id: 'meta', seeds: [`${site.origin}/`], robots, request: { headers } }],
-      }),
+      },
+      'config.json',
     );
     const run = await runCli(['run', '--config', file, '--once']);
     expect(run.code).toBe(0);

@@ -1,8 +1,6 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli, tempDir, writeJsonConfig } from '../helpers/cli.js';
 import { useSite } from '../helpers/engine.js';
 
 /**
@@ -69,17 +67,17 @@ describe('sitemaps with extensions, and feeds as sitemaps (whole CLI)', () => {
 
   async function crawl(sitemaps: Record<string, unknown>) {
     const dataDir = tempDir();
-    const file = join(tempDir('crawld-sitemap-config-'), 'config.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
+    const file = writeJsonConfig(
+      tempDir('crawld-sitemap-config-'),
+      {
         dataDir,
         fetch: {
           allowPrivateNetworks: true,
           acceptContentTypes: ['text/html', 'application/*', 'text/plain'],
         },
         jobs: [{ id: 'shop', seeds: [`${site.origin}/`], scope: { maxDepth: 0 }, sitemaps }],
-      }),
+      },
+      'config.json',
     );
     const run = await runCli(['run', '--config', file, '--once']);
     expect(run.code).toBe(0);
