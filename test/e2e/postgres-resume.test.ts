@@ -1,9 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readJsonl, runCli, startCli, tempDir, until, useSiteCli } from '../helpers/cli.js';
-import { type PostgresServer, startPostgres } from '../helpers/postgres-server.js';
+import { usePostgres } from '../helpers/postgres-server.js';
 
 /**
  * kill -9 in the middle of a concurrent crawl writing to PostgreSQL (and the default JSONL),
@@ -11,18 +10,7 @@ import { type PostgresServer, startPostgres } from '../helpers/postgres-server.j
  */
 describe('crawl --sink postgres resumes after SIGKILL', () => {
   const site = useSiteCli(['--pages', '600', '--latency-ms', '20']);
-  let server: PostgresServer;
-  let db: pg.Client;
-
-  beforeAll(async () => {
-    server = await startPostgres();
-    db = new pg.Client({ connectionString: server.url });
-    await db.connect();
-  }, 60_000);
-  afterAll(async () => {
-    await db?.end();
-    await server?.stop();
-  });
+  const postgres = usePostgres();
 
   it('ends with exactly one row per page', async () => {
     const dir = tempDir();
@@ -35,7 +23,7 @@ describe('crawl --sink postgres resumes after SIGKILL', () => {
         log: { level: 'warn' },
         sinks: [
           { kind: 'jsonl' },
-          { kind: 'postgres', url: server.url, flushIntervalMs: 500, batchSize: 1000 },
+          { kind: 'postgres', url: postgres.server.url, flushIntervalMs: 500, batchSize: 1000 },
         ],
       }),
     );
@@ -50,10 +38,10 @@ describe('crawl --sink postgres resumes after SIGKILL', () => {
       '--max-concurrency',
       '8',
       '--sink',
-      server.url,
+      postgres.server.url,
     ];
     const rows = async () =>
-      (await db.query('SELECT count(*)::int AS n FROM crawld_results')).rows[0].n as number;
+      (await postgres.db.query('SELECT count(*)::int AS n FROM crawld_results')).rows[0].n as number;
     const first = startCli(args);
     await until(async () => (await rows()) >= 150, 30_000);
     first.child.kill('SIGKILL');
@@ -63,7 +51,7 @@ describe('crawl --sink postgres resumes after SIGKILL', () => {
     const second = await runCli([...args, '--once'], {}, 90_000);
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/\d+ ok, 0 failed, 0 skipped/);
-    const r = await db.query(
+    const r = await postgres.db.query(
       'SELECT count(*)::int AS n, count(DISTINCT url)::int AS urls, count(DISTINCT record_key)::int AS keys FROM crawld_results',
     );
     expect(r.rows[0]).toEqual({ n: 600, urls: 600, keys: 600 });
