@@ -1,24 +1,20 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { countLines, readJsonl, runCli, startCli, tempDir, useSiteCli } from '../helpers/cli.js';
+import {
+  countLines,
+  readJsonl,
+  runCli,
+  startCli,
+  tempDir,
+  useSiteCli,
+  writeJsonConfig,
+} from '../helpers/cli.js';
+import { seededRandom } from '../helpers/knee-sim.js';
 
 const PAGES = 1500;
 const KILLS = 10;
 /** Fixed seed: a failure replays with the same kill moments. */
 const SEED = 0x5eed;
-
-/** mulberry32: a tiny seeded PRNG, so the "random" kill moments are reproducible. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /**
  * SIGKILL at 10 random moments of one crawl (start-up and recovery included), restarting on
@@ -32,10 +28,9 @@ describe('crash consistency under repeated SIGKILL', () => {
   it('holds every page exactly once across results and dead letters', async () => {
     const dir = tempDir('crawld-crash-');
     const dataDir = join(dir, 'data');
-    const file = join(dir, 'config.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
+    const file = writeJsonConfig(
+      dir,
+      {
         dataDir,
         log: { level: 'info' },
         fetch: { allowAddresses: [`127.0.0.1:${new URL(site.origin).port}`] },
@@ -46,10 +41,12 @@ describe('crash consistency under repeated SIGKILL', () => {
         // pages, and on a fast sitting did (CI at b43fca2: 4 kills, then the crawl ended).
         rateLimits: { hosts: [{ hosts: '*', ratePerSec: 150, burst: 1 }] },
         jobs: [{ id: 'crash', seeds: [`${site.origin}/`] }],
-      }),
+      },
+      'config.json',
     );
     const results = join(dataDir, 'results.jsonl');
-    const random = prng(SEED);
+    // Seeded (mulberry32), so the "random" kill moments are reproducible.
+    const random = seededRandom(SEED);
     const progress: number[] = [];
     for (let k = 0; k < KILLS; k++) {
       const run = startCli(['run', '--config', file, '--once', '--no-progress']);

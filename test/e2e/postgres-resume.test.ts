@@ -1,7 +1,6 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readJsonl, runCli, startCli, tempDir, until, useSiteCli } from '../helpers/cli.js';
+import { readJsonl, runCli, startCli, tempDir, until, useSiteCli, writeJsonConfig } from '../helpers/cli.js';
 import { usePostgres } from '../helpers/postgres-server.js';
 
 /**
@@ -15,18 +14,15 @@ describe('crawl --sink postgres resumes after SIGKILL', () => {
   it('ends with exactly one row per page', async () => {
     const dir = tempDir();
     // A long flush interval widens the window in which a page's JSONL line is written and its
-    // row is not: a kill there must not make a second line after the restart.
-    const config = join(dir, 'crawld.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        log: { level: 'warn' },
-        sinks: [
-          { kind: 'jsonl' },
-          { kind: 'postgres', url: postgres.server.url, flushIntervalMs: 500, batchSize: 1000 },
-        ],
-      }),
-    );
+    // row is not: a kill there must not make a second line after the restart. --data-dir (below)
+    // takes the place of the config's dataDir (dir/data).
+    const config = writeJsonConfig(dir, {
+      log: { level: 'warn' },
+      sinks: [
+        { kind: 'jsonl' },
+        { kind: 'postgres', url: postgres.server.url, flushIntervalMs: 500, batchSize: 1000 },
+      ],
+    });
     const args = [
       'crawl',
       `${site.origin}/`,
