@@ -21,21 +21,25 @@ export function makeTestCerts(): TestCerts {
   const dir = mkdtempSync(join(tmpdir(), 'crawld-tls-'));
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   const read = (f: string) => readFileSync(join(dir, f), 'utf8');
-  run(
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.pem',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=crawld test CA',
-  );
+  /** A self-signed certificate valid for 2 days, NAME.pem, and its key NAME.key. */
+  const selfSigned = (name: string, subject: string, ...extra: string[]) =>
+    run(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-subj',
+      subject,
+      ...extra,
+    );
+  selfSigned('ca', '/CN=crawld test CA');
   mkdirSync(join(dir, 'db'));
   writeFileSync(join(dir, 'db', 'index.txt'), '');
   writeFileSync(join(dir, 'db', 'serial'), '01\n');
@@ -83,23 +87,7 @@ export function makeTestCerts(): TestCerts {
     '20200102000000Z',
   ]);
   const wrongName = leaf('wrong', 'DNS:other.test', ['-days', '2']);
-  run(
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'self.key',
-    '-out',
-    'self.pem',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=127.0.0.1',
-    '-addext',
-    'subjectAltName=IP:127.0.0.1',
-  );
+  selfSigned('self', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1');
   return {
     caFile: join(dir, 'ca.pem'),
     ca: read('ca.pem'),
