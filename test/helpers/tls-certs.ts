@@ -21,25 +21,22 @@ export function makeTestCerts(): TestCerts {
   const dir = mkdtempSync(join(tmpdir(), 'crawld-tls-'));
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   const read = (f: string) => readFileSync(join(dir, f), 'utf8');
-  /** A self-signed certificate valid for 2 days, NAME.pem, and its key NAME.key. */
-  const selfSigned = (name: string, subject: string, ...extra: string[]) =>
+  /** A new RSA key NAME.key and a request for it (`-x509`: a self-signed certificate) in `out`. */
+  const request = (name: string, out: string, subject: string, ...extra: string[]) =>
     run(
       'req',
-      '-x509',
       '-newkey',
       'rsa:2048',
       '-nodes',
       '-keyout',
       `${name}.key`,
       '-out',
-      `${name}.pem`,
-      '-days',
-      '2',
+      out,
       '-subj',
       subject,
       ...extra,
     );
-  selfSigned('ca', '/CN=crawld test CA');
+  request('ca', 'ca.pem', '/CN=crawld test CA', '-x509', '-days', '2');
   mkdirSync(join(dir, 'db'));
   writeFileSync(join(dir, 'db', 'index.txt'), '');
   writeFileSync(join(dir, 'db', 'serial'), '01\n');
@@ -48,20 +45,7 @@ export function makeTestCerts(): TestCerts {
     '[ca]\ndefault_ca = d\n[d]\ndatabase = db/index.txt\nserial = db/serial\nnew_certs_dir = db\ndefault_md = sha256\npolicy = p\ncopy_extensions = copy\nunique_subject = no\n[p]\ncommonName = supplied\n',
   );
   const leaf = (name: string, san: string, dates: string[]) => {
-    run(
-      'req',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      `${name}.key`,
-      '-out',
-      `${name}.csr`,
-      '-subj',
-      `/CN=${name}`,
-      '-addext',
-      `subjectAltName=${san}`,
-    );
+    request(name, `${name}.csr`, `/CN=${name}`, '-addext', `subjectAltName=${san}`);
     run(
       'ca',
       '-batch',
@@ -87,7 +71,16 @@ export function makeTestCerts(): TestCerts {
     '20200102000000Z',
   ]);
   const wrongName = leaf('wrong', 'DNS:other.test', ['-days', '2']);
-  selfSigned('self', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1');
+  request(
+    'self',
+    'self.pem',
+    '/CN=127.0.0.1',
+    '-x509',
+    '-days',
+    '2',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1',
+  );
   return {
     caFile: join(dir, 'ca.pem'),
     ca: read('ca.pem'),
