@@ -27,7 +27,6 @@ describe("crawld's own listener is off limits to the crawl", () => {
   let adminPort = 0;
 
   beforeAll(async () => {
-    adminPort = await freePort();
     server = http.createServer((req, res) => {
       const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html' }).end(body);
       if (req.url === '/robots.txt') return res.writeHead(404).end();
@@ -54,6 +53,9 @@ describe("crawld's own listener is off limits to the crawl", () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // Picked after the site listens: a port freePort has just released can be the next one
+    // listen(0) hands out, and then crawld's listener and the site would want the same port.
+    adminPort = await freePort();
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
