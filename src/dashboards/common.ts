@@ -22,9 +22,9 @@ export const FAILURE_RATE_THRESHOLD = 0.2;
 /** Label matchers every crawld query carries, so the job/instance variables filter it. */
 export const SEL = 'job=~"$job", instance=~"$instance"';
 
-/** Prometheus `job` (the scrape job, not the crawl job) and `instance`, both multi-select. */
-export function scopeVariables(): dashboard.QueryVariableBuilder[] {
-  const variable = (name: string, label: string, query: string) =>
+/** A multi-select variable whose values `query` lists, "All" selected. */
+export function multiVariable(name: string, label: string, query: string): dashboard.QueryVariableBuilder {
+  return (
     new dashboard.QueryVariableBuilder(name)
       .label(label)
       .datasource(DATASOURCE)
@@ -34,13 +34,18 @@ export function scopeVariables(): dashboard.QueryVariableBuilder[] {
       .sort(dashboard.VariableSort.AlphabeticalAsc)
       .multi(true)
       .includeAll(true)
-      // A regex rather than Grafana's joined list: "All" then also covers instances that
+      // A regex rather than Grafana's joined list: "All" then also covers values that
       // appear after the variable was last refreshed.
       .allValue('.*')
-      .current({ text: ['All'], value: ['$__all'], selected: true });
+      .current({ text: ['All'], value: ['$__all'], selected: true })
+  );
+}
+
+/** Prometheus `job` (the scrape job, not the crawl job) and `instance`, both multi-select. */
+export function scopeVariables(): dashboard.QueryVariableBuilder[] {
   return [
-    variable('job', 'Prometheus job', 'label_values(crawld_build_info, job)'),
-    variable('instance', 'Instance', 'label_values(crawld_build_info{job=~"$job"}, instance)'),
+    multiVariable('job', 'Prometheus job', 'label_values(crawld_build_info, job)'),
+    multiVariable('instance', 'Instance', 'label_values(crawld_build_info{job=~"$job"}, instance)'),
   ];
 }
 

@@ -2,8 +2,8 @@ import * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
 import {
   BREAKER_STATES,
   baseDashboard,
-  DATASOURCE,
   graph,
+  multiVariable,
   numberPanels,
   query,
   rate,
@@ -16,18 +16,7 @@ import {
  * name, every other host is `other`, so this variable never lists millions of values.
  */
 function hostVariable(): dashboard.QueryVariableBuilder {
-  const q = `label_values(crawld_requests_total{${SEL}}, host)`;
-  return new dashboard.QueryVariableBuilder('host')
-    .label('Host')
-    .datasource(DATASOURCE)
-    .query(q)
-    .definition(q)
-    .refresh(dashboard.VariableRefresh.OnTimeRangeChanged)
-    .sort(dashboard.VariableSort.AlphabeticalAsc)
-    .multi(true)
-    .includeAll(true)
-    .allValue('.*')
-    .current({ text: ['All'], value: ['$__all'], selected: true });
+  return multiVariable('host', 'Host', `label_values(crawld_requests_total{${SEL}}, host)`);
 }
 
 const HSEL = `${SEL}, host=~"$host"`;

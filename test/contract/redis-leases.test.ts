@@ -1,30 +1,23 @@
 // Layout 3 of the single-Redis frontier (docs/redis.md, "Layout versions"): every lease is one
 // entry host|suffix|token in {prefix}:leases. Expiry recovery from it, the migration of a
 // layout-2 frontier at open, and the Redis commands a task costs (INFO commandstats).
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { RedisFrontier } from '../../src/adapters/frontier/redis.js';
 import { FakeClock } from '../../src/core/clock.js';
 import type { Task } from '../../src/ports/frontier.js';
-import { type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { useRedis } from '../helpers/redis-server.js';
 import { lease, paths, req, url } from './frontier-contract-helpers.js';
 
-let server: RedisServer;
-let admin: Redis;
+const redis = useRedis();
 const open: RedisFrontier[] = [];
 
-beforeAll(async () => {
-  server = await startRedis();
-  admin = new Redis(server.url);
-});
+// After all tests, before the fixture's own afterAll (hooks after run last-registered first).
 afterAll(async () => {
   for (const f of open.splice(0)) await f.close();
-  await admin?.quit();
-  await server?.stop();
 });
 
 async function make(clock: FakeClock): Promise<RedisFrontier> {
-  const f = new RedisFrontier({ url: server.url, clock });
+  const f = new RedisFrontier({ url: redis.server.url, clock });
   open.push(f);
   await f.open();
   return f;
@@ -32,7 +25,7 @@ async function make(clock: FakeClock): Promise<RedisFrontier> {
 
 /** Commands Redis ran (those inside scripts included), less the scripts and INFO calls themselves. */
 async function commands(): Promise<number> {
-  const info = await admin.info('commandstats');
+  const info = await redis.admin.info('commandstats');
   let n = 0;
   for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
     if (!['evalsha', 'eval', 'info', 'script'].includes(m[1]!)) n += Number(m[2]);
@@ -65,15 +58,15 @@ return #all / 2
 
 describe('redis frontier, layout 3 (one lease zset)', () => {
   it('takes expired leases back exactly once, at their expiry, with their seq and attempts; the old token then fails', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const clock = new FakeClock();
     const f = await make(clock);
     await f.enqueue([req('a'), req('b'), req('c', { url: url('c', 'other.example') })]);
     const leased = await lease(f, 3, { leaseMs: 1_000 });
     expect(paths(leased)).toEqual(['a', 'b', 'c']);
-    expect(await admin.zcard('{crawld}:leases')).toBe(3);
+    expect(await redis.admin.zcard('{crawld}:leases')).toBe(3);
     expect(await f.ack(leased[1]!)).toBe(true);
-    expect(await admin.zcard('{crawld}:leases')).toBe(2);
+    expect(await redis.admin.zcard('{crawld}:leases')).toBe(2);
     expect(await f.nextReadyAt()).toBe(leased[0]!.leaseExpiresAt);
     clock.advance(999);
     expect(await lease(f)).toEqual([]);
@@ -88,12 +81,12 @@ describe('redis frontier, layout 3 (one lease zset)', () => {
     expect(await f.ack(leased[0]!)).toBe(false);
     expect(await Promise.all(back.map((t) => f.ack(t)))).toEqual([true, true]);
     expect(await f.stats()).toMatchObject({ pending: 0, leased: 0, done: 3 });
-    expect(await admin.zcard('{crawld}:leases')).toBe(0);
+    expect(await redis.admin.zcard('{crawld}:leases')).toBe(0);
     expect(await f.nextReadyAt()).toBeUndefined();
   });
 
   it('takes expired leases back in a lease() with per-host caps too, when no host is ready or due', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const clock = new FakeClock();
     const f = await make(clock);
     await f.enqueue([req('a')]);
@@ -111,7 +104,7 @@ describe('redis frontier, layout 3 (one lease zset)', () => {
   });
 
   it('migrates a layout-2 frontier at open: same leases, tokens and expiries, the old per-host keys gone', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const clock = new FakeClock();
     const writer = await make(clock);
     await writer.enqueue([req('a'), req('b'), req('c', { url: url('c', 'other.example') })]);
@@ -120,12 +113,12 @@ describe('redis frontier, layout 3 (one lease zset)', () => {
     const big = Array.from({ length: 150 }, (_, i) => req(`big${i}`, { url: url(`big${i}`, 'big.example') }));
     await writer.enqueue(big);
     await writer.close();
-    expect(Number(await admin.eval(TO_LAYOUT_2, 0))).toBe(2);
+    expect(Number(await redis.admin.eval(TO_LAYOUT_2, 0))).toBe(2);
 
     const f = await make(clock);
-    expect(await admin.get('{crawld}:layout')).toBe('3');
-    expect(await admin.exists('crawld:{example.com}:l', '{crawld}:leasedhosts')).toBe(0);
-    expect(Number(await admin.hget('{crawld}:tb', 'big.example'))).toBeGreaterThan(1);
+    expect(await redis.admin.get('{crawld}:layout')).toBe('3');
+    expect(await redis.admin.exists('crawld:{example.com}:l', '{crawld}:leasedhosts')).toBe(0);
+    expect(Number(await redis.admin.hget('{crawld}:tb', 'big.example'))).toBeGreaterThan(1);
     const byId = (ts: readonly Task[]) => [...ts].sort((x, y) => x.id.localeCompare(y.id));
     expect(byId(await f.listLeased())).toEqual(byId(leased));
     expect(await f.stats()).toMatchObject({ pending: 151, leased: 2 });
@@ -144,7 +137,7 @@ describe('redis frontier, layout 3 (one lease zset)', () => {
   });
 
   it('costs at most 3.03 Redis commands a URL enqueued at one URL per host a call, and keeps splitting task hashes', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const f = await make(new FakeClock());
     const hosts = 500;
     const call = (n: number) =>
@@ -162,13 +155,13 @@ describe('redis frontier, layout 3 (one lease zset)', () => {
     // The record count of each host (the split basis) adds up over calls: one host given
     // 200 URLs one a call is split like a host given them at once.
     for (let n = 0; n < 200; n++) await f.enqueue([req(`s${n}`, { url: url(`s${n}`, 'split.example') })]);
-    expect(Number(await admin.hget('{crawld}:nr', 'split.example'))).toBe(200);
-    expect(Number(await admin.hget('{crawld}:tb', 'split.example'))).toBeGreaterThanOrEqual(3);
+    expect(Number(await redis.admin.hget('{crawld}:nr', 'split.example'))).toBe(200);
+    expect(Number(await redis.admin.hget('{crawld}:tb', 'split.example'))).toBeGreaterThanOrEqual(3);
     expect(await f.stats()).toMatchObject({ pending: urls + 200 });
   });
 
   it('costs at most 11 Redis commands a task leased and acked, and 1.33 a URL enqueued (100 hosts, 10 URLs each)', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const f = await make(new FakeClock());
     const hosts = 100;
     const reqs = Array.from({ length: 1_000 }, (_, i) =>

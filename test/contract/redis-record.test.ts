@@ -1,27 +1,16 @@
 // Records packed by the client (redis-record.ts) against a real Redis's cmsgpack: the same
 // bytes as Lua packs for the same record, so they read the same and cost the same memory.
 import { hash } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { RedisFrontier } from '../../src/adapters/frontier/redis.js';
 import { hashOf } from '../../src/adapters/frontier/redis-enqueue-wire.js';
 import { WITHQ } from '../../src/adapters/frontier/redis-lua-enqueue.js';
 import { type NewRecord, recordParts } from '../../src/adapters/frontier/redis-record.js';
 import { FakeClock } from '../../src/core/clock.js';
-import { type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { useRedis } from '../helpers/redis-server.js';
 import { lease, paths, req, url } from './frontier-contract-helpers.js';
 
-let server: RedisServer;
-let admin: Redis;
-
-beforeAll(async () => {
-  server = await startRedis();
-  admin = new Redis(server.url);
-});
-afterAll(async () => {
-  await admin?.quit();
-  await server?.stop();
-});
+const redis = useRedis();
 
 /** The record as the Lua of redis-lua.ts packs it ({s, u, j, p, dp, 0, 0, q, false..., ru}). */
 const LUA_PACK = `
@@ -72,10 +61,10 @@ it('packs a new record to the bytes cmsgpack packs for it', async () => {
     const { head, tail } = recordParts(r);
     const ours = Buffer.concat([
       head,
-      (await admin.callBuffer('EVAL', 'return cmsgpack.pack(tonumber(ARGV[1]))', 0, q)) as Buffer,
+      (await redis.admin.callBuffer('EVAL', 'return cmsgpack.pack(tonumber(ARGV[1]))', 0, q)) as Buffer,
       tail ?? Buffer.alloc(0),
     ]);
-    const lua = (await admin.callBuffer(
+    const lua = (await redis.admin.callBuffer(
       'EVAL',
       LUA_PACK,
       0,
@@ -106,14 +95,14 @@ it('names a task by the first 8 bytes of SHA-1 over job and URL, as stored front
 it('appends the seq as cmsgpack packs it, at every encoding width', async () => {
   const seqs = [1, 127, 128, 255, 256, 65535, 65536, 2 ** 32 - 1, 2 ** 32, 2 ** 41 - 1];
   for (const q of seqs) {
-    const ours = (await admin.callBuffer(
+    const ours = (await redis.admin.callBuffer(
       'EVAL',
       `${WITHQ} return withq(ARGV[1], tonumber(ARGV[2]))`,
       0,
       'hd',
       q,
     )) as Buffer;
-    const lua = (await admin.callBuffer(
+    const lua = (await redis.admin.callBuffer(
       'EVAL',
       'return ARGV[1] .. cmsgpack.pack(tonumber(ARGV[2]))',
       0,
@@ -128,9 +117,9 @@ it('appends the seq as cmsgpack packs it, at every encoding width', async () => 
 // with a request URL) through the general path: one call mixing them on one host keeps the
 // FIFO order, the counts and the records.
 it('mixes new, duplicate, delayed and forced URLs of one host in one call', async () => {
-  await admin.flushdb();
+  await redis.admin.flushdb();
   const clock = new FakeClock();
-  const f = new RedisFrontier({ url: server.url, clock });
+  const f = new RedisFrontier({ url: redis.server.url, clock });
   await f.open();
   try {
     const later = clock.now() + 1000;
@@ -167,9 +156,9 @@ it('mixes new, duplicate, delayed and forced URLs of one host in one call', asyn
 // 2000 requests in pieces, each part sent as encoded): FIFO within a host and a priority
 // across the parts, exact maxPending across them, every URL once.
 it('sends a big call in parts: FIFO per host and priority, maxPending exact, every URL once', async () => {
-  await admin.flushdb();
+  await redis.admin.flushdb();
   const clock = new FakeClock();
-  const f = new RedisFrontier({ url: server.url, clock, maxPending: 3_000 });
+  const f = new RedisFrontier({ url: redis.server.url, clock, maxPending: 3_000 });
   await f.open();
   try {
     const big = Array.from({ length: 2_500 }, (_, i) => req(`b${i}`, { url: url(`b${i}`, 'big.example') }));

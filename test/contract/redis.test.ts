@@ -1,43 +1,32 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RedisFrontier } from '../../src/adapters/frontier/redis.js';
 import { LAYOUT_VERSION, RedisLayoutError } from '../../src/adapters/frontier/redis-layout.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { until } from '../helpers/cli.js';
-import { type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { useRedis } from '../helpers/redis-server.js';
 import { frontierContract } from './frontier-contract.js';
 import { lease, paths, req, url } from './frontier-contract-helpers.js';
 
-let server: RedisServer;
-let admin: Redis;
+const redis = useRedis();
 
 /** Script calls so far (EVALSHA and EVAL): commands run inside scripts count in total_commands_processed too. */
 async function scripts(): Promise<number> {
-  const info = await admin.info('commandstats');
+  const info = await redis.admin.info('commandstats');
   const calls = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
   return calls('evalsha') + calls('eval');
 }
 
-beforeAll(async () => {
-  server = await startRedis();
-  admin = new Redis(server.url);
-});
-afterAll(async () => {
-  await admin?.quit();
-  await server?.stop();
-});
-
 // Each case gets an empty database; cases run one after another within this file.
 frontierContract('redis', async (clock, opts) => {
-  await admin.flushdb();
-  const frontier = new RedisFrontier({ url: server.url, clock, ...opts });
+  await redis.admin.flushdb();
+  const frontier = new RedisFrontier({ url: redis.server.url, clock, ...opts });
   return { frontier, cleanup: () => frontier.close() };
 });
 
 describe('redis frontier specifics', () => {
   const open: RedisFrontier[] = [];
   const make = async (clock: FakeClock) => {
-    const f = new RedisFrontier({ url: server.url, clock });
+    const f = new RedisFrontier({ url: redis.server.url, clock });
     open.push(f);
     await f.open();
     return f;
@@ -47,7 +36,7 @@ describe('redis frontier specifics', () => {
   };
 
   it('lets two instances share the queue: dedupe, FIFO across hosts and counters stay consistent', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const clock = new FakeClock();
     const a = await make(clock);
     const b = await make(clock);
@@ -65,7 +54,7 @@ describe('redis frontier specifics', () => {
   });
 
   it('leases no more of a host than maxPerHost allows, leaving the rest to other daemons', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const clock = new FakeClock();
     const a = await make(clock);
     const b = await make(clock);
@@ -84,7 +73,7 @@ describe('redis frontier specifics', () => {
   });
 
   it('gives task ids of the form host|hash, stable per (job, url)', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const f = await make(new FakeClock());
     await f.enqueue([req('a')]);
     const [t] = await lease(f);
@@ -96,11 +85,11 @@ describe('redis frontier specifics', () => {
   });
 
   it('refuses at open a frontier written in the previous layout, naming both versions, and stamps a new one', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     // Layout 1 (no layout key) as any frontier that ever enqueued left it: a sequence and records.
-    await admin.set('{crawld}:seq', '2');
-    await admin.hset('crawld:{example.com}:t', '0123456789abcdef', 'old record');
-    const old = new RedisFrontier({ url: server.url, clock: new FakeClock() });
+    await redis.admin.set('{crawld}:seq', '2');
+    await redis.admin.hset('crawld:{example.com}:t', '0123456789abcdef', 'old record');
+    const old = new RedisFrontier({ url: redis.server.url, clock: new FakeClock() });
     const err = await old.open().then(
       () => undefined,
       (e: unknown) => e,
@@ -111,12 +100,12 @@ describe('redis frontier specifics', () => {
       new RegExp(`keyPrefix "crawld" holds data in layout 1.*reads layout ${LAYOUT_VERSION}`),
     );
     // Nothing was written, so the old crawld can still finish it.
-    expect(await admin.exists('{crawld}:layout')).toBe(0);
-    expect(await admin.hget('crawld:{example.com}:t', '0123456789abcdef')).toBe('old record');
+    expect(await redis.admin.exists('{crawld}:layout')).toBe(0);
+    expect(await redis.admin.hget('crawld:{example.com}:t', '0123456789abcdef')).toBe('old record');
     // An empty prefix is stamped at its first open.
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const f = await make(new FakeClock());
-    expect(await admin.get('{crawld}:layout')).toBe(String(LAYOUT_VERSION));
+    expect(await redis.admin.get('{crawld}:layout')).toBe(String(LAYOUT_VERSION));
     await f.enqueue([req('a')]);
     await f.close();
     await f.open();
@@ -125,7 +114,7 @@ describe('redis frontier specifics', () => {
   });
 
   it('stores URLs without their scheme and host and gives each back exactly as enqueued', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const f = await make(new FakeClock());
     const urls = [
       'https://a.example/x?q=1',
@@ -136,7 +125,7 @@ describe('redis frontier specifics', () => {
       'https://a.example.evil/w',
     ];
     await f.enqueue(urls.map((u) => ({ url: u, jobId: 'j' })));
-    const stored = await admin.hvals('crawld:{a.example}:t');
+    const stored = await redis.admin.hvals('crawld:{a.example}:t');
     expect(stored.some((v) => v.includes('/x?q=1') && !v.includes('a.example'))).toBe(true);
     const leased = await lease(f, 10);
     expect(leased.map((t) => t.url).sort()).toEqual([...urls].sort());
@@ -159,7 +148,7 @@ describe('redis frontier specifics', () => {
   });
 
   it("splits a big host's task hash into listpack buckets, every record still found once", async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const clock = new FakeClock();
     const f = await make(clock);
     const n = 1500;
@@ -168,7 +157,7 @@ describe('redis frontier specifics', () => {
     // would become a hashtable for good), then calls of 100 as links arrive: a few splits each.
     await f.enqueue(reqs.slice(0, 700));
     for (let i = 700; i < n; i += 100) await f.enqueue(reqs.slice(i, i + 100));
-    const buckets = Number(await admin.hget('crawld:{example.com}:m', 'tb'));
+    const buckets = Number(await redis.admin.hget('crawld:{example.com}:m', 'tb'));
     expect(buckets).toBeGreaterThanOrEqual(Math.ceil(n / 128)); // 64-128 records per bucket
     const keys = [
       'crawld:{example.com}:t',
@@ -176,8 +165,8 @@ describe('redis frontier specifics', () => {
     ];
     let stored = 0;
     for (const key of keys) {
-      stored += await admin.hlen(key);
-      expect(await admin.object('ENCODING', key)).toBe('listpack');
+      stored += await redis.admin.hlen(key);
+      expect(await redis.admin.object('ENCODING', key)).toBe('listpack');
     }
     expect(stored).toBe(n);
     // A second instance (empty seen cache): Redis finds every record in its bucket.
@@ -195,7 +184,7 @@ describe('redis frontier specifics', () => {
   });
 
   it('returns the leases of a dead instance to the queue after the visibility timeout', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const clock = new FakeClock();
     const dying = await make(clock);
     await dying.enqueue([req('a'), req('b', { url: url('b', 'b.example') })]);
@@ -210,12 +199,12 @@ describe('redis frontier specifics', () => {
   });
 
   it('rebuilds the global indexes from per-host state (repair after a crash between scripts)', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const clock = new FakeClock();
     const f = await make(clock);
     await f.enqueue([req('a'), req('b', { url: url('b', 'b.example'), priority: 1 })]);
     // Simulate a client that died after its host scripts but before PUBLISH.
-    await admin.del('{crawld}:ready', '{crawld}:totals', '{crawld}:snap', '{crawld}:due');
+    await redis.admin.del('{crawld}:ready', '{crawld}:totals', '{crawld}:snap', '{crawld}:due');
     expect(await f.stats()).toMatchObject({ pending: 0 });
     expect(await f.repair()).toBe(2);
     expect(await f.stats()).toMatchObject({ pending: 2, pendingByPriority: { '0': 1, '1': 1 } });
@@ -224,7 +213,7 @@ describe('redis frontier specifics', () => {
   });
 
   it('keeps the index and totals by deltas exactly: a recount of every host after a mixed workload changes nothing', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const clock = new FakeClock();
     const f = await make(clock);
     const hosts = ['a.example', 'b.example', 'c.example', 'd.example'];
@@ -259,10 +248,10 @@ describe('redis frontier specifics', () => {
     const view = async () => ({
       stats: await f.stats(),
       next: await f.nextReadyAt(),
-      ready: await admin.zrange('{crawld}:ready', 0, -1, 'WITHSCORES'),
-      due: await admin.zrange('{crawld}:due', 0, -1, 'WITHSCORES'),
-      dead: (await admin.smembers('{crawld}:deadhosts')).sort(),
-      leased: (await admin.smembers('{crawld}:leasedhosts')).sort(),
+      ready: await redis.admin.zrange('{crawld}:ready', 0, -1, 'WITHSCORES'),
+      due: await redis.admin.zrange('{crawld}:due', 0, -1, 'WITHSCORES'),
+      dead: (await redis.admin.smembers('{crawld}:deadhosts')).sort(),
+      leased: (await redis.admin.smembers('{crawld}:leasedhosts')).sort(),
     });
     const kept = await view();
     expect(kept.stats.leased).toBeGreaterThan(0);
@@ -273,18 +262,18 @@ describe('redis frontier specifics', () => {
   });
 
   it('refuses priorities outside [-2048, 2047] before writing anything', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const f = await make(new FakeClock());
     await expect(f.enqueue([req('a'), req('b', { priority: 5000 })])).rejects.toThrow(/priority/);
     expect((await f.stats()).pending).toBe(0);
     await cleanup();
   });
   it('answers links it stored from its cache, and forgets them when Redis comes back without its data', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const f = await make(new FakeClock());
     expect(await f.enqueue([req('a'), req('b')])).toEqual({ added: 2, duplicates: 0, dropped: 0 });
     const commands = async () =>
-      Number(/total_commands_processed:(\d+)/.exec(await admin.info('stats'))?.[1]);
+      Number(/total_commands_processed:(\d+)/.exec(await redis.admin.info('stats'))?.[1]);
     const before = await commands();
     expect(await f.enqueue([req('a'), req('b')])).toEqual({ added: 0, duplicates: 2, dropped: 0 });
     // Only the INFO calls themselves: the duplicates cost no round trip.
@@ -293,13 +282,13 @@ describe('redis frontier specifics', () => {
     expect(await f.enqueue([req('a', { force: true })])).toMatchObject({ duplicates: 1 });
     expect((await commands()) - before).toBeGreaterThan(2);
 
-    await server.restart(); // no persistence: it comes back empty
+    await redis.server.restart(); // no persistence: it comes back empty
     await until(async () => (await f.stats()).pending === 0, 10_000);
     expect(await f.enqueue([req('a'), req('b')])).toEqual({ added: 2, duplicates: 0, dropped: 0 });
     await cleanup();
   });
   it('enqueues a call spanning 300 hosts in one script call, and leases 100 of them in one more', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const f = await make(new FakeClock());
     const reqs = Array.from({ length: 300 }, (_, i) => req(`p${i}`, { url: url(`p${i}`, `h${i}.example`) }));
     let before = await scripts();
@@ -316,7 +305,7 @@ describe('redis frontier specifics', () => {
   });
 
   it('sends the acks of one turn as one script call that also updates the index, and the counts stay exact', async () => {
-    await admin.flushdb();
+    await redis.admin.flushdb();
     const f = await make(new FakeClock());
     await f.enqueue(Array.from({ length: 50 }, (_, i) => req(`p${i}`)));
     const tasks = await lease(f, 50);

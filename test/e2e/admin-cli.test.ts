@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readJsonl, runCli, startCli, tempDir, until } from '../helpers/cli.js';
+import { readJsonl, runCli, startCli, tempDir, until, writeJsonConfig } from '../helpers/cli.js';
 import { startTarget } from '../integration/admin-helpers.js';
 
 const TOKEN = 'e2e-admin-token-0123456789abcdef';
@@ -29,18 +29,14 @@ describe('admin CLI', () => {
     dir = tempDir('crawld-admin-cli-');
     tokenFile = join(dir, 'admin.token');
     writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
-    config = join(dir, 'crawld.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        dataDir: join(dir, 'data'),
-        log: { level: 'info' },
-        http: { port: 0, adminTokenFile: tokenFile },
-        fetch: { allowPrivateNetworks: true },
-        retry: { maxAttempts: 1 },
-        jobs: [{ id: 'main', seeds: [`${target.origin}/gone/seed`], robots: false }],
-      }),
-    );
+    config = writeJsonConfig(dir, {
+      dataDir: join(dir, 'data'),
+      log: { level: 'info' },
+      http: { port: 0, adminTokenFile: tokenFile },
+      fetch: { allowPrivateNetworks: true },
+      retry: { maxAttempts: 1 },
+      jobs: [{ id: 'main', seeds: [`${target.origin}/gone/seed`], robots: false }],
+    });
   });
   afterAll(async () => {
     await target.close();

@@ -4,27 +4,27 @@
  * drains, closes the browser and exits 0; a rerun finishes the crawl).
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
+import { closeAfterEach } from '../helpers/cleanup.js';
 import {
   countLines,
   freePort,
+  listDeadLetters,
   readJsonl,
-  runCli,
+  runOnce,
   startCli,
   tempDir,
   until,
+  untilMetrics,
   writeJsonConfig,
 } from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
-import { alive, browserPid, CHROMIUM, chromiumPids } from '../helpers/js-site.js';
+import { alive, browserFetch, browserPid, chromiumPids } from '../helpers/js-site.js';
 
 function writeConfig(dir: string, site: DemoSite, extra: Record<string, unknown> = {}): string {
   return writeJsonConfig(dir, {
-    fetch: {
-      allowAddresses: [`127.0.0.1:${site.port}`],
-      browser: { executablePath: CHROMIUM, maxPages: 3 },
-    },
+    fetch: browserFetch(site.port, { maxPages: 3 }),
     jobs: [
       {
         id: 'shop',
@@ -37,22 +37,16 @@ function writeConfig(dir: string, site: DemoSite, extra: Record<string, unknown>
   });
 }
 
-async function dlq(dir: string): Promise<string> {
-  const r = await runCli(['dlq', 'list', '--json', '--data-dir', join(dir, 'data')]);
-  expect(r.code).toBe(0);
-  return r.stdout;
-}
+/** The dead letters of the daemon whose config writeConfig wrote into dir. */
+const dlq = (dir: string) => listDeadLetters(['--data-dir', join(dir, 'data')]);
 
 describe('browser lifecycle under the daemon', () => {
-  let site: DemoSite | undefined;
-  afterEach(async () => {
-    await site?.close();
-  });
+  const track = closeAfterEach();
 
   it('a browser killed mid-crawl is restarted and no task is lost', async () => {
     const pages = 30;
     // Each product's JSON takes 300 ms: renders are in flight when the browser dies.
-    site = await startDemoSite({ js: true, pages, latencyMs: 300 });
+    const site = await startDemoSite({ js: true, pages, latencyMs: 300 }).then(track);
     const dir = tempDir();
     const port = await freePort();
     const config = writeConfig(dir, site, { http: { port } });
@@ -64,17 +58,18 @@ describe('browser lifecycle under the daemon', () => {
       const pid = browserPid(daemon.child.pid ?? -1);
       expect(pid).toBeDefined();
       process.kill(pid as number, 'SIGKILL');
-      await until(async () => {
-        metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-        return metricSum(metrics, 'crawld_browser_restarts_total', { reason: 'crash' }) >= 1;
-      }, 30_000);
+      metrics = await untilMetrics(
+        port,
+        (m) => metricSum(m, 'crawld_browser_restarts_total', { reason: 'crash' }) >= 1,
+        30_000,
+      );
       expect(await daemon.exited).toBe(0);
     } finally {
       daemon.child.kill('SIGKILL');
     }
     const urls = new Set(readJsonl(results).map((r) => r.url));
     const dead = await dlq(dir);
-    expect(dead).toBe('');
+    expect(dead).toEqual([]);
     expect(urls.size).toBe(pages);
     expect(metricSum(metrics, 'crawld_browser_crashes_total')).toBeGreaterThanOrEqual(1);
     expect(metricSum(metrics, 'crawld_render_duration_seconds_count')).toBeGreaterThanOrEqual(3);
@@ -83,7 +78,7 @@ describe('browser lifecycle under the daemon', () => {
   it('SIGTERM during renders drains, closes the browser and exits 0; a rerun finishes', async () => {
     const pages = 20;
     // 1.5 s per product JSON: SIGTERM finds renders waiting for their data.
-    site = await startDemoSite({ js: true, pages, latencyMs: 1500 });
+    const site = await startDemoSite({ js: true, pages, latencyMs: 1500 }).then(track);
     const dir = tempDir();
     const config = writeConfig(dir, site, { shutdown: { drainTimeoutMs: 1000 } });
     const daemon = startCli(['run', '--config', config, '--no-progress']);
@@ -103,11 +98,11 @@ describe('browser lifecycle under the daemon', () => {
     }
     expect(daemon.stdout()).toMatch(/"aborted":[1-9].*"message":"shutdown: drained"/);
     await until(() => browsers.every((pid) => !alive(pid)), 10_000);
-    const again = await runCli(['run', '--config', config, '--once', '--no-progress'], {}, 120_000);
+    const again = await runOnce(config, 120_000);
     expect(again.code, again.stdout).toBe(0);
     const records = readJsonl(results);
     expect(new Set(records.map((r) => r.url)).size).toBe(pages);
     for (const r of records) expect((r.fields as { price?: string }).price).toMatch(/^\$[0-9,]+\.\d\d$/);
-    expect(await dlq(dir)).toBe('');
+    expect(await dlq(dir)).toEqual([]);
   }, 180_000);
 });

@@ -3,13 +3,12 @@
  * fetch.browser.maxPages), not from concurrency.initialPerHost: `run --once` as a user runs
  * it, real Chromium, a shop whose pages fetch their data with a script (docs/browser.md, _Limits_).
  */
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readJsonl, runCli, tempDir, writeJsonConfig } from '../helpers/cli.js';
-import { CHROMIUM } from '../helpers/js-site.js';
+import { readJsonl, runOnce, tempDir, writeJsonConfig } from '../helpers/cli.js';
+import { browserFetch, requireChromium } from '../helpers/js-site.js';
 
 const PAGES = 30;
 /** The first baseline probe holds minWindowSamples (20) renders at the initial limit. */
@@ -54,7 +53,7 @@ fetch('/api/${product[1]}').then((r) => r.json()).then((p) => {
 describe('the adaptive limit of a render host (real Chromium)', () => {
   let shop: Awaited<ReturnType<typeof startShop>>;
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: run scripts/setup-test-env.sh`);
+    requireChromium();
     shop = await startShop();
   });
   afterAll(async () => {
@@ -65,10 +64,7 @@ describe('the adaptive limit of a render host (real Chromium)', () => {
     const dir = tempDir();
     const origin = `http://127.0.0.1:${shop.port}`;
     const config = writeJsonConfig(dir, {
-      fetch: {
-        allowAddresses: [`127.0.0.1:${shop.port}`],
-        browser: { executablePath: CHROMIUM, maxPages: 4 },
-      },
+      fetch: browserFetch(shop.port, { maxPages: 4 }),
       jobs: [
         {
           id: 'shop',
@@ -79,7 +75,7 @@ describe('the adaptive limit of a render host (real Chromium)', () => {
         },
       ],
     });
-    const r = await runCli(['run', '--config', config, '--once', '--no-progress'], {}, 120_000);
+    const r = await runOnce(config, 120_000);
     expect(r.code, r.stderr).toBe(0);
     const records = readJsonl(join(dir, 'data', 'results.jsonl'));
     expect(records).toHaveLength(PAGES);

@@ -3,7 +3,7 @@
  * `run --once` without an HTTP server, extraction on the rendered DOM, the SSRF guard on a
  * page's own requests, and each bad input ending as a recorded reason on its task.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
@@ -12,18 +12,18 @@ import {
   listDeadLetters,
   readJsonl,
   runCli,
-  startCli,
+  runOnce,
   tempDir,
   until,
+  untilMetrics,
+  withCli,
   writeJsonConfig,
 } from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
-import { CHROMIUM, type JsSite, startJsSite } from '../helpers/js-site.js';
+import { browserFetch, type JsSite, requireChromium, startJsSite } from '../helpers/js-site.js';
 
 describe('crawld with render.kind browser (real Chromium)', () => {
-  beforeAll(() => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: run scripts/setup-test-env.sh`);
-  });
+  beforeAll(requireChromium);
 
   it('exits 2 naming fetch.browser.executablePath when the browser is missing, and writes nothing', async () => {
     const dir = tempDir();
@@ -34,7 +34,7 @@ describe('crawld with render.kind browser (real Chromium)', () => {
       },
       jobs: [{ id: 'j', seeds: ['http://127.0.0.1:9/'], render: { kind: 'browser' } }],
     });
-    const r = await runCli(['run', '--config', config, '--once', '--no-progress']);
+    const r = await runOnce(config);
     expect(r.code).toBe(2);
     expect(r.stderr + r.stdout).toContain('fetch.browser.executablePath');
     expect(existsSync(join(dir, 'data', 'results.jsonl'))).toBe(false);
@@ -65,17 +65,11 @@ describe('crawld with render.kind browser (real Chromium)', () => {
 
     it('crawl --once extracts fields and follows links from the rendered DOM', async () => {
       const dir = tempDir();
-      const config = join(dir, 'crawld.json');
-      writeFileSync(
-        config,
-        JSON.stringify({
-          fetch: {
-            allowAddresses: [`127.0.0.1:${site.port}`],
-            browser: { executablePath: CHROMIUM, maxPages: 2 },
-          },
-          jobs: [job({ kind: 'browser', waitForSelector: 'span.price' })],
-        }),
-      );
+      // The config's dataDir (dir/data) gives way to --data-dir.
+      const config = writeJsonConfig(dir, {
+        fetch: browserFetch(site.port, { maxPages: 2 }),
+        jobs: [job({ kind: 'browser', waitForSelector: 'span.price' })],
+      });
       const r = await runCli(
         ['crawl', `${site.url}/`, '--config', config, '--data-dir', dir, '--once', '--no-progress'],
         {},
@@ -92,14 +86,10 @@ describe('crawld with render.kind browser (real Chromium)', () => {
       }
       // The same job over plain HTTP sees the shell only: no fields, no links.
       const plain = tempDir();
-      const plainConfig = join(plain, 'crawld.json');
-      writeFileSync(
-        plainConfig,
-        JSON.stringify({
-          fetch: { allowAddresses: [`127.0.0.1:${site.port}`] },
-          jobs: [job({ kind: 'http' })],
-        }),
-      );
+      const plainConfig = writeJsonConfig(plain, {
+        fetch: { allowAddresses: [`127.0.0.1:${site.port}`] },
+        jobs: [job({ kind: 'http' })],
+      });
       const p = await runCli([
         'run',
         '--config',
@@ -127,43 +117,36 @@ describe('crawld with render.kind browser (real Chromium)', () => {
 
     it('each bad input ends as a recorded reason; the crawl finishes and the guard holds', async () => {
       const dir = tempDir();
-      const config = join(dir, 'crawld.json');
       const u = (p: string) => `${site.origin}${p}`;
       const extract = { fields: { title: { selector: 'h1.title' } }, followAllLinks: false };
-      writeFileSync(
-        config,
-        JSON.stringify({
-          dataDir: dir,
-          // Only the site's port: the secret server on 127.0.0.1 is refused like any loopback address.
-          fetch: {
-            allowAddresses: [`127.0.0.1:${site.port}`],
-            browser: { executablePath: CHROMIUM, maxPages: 2 },
+      const config = writeJsonConfig(dir, {
+        dataDir: dir,
+        // Only the site's port: the secret server on 127.0.0.1 is refused like any loopback address.
+        fetch: browserFetch(site.port, { maxPages: 2 }),
+        retry: { maxAttempts: 2, baseDelayMs: 100, maxDelayMs: 200 },
+        jobs: [
+          {
+            id: 'idle',
+            seeds: [u('/never-idle')],
+            render: { kind: 'browser', waitUntil: 'networkidle', timeoutMs: 3000 },
+            extract,
           },
-          retry: { maxAttempts: 2, baseDelayMs: 100, maxDelayMs: 200 },
-          jobs: [
-            {
-              id: 'idle',
-              seeds: [u('/never-idle')],
-              render: { kind: 'browser', waitUntil: 'networkidle', timeoutMs: 3000 },
-              extract,
-            },
-            {
-              id: 'bad',
-              seeds: ['/loop-a', '/popups', '/alert', '/private-nav', '/ssrf', '/busy'].map(u),
-              render: { kind: 'browser', timeoutMs: 5000 },
-              extract,
-            },
-            {
-              // Filling a 512 MiB heap takes a while on a loaded machine: a budget it cannot reach.
-              id: 'hog',
-              seeds: [u('/hog')],
-              render: { kind: 'browser', timeoutMs: 60_000 },
-              extract,
-            },
-          ],
-        }),
-      );
-      const r = await runCli(['run', '--config', config, '--once', '--no-progress'], {}, 170_000);
+          {
+            id: 'bad',
+            seeds: ['/loop-a', '/popups', '/alert', '/private-nav', '/ssrf', '/busy'].map(u),
+            render: { kind: 'browser', timeoutMs: 5000 },
+            extract,
+          },
+          {
+            // Filling a 512 MiB heap takes a while on a loaded machine: a budget it cannot reach.
+            id: 'hog',
+            seeds: [u('/hog')],
+            render: { kind: 'browser', timeoutMs: 60_000 },
+            extract,
+          },
+        ],
+      });
+      const r = await runOnce(config, 170_000);
       expect(r.code, r.stderr).toBe(0);
       const records = readJsonl(join(dir, 'results.jsonl'));
       const titles = Object.fromEntries(
@@ -190,36 +173,24 @@ describe('crawld with render.kind browser (real Chromium)', () => {
     it('counts the refused subresource requests of a page in /metrics', async () => {
       const dir = tempDir();
       const port = await freePort();
-      const config = join(dir, 'crawld.json');
-      writeFileSync(
-        config,
-        JSON.stringify({
-          dataDir: dir,
-          http: { port },
-          fetch: { allowAddresses: [`127.0.0.1:${site.port}`], browser: { executablePath: CHROMIUM } },
-          jobs: [
-            {
-              id: 'ssrf',
-              seeds: [`${site.origin}/ssrf`],
-              render: { kind: 'browser' },
-              extract: { fields: { title: { selector: 'h1.title' } } },
-            },
-          ],
-        }),
-      );
-      const daemon = startCli(['run', '--config', config, '--no-progress']);
-      let metrics = '';
-      try {
+      const config = writeJsonConfig(dir, {
+        dataDir: dir,
+        http: { port },
+        fetch: browserFetch(site.port),
+        jobs: [
+          {
+            id: 'ssrf',
+            seeds: [`${site.origin}/ssrf`],
+            render: { kind: 'browser' },
+            extract: { fields: { title: { selector: 'h1.title' } } },
+          },
+        ],
+      });
+      const metrics = await withCli(['run', '--config', config, '--no-progress'], async () => {
         await until(() => readJsonl(join(dir, 'results.jsonl')).length === 1, 60_000);
         // The browser's RSS is read every 2 s while it runs.
-        await until(async () => {
-          metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-          return metricSum(metrics, 'crawld_browser_rss_bytes') > 0;
-        }, 10_000);
-      } finally {
-        daemon.child.kill('SIGTERM');
-        await daemon.exited;
-      }
+        return untilMetrics(port, (m) => metricSum(m, 'crawld_browser_rss_bytes') > 0, 10_000);
+      });
       // iframe, script, fetch and XHR to the secret server: refused after the address check.
       expect(
         metricSum(metrics, 'crawld_browser_blocked_requests_total', { reason: 'blocked_address' }),

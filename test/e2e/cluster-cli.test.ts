@@ -5,8 +5,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers/cli.js';
-import { countByUrl, sitePages, useClusterFixture } from '../helpers/cluster.js';
+import { listDeadLetters, runCli, tempDir } from '../helpers/cli.js';
+import { countByUrl, crawlOnceArgs, sitePages, useClusterFixture } from '../helpers/cluster.js';
 
 const PAGES = 60;
 
@@ -15,30 +15,16 @@ const fx = useClusterFixture({ pages: PAGES });
 it('crawl --frontier redis://... crawls through Redis; dlq --frontier lists and redrives', async () => {
   const frontier = `${fx.redis.url}/3`;
   const dir = tempDir();
-  const crawl = await runCli([
-    'crawl',
-    `${fx.origin}/`,
-    `${fx.origin}/missing`,
-    '--frontier',
-    frontier,
-    '--once',
-    '--allow-private-networks',
-    '--data-dir',
-    dir,
-    '--no-progress',
-  ]);
+  const crawl = await runCli(
+    crawlOnceArgs([`${fx.origin}/`, `${fx.origin}/missing`], dir, ['--frontier', frontier]),
+  );
   expect(crawl.code, crawl.stderr).toBe(0);
   expect(crawl.stdout).toMatch(new RegExp(`${PAGES} ok, 1 failed`));
   const counts = countByUrl([join(dir, 'results.jsonl')]);
   expect(sitePages(fx.origin, PAGES).filter((u) => !counts.has(u))).toEqual([]);
 
   // The frontier is in Redis database 3, not in the data dir.
-  const list = await runCli(['dlq', 'list', '--frontier', frontier, '--json']);
-  expect(list.code, list.stderr).toBe(0);
-  const dead = list.stdout
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { url: string; reason: string });
+  const dead = await listDeadLetters(['--frontier', frontier]);
   expect(dead.map((d) => d.url)).toEqual([`${fx.origin}/missing`]);
   const other = await runCli(['dlq', 'list', '--frontier', `${fx.redis.url}/4`]);
   expect(other.stdout).toBe('no dead letters\n');
@@ -60,16 +46,9 @@ it('refuses a --frontier that is not a redis URL, and two sources for dlq (exit 
 
 it('exits 1 naming the unreachable Redis, without its password, and releases the data-dir lock', async () => {
   const dir = tempDir();
-  const args = [
-    'crawl',
-    `${fx.origin}/`,
-    '--once',
-    '--allow-private-networks',
-    '--data-dir',
-    dir,
-    '--no-progress',
-  ];
-  const r = await runCli([...args, '--frontier', 'redis://user:hunter2secret@127.0.0.1:1/0']);
+  const r = await runCli(
+    crawlOnceArgs([`${fx.origin}/`], dir, ['--frontier', 'redis://user:hunter2secret@127.0.0.1:1/0']),
+  );
   expect(r.code).toBe(1);
   expect(r.stderr).toContain('cannot reach the Redis frontier at redis://127.0.0.1:1/0');
   expect(r.stderr + r.stdout).not.toContain('hunter2secret');

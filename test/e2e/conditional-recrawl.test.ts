@@ -4,20 +4,26 @@
  * unchanged with their previous fields, and the changed ones as 200 with change records.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
-import { freePort, readJsonl, startCli, tempDir, until, writeJsonConfig } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { startDemoSite } from '../../src/demo/site.js';
+import { closeAfterEach } from '../helpers/cleanup.js';
+import {
+  freePort,
+  readJsonl,
+  scrapeMetrics,
+  tempDir,
+  until,
+  withCli,
+  writeJsonConfig,
+} from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
 
 describe('crawld run: conditional recrawls', () => {
-  let site: DemoSite | undefined;
-  afterEach(async () => {
-    await site?.close();
-  });
+  const track = closeAfterEach();
 
   it('records 304s as unchanged and only the changed pages as 200s', async () => {
     const pages = 40;
-    site = await startDemoSite({ pages, changeRate: 0.25 });
+    const site = await startDemoSite({ pages, changeRate: 0.25 }).then(track);
     const dir = tempDir();
     const config = writeJsonConfig(
       dir,
@@ -38,19 +44,17 @@ describe('crawld run: conditional recrawls', () => {
     // With an HTTP port: on this branch `run` exits once its only pending work is a delayed
     // recrawl (its timers are unref'd; issue 19 fixes that), and /metrics is checked too.
     const port = await freePort();
-    const cli = startCli(['run', '--config', config, '--no-progress', '--http-port', String(port)]);
     const results = join(dir, 'data', 'results.jsonl');
-    let metrics = '';
-    try {
-      await until(() => readJsonl(results).filter((r) => r.generation === 0).length === pages, 30_000);
-      // The next cycle: a quarter of the pages (deterministically) change.
-      site.setPriceEpoch(1);
-      await until(() => readJsonl(results).filter((r) => r.generation === 1).length === pages, 30_000);
-      metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    } finally {
-      cli.child.kill('SIGTERM');
-      await cli.exited;
-    }
+    const metrics = await withCli(
+      ['run', '--config', config, '--no-progress', '--http-port', String(port)],
+      async () => {
+        await until(() => readJsonl(results).filter((r) => r.generation === 0).length === pages, 30_000);
+        // The next cycle: a quarter of the pages (deterministically) change.
+        site.setPriceEpoch(1);
+        await until(() => readJsonl(results).filter((r) => r.generation === 1).length === pages, 30_000);
+        return scrapeMetrics(port);
+      },
+    );
     const recs = readJsonl(results);
     const first = new Map(recs.filter((r) => r.generation === 0).map((r) => [r.url, r]));
     const second = recs.filter((r) => r.generation === 1);

@@ -1,24 +1,20 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, countLines, readJsonl, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import {
+  countLines,
+  readJsonl,
+  runCli,
+  startCli,
+  tempDir,
+  useSiteCli,
+  writeJsonConfig,
+} from '../helpers/cli.js';
+import { seededRandom } from '../helpers/knee-sim.js';
 
 const PAGES = 1500;
 const KILLS = 10;
 /** Fixed seed: a failure replays with the same kill moments. */
 const SEED = 0x5eed;
-
-/** mulberry32: a tiny seeded PRNG, so the "random" kill moments are reproducible. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /**
  * SIGKILL at 10 random moments of one crawl (start-up and recovery included), restarting on
@@ -26,50 +22,31 @@ function prng(seed: number): () => number {
  * results exactly once or in the dead-letter queue, never both, never missing.
  */
 describe('crash consistency under repeated SIGKILL', () => {
-  let site: CliProcess;
-  let origin: string;
-
-  beforeAll(async () => {
-    // 5% injected 500s with 2 attempts: a few pages end in the dead-letter queue.
-    site = startCli([
-      'site',
-      '--port',
-      '0',
-      '--pages',
-      String(PAGES),
-      '--latency-ms',
-      '10',
-      '--error-rate',
-      '0.05',
-    ]);
-    origin = (await site.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
-  });
-  afterAll(async () => {
-    site.child.kill('SIGTERM');
-    await site.exited;
-  });
+  // 5% injected 500s with 2 attempts: a few pages end in the dead-letter queue.
+  const site = useSiteCli(['--pages', String(PAGES), '--latency-ms', '10', '--error-rate', '0.05']);
 
   it('holds every page exactly once across results and dead letters', async () => {
     const dir = tempDir('crawld-crash-');
     const dataDir = join(dir, 'data');
-    const file = join(dir, 'config.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
+    const file = writeJsonConfig(
+      dir,
+      {
         dataDir,
         log: { level: 'info' },
-        fetch: { allowAddresses: [`127.0.0.1:${new URL(origin).port}`] },
+        fetch: { allowAddresses: [`127.0.0.1:${new URL(site.origin).port}`] },
         retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 100 },
         // Slow enough that the kills land mid-crawl, not after it: a run lives at most 1.5 s
         // past its start-up line, so with no burst it fetches at most ~226 pages and the crawl
         // needs 7 runs or more. At 250/s with the default burst four runs could do all 1500
         // pages, and on a fast sitting did (CI at b43fca2: 4 kills, then the crawl ended).
         rateLimits: { hosts: [{ hosts: '*', ratePerSec: 150, burst: 1 }] },
-        jobs: [{ id: 'crash', seeds: [`${origin}/`] }],
-      }),
+        jobs: [{ id: 'crash', seeds: [`${site.origin}/`] }],
+      },
+      'config.json',
     );
     const results = join(dataDir, 'results.jsonl');
-    const random = prng(SEED);
+    // Seeded (mulberry32), so the "random" kill moments are reproducible.
+    const random = seededRandom(SEED);
     const progress: number[] = [];
     for (let k = 0; k < KILLS; k++) {
       const run = startCli(['run', '--config', file, '--once', '--no-progress']);
@@ -119,7 +96,7 @@ describe('crash consistency under repeated SIGKILL', () => {
     }
 
     const pages = new Set(
-      Array.from({ length: PAGES }, (_, i) => (i === 0 ? `${origin}/` : `${origin}/p/${i}`)),
+      Array.from({ length: PAGES }, (_, i) => (i === 0 ? `${site.origin}/` : `${site.origin}/p/${i}`)),
     );
     const covered = new Set([...done, ...deadUrls]);
     expect(

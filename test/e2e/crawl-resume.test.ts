@@ -1,30 +1,20 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, countLines, readJsonl, runCli, startCli, tempDir, until } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { countLines, readJsonl, runCli, startCli, tempDir, until, useSiteCli } from '../helpers/cli.js';
 
 /**
  * The promise of the embedded default: kill -9 in the middle of a crawl, run again on the
  * same data dir, and the results hold every page exactly once.
  */
 describe('crawl resumes after SIGKILL', () => {
-  let site: CliProcess;
-  let origin: string;
-
-  beforeAll(async () => {
-    site = startCli(['site', '--port', '0', '--pages', '2000', '--latency-ms', '20']);
-    origin = (await site.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
-  });
-  afterAll(async () => {
-    site.child.kill('SIGTERM');
-    await site.exited;
-  });
+  const site = useSiteCli(['--pages', '2000', '--latency-ms', '20']);
 
   it('ends with exactly 2000 distinct URLs, none twice', async () => {
     const dir = tempDir();
     const results = join(dir, 'results.jsonl');
     const args = [
       'crawl',
-      `${origin}/`,
+      `${site.origin}/`,
       '--data-dir',
       dir,
       '--allow-private-networks',

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli, tempDir, writeJsonConfig } from '../helpers/cli.js';
 import { startTarget } from '../integration/admin-helpers.js';
 
 /**
@@ -19,17 +19,13 @@ afterAll(async () => {
 it("lists and redrives the dead letters of the frontier at the config's frontier.path", async () => {
   const dir = tempDir('crawld-dlq-config-');
   const dataDir = join(dir, 'data');
-  const config = join(dir, 'crawld.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      dataDir,
-      frontier: { kind: 'sqlite', path: join(dir, 'elsewhere', 'queue.db') },
-      fetch: { allowPrivateNetworks: true },
-      retry: { maxAttempts: 1 },
-      jobs: [{ id: 'main', seeds: [`${target.origin}/gone/seed`], robots: false }],
-    }),
-  );
+  const config = writeJsonConfig(dir, {
+    dataDir,
+    frontier: { kind: 'sqlite', path: join(dir, 'elsewhere', 'queue.db') },
+    fetch: { allowPrivateNetworks: true },
+    retry: { maxAttempts: 1 },
+    jobs: [{ id: 'main', seeds: [`${target.origin}/gone/seed`], robots: false }],
+  });
   const crawl = await runCli(['run', '--config', config, '--once', '--no-progress']);
   expect(crawl.code, crawl.stderr).toBe(0);
 

@@ -1,9 +1,8 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readJsonl, runCli, tempDir } from '../helpers/cli.js';
+import { useSite } from '../helpers/engine.js';
 
 interface Page {
   readonly path: string;
@@ -135,46 +134,37 @@ function body(p: Page, links = ''): Buffer {
 }
 
 describe('pages in every encoding, through `crawld crawl --once` as a user runs it', () => {
-  let server: http.Server;
-  let origin: string;
-  const requested: string[] = [];
-
-  beforeAll(async () => {
-    server = http.createServer((req, res) => {
-      requested.push(req.url ?? '');
-      const page = PAGES.find((p) => p.path === req.url);
-      if (req.url === '/') {
-        const links = PAGES.map((p) => `<a href="${p.path}">${p.path}</a>`).join('');
-        res
-          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-          .end(`<title>index</title>${links}`);
-      } else if (page?.path === '/gbk') {
-        // The query of a link on a GBK page is requested in GBK.
-        res
-          .writeHead(200, { 'content-type': page.contentType })
-          .end(body(page, '<a href="/s?q=价格">search</a>'));
-      } else if (page) {
-        res.writeHead(200, { 'content-type': page.contentType }).end(body(page));
-      } else if (req.url?.startsWith('/s?')) {
-        res
-          .writeHead(200, { 'content-type': 'text/html; charset=gbk' })
-          .end(iconv.encode('<title>搜索</title>', 'gbk'));
-      } else {
-        res.writeHead(404).end();
-      }
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
+  const site = useSite((req, res) => {
+    const page = PAGES.find((p) => p.path === req.url);
+    if (req.url === '/') {
+      const links = PAGES.map((p) => `<a href="${p.path}">${p.path}</a>`).join('');
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<title>index</title>${links}`);
+    } else if (page?.path === '/gbk') {
+      // The query of a link on a GBK page is requested in GBK.
+      res
+        .writeHead(200, { 'content-type': page.contentType })
+        .end(body(page, '<a href="/s?q=价格">search</a>'));
+    } else if (page) {
+      res.writeHead(200, { 'content-type': page.contentType }).end(body(page));
+    } else if (req.url?.startsWith('/s?')) {
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=gbk' })
+        .end(iconv.encode('<title>搜索</title>', 'gbk'));
+    } else {
+      res.writeHead(404).end();
+    }
   });
 
   it('decodes each page as a browser would, records its encoding, and requests the GBK query in GBK', async () => {
     const dir = tempDir();
-    const r = await runCli(['crawl', `${origin}/`, '--once', '--data-dir', dir, '--allow-private-networks']);
+    const r = await runCli([
+      'crawl',
+      `${site.origin}/`,
+      '--once',
+      '--data-dir',
+      dir,
+      '--allow-private-networks',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const records = readJsonl(join(dir, 'results.jsonl'));
     const byPath = new Map(records.map((rec) => [new URL(rec.url as string).pathname, rec]));
@@ -185,7 +175,7 @@ describe('pages in every encoding, through `crawld crawl --once` as a user runs 
       expect(rec!.encoding, p.path).toBe(p.expect);
     }
     // The browser's request for the link: path UTF-8, query in the page's encoding.
-    expect(requested).toContain('/s?q=%BC%DB%B8%F1');
+    expect(site.hits).toContain('/s?q=%BC%DB%B8%F1');
     const search = records.find((rec) => (rec.url as string).includes('/s?'));
     expect((search?.fields as { title: string } | undefined)?.title).toBe('搜索');
   });

@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  type CliProcess,
   countLines,
   freePort,
   readJsonl,
@@ -10,6 +9,7 @@ import {
   startCli,
   tempDir,
   until,
+  useSiteCli,
 } from '../helpers/cli.js';
 
 /**
@@ -18,17 +18,7 @@ import {
  * crawl with every page exactly once.
  */
 describe('graceful shutdown', () => {
-  let site: CliProcess;
-  let origin: string;
-
-  beforeAll(async () => {
-    site = startCli(['site', '--port', '0', '--pages', '30', '--latency-ms', '2000']);
-    origin = (await site.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
-  });
-  afterAll(async () => {
-    site.child.kill('SIGTERM');
-    await site.exited;
-  });
+  const site = useSiteCli(['--pages', '30', '--latency-ms', '2000']);
 
   it('drains to the deadline, exits 0, and loses nothing', async () => {
     const dir = tempDir();
@@ -43,7 +33,7 @@ describe('graceful shutdown', () => {
         'fetch: { allowPrivateNetworks: true }',
         'concurrency: { initialPerHost: 8, maxPerHost: 8 }',
         'jobs:',
-        `  - id: slow\n    seeds: ['${origin}/']`,
+        `  - id: slow\n    seeds: ['${site.origin}/']`,
       ].join('\n'),
     );
     const daemon = startCli(['run', '--config', configFile]);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, countLines, startCli, tempDir, until } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { countLines, startCli, tempDir, until, useSiteCli } from '../helpers/cli.js';
 
 /** utime + stime of a process in clock ticks (USER_HZ, 100 on Linux). */
 function cpuTicks(pid: number): number {
@@ -17,23 +17,13 @@ function cpuTicks(pid: number): number {
  * drive to a full core (100 ticks per second).
  */
 describe.runIf(process.platform === 'linux')('idle daemon', () => {
-  let site: CliProcess;
-  let origin: string;
-
-  beforeAll(async () => {
-    site = startCli(['site', '--port', '0', '--pages', '200']);
-    origin = (await site.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
-  });
-  afterAll(async () => {
-    site.child.kill('SIGTERM');
-    await site.exited;
-  });
+  const site = useSiteCli(['--pages', '200']);
 
   it('uses almost no CPU once the crawl is done and it waits for work', async () => {
     const dir = tempDir();
     const daemon = startCli([
       'crawl',
-      `${origin}/`,
+      `${site.origin}/`,
       '--data-dir',
       dir,
       '--allow-private-networks',

@@ -2,10 +2,9 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort, runCli, startCli, tempDir, until } from '../helpers/cli.js';
-import { type PostgresServer, startPostgres } from '../helpers/postgres-server.js';
+import { usePostgres } from '../helpers/postgres-server.js';
 
 /**
  * A JSON API crawl end to end: a local API that pages with a cursor and wants a bearer token,
@@ -119,18 +118,7 @@ describe('--sink', () => {
 });
 
 describe('JSON API crawl into PostgreSQL', () => {
-  let server: PostgresServer;
-  let db: pg.Client;
-
-  beforeAll(async () => {
-    server = await startPostgres();
-    db = new pg.Client({ connectionString: server.url });
-    await db.connect();
-  }, 60_000);
-  afterAll(async () => {
-    await db?.end();
-    await server?.stop();
-  });
+  const postgres = usePostgres();
 
   it('pages through the cursor with the bearer token: every item once, the token nowhere', async () => {
     const api = await startApi(8, 5);
@@ -140,7 +128,7 @@ describe('JSON API crawl into PostgreSQL', () => {
       expect(anonymous.status).toBe(401);
       const dir = tempDir();
       const config = writeConfig(dir, api, {
-        sinks: [{ kind: 'jsonl' }, { kind: 'postgres', url: server.url, table: 'api_items' }],
+        sinks: [{ kind: 'jsonl' }, { kind: 'postgres', url: postgres.server.url, table: 'api_items' }],
       });
       const port = await freePort();
       const daemon = startCli(
@@ -151,7 +139,7 @@ describe('JSON API crawl into PostgreSQL', () => {
       );
       try {
         await until(async () => {
-          const r = await db.query('SELECT count(*)::int AS n FROM api_items');
+          const r = await postgres.db.query('SELECT count(*)::int AS n FROM api_items');
           return r.rows[0].n >= 40;
         }, 30_000);
         const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
@@ -164,7 +152,7 @@ describe('JSON API crawl into PostgreSQL', () => {
       }
       expect(await daemon.exited).toBe(0);
 
-      const rows = await db.query<{
+      const rows = await postgres.db.query<{
         url: string;
         item: number;
         fields: { id: number; name: string; amount: number };
@@ -175,7 +163,7 @@ describe('JSON API crawl into PostgreSQL', () => {
       expect(api.unauthorized).toBe(1);
       expect(api.served).toBe(8);
 
-      const everything = await db.query('SELECT row_to_json(t)::text AS j FROM api_items t');
+      const everything = await postgres.db.query('SELECT row_to_json(t)::text AS j FROM api_items t');
       for (const r of everything.rows) expect(r.j).not.toContain(TOKEN);
       const logs = daemon.stdout() + daemon.stderr();
       expect(logs.length).toBeGreaterThan(0);
@@ -197,23 +185,23 @@ describe('JSON API crawl into PostgreSQL', () => {
     try {
       const dir = tempDir();
       const config = writeConfig(dir, api);
-      await db.query('DROP TABLE IF EXISTS crawld_results');
-      const args = ['crawl', `${api.origin}/items`, '--config', config, '--sink', server.url];
+      await postgres.db.query('DROP TABLE IF EXISTS crawld_results');
+      const args = ['crawl', `${api.origin}/items`, '--config', config, '--sink', postgres.server.url];
       const first = startCli(args, { API_TOKEN: TOKEN });
       await until(async () => {
-        const r = await db.query('SELECT count(*)::int AS n FROM crawld_results');
+        const r = await postgres.db.query('SELECT count(*)::int AS n FROM crawld_results');
         return r.rows[0].n >= 30;
       }, 30_000);
       first.child.kill('SIGKILL');
       expect(await first.exited).toBe('SIGKILL');
-      const mid = (await db.query('SELECT count(*)::int AS n FROM crawld_results')).rows[0].n;
+      const mid = (await postgres.db.query('SELECT count(*)::int AS n FROM crawld_results')).rows[0].n;
       expect(mid).toBeLessThan(150);
 
       const second = await runCli([...args, '--once'], { API_TOKEN: TOKEN }, 60_000);
       expect(second.code).toBe(0);
       expect(second.stdout).toContain('postgres://127.0.0.1:');
       expect(second.stdout + second.stderr).not.toContain(TOKEN);
-      const r = await db.query(
+      const r = await postgres.db.query(
         `SELECT count(*)::int AS n, count(DISTINCT (url, item))::int AS distinct_items,
                 count(DISTINCT fields->>'id')::int AS ids FROM crawld_results`,
       );
@@ -231,16 +219,23 @@ describe('JSON API crawl into PostgreSQL', () => {
       const config = writeConfig(dir, api, {
         concurrency: { global: 4 },
         sinks: [
-          { kind: 'postgres', url: server.url, table, batchSize: 5, flushIntervalMs: 20, maxBuffer: 10 },
+          {
+            kind: 'postgres',
+            url: postgres.server.url,
+            table,
+            batchSize: 5,
+            flushIntervalMs: 20,
+            maxBuffer: 10,
+          },
         ],
       });
       const daemon = startCli(['run', '--config', config], { API_TOKEN: TOKEN });
       const rows = async () =>
-        (await db.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
+        (await postgres.db.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
       try {
         await until(async () => (await rows()) >= 25, 30_000);
-        await db.end();
-        await server.pause();
+        await postgres.db.end();
+        await postgres.server.pause();
         try {
           const servedAtPause = api.served;
           await new Promise((r) => setTimeout(r, 3000));
@@ -248,16 +243,15 @@ describe('JSON API crawl into PostgreSQL', () => {
           expect(api.served - servedAtPause).toBeLessThanOrEqual(8);
           expect(api.served).toBeLessThan(30);
         } finally {
-          await server.resume();
+          await postgres.server.resume();
         }
-        db = new pg.Client({ connectionString: server.url });
-        await db.connect();
+        await postgres.reconnect();
         await until(async () => (await rows()) >= 150, 30_000);
       } finally {
         daemon.child.kill('SIGTERM');
       }
       expect(await daemon.exited).toBe(0);
-      const r = await db.query(
+      const r = await postgres.db.query(
         `SELECT count(*)::int AS n, count(DISTINCT (url, item))::int AS distinct_items FROM ${table}`,
       );
       expect(r.rows[0]).toEqual({ n: 150, distinct_items: 150 });

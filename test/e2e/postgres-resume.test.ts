@@ -1,52 +1,31 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, readJsonl, runCli, startCli, tempDir, until } from '../helpers/cli.js';
-import { type PostgresServer, startPostgres } from '../helpers/postgres-server.js';
+import { describe, expect, it } from 'vitest';
+import { readJsonl, runCli, startCli, tempDir, until, useSiteCli, writeJsonConfig } from '../helpers/cli.js';
+import { usePostgres } from '../helpers/postgres-server.js';
 
 /**
  * kill -9 in the middle of a concurrent crawl writing to PostgreSQL (and the default JSONL),
  * then the same command again: one row per page, none twice, none missing.
  */
 describe('crawl --sink postgres resumes after SIGKILL', () => {
-  let site: CliProcess;
-  let origin: string;
-  let server: PostgresServer;
-  let db: pg.Client;
-
-  beforeAll(async () => {
-    site = startCli(['site', '--port', '0', '--pages', '600', '--latency-ms', '20']);
-    origin = (await site.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
-    server = await startPostgres();
-    db = new pg.Client({ connectionString: server.url });
-    await db.connect();
-  }, 60_000);
-  afterAll(async () => {
-    await db?.end();
-    await server?.stop();
-    site.child.kill('SIGTERM');
-    await site.exited;
-  });
+  const site = useSiteCli(['--pages', '600', '--latency-ms', '20']);
+  const postgres = usePostgres();
 
   it('ends with exactly one row per page', async () => {
     const dir = tempDir();
     // A long flush interval widens the window in which a page's JSONL line is written and its
-    // row is not: a kill there must not make a second line after the restart.
-    const config = join(dir, 'crawld.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        log: { level: 'warn' },
-        sinks: [
-          { kind: 'jsonl' },
-          { kind: 'postgres', url: server.url, flushIntervalMs: 500, batchSize: 1000 },
-        ],
-      }),
-    );
+    // row is not: a kill there must not make a second line after the restart. --data-dir (below)
+    // takes the place of the config's dataDir (dir/data).
+    const config = writeJsonConfig(dir, {
+      log: { level: 'warn' },
+      sinks: [
+        { kind: 'jsonl' },
+        { kind: 'postgres', url: postgres.server.url, flushIntervalMs: 500, batchSize: 1000 },
+      ],
+    });
     const args = [
       'crawl',
-      `${origin}/`,
+      `${site.origin}/`,
       '--config',
       config,
       '--data-dir',
@@ -55,10 +34,10 @@ describe('crawl --sink postgres resumes after SIGKILL', () => {
       '--max-concurrency',
       '8',
       '--sink',
-      server.url,
+      postgres.server.url,
     ];
     const rows = async () =>
-      (await db.query('SELECT count(*)::int AS n FROM crawld_results')).rows[0].n as number;
+      (await postgres.db.query('SELECT count(*)::int AS n FROM crawld_results')).rows[0].n as number;
     const first = startCli(args);
     await until(async () => (await rows()) >= 150, 30_000);
     first.child.kill('SIGKILL');
@@ -68,7 +47,7 @@ describe('crawl --sink postgres resumes after SIGKILL', () => {
     const second = await runCli([...args, '--once'], {}, 90_000);
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/\d+ ok, 0 failed, 0 skipped/);
-    const r = await db.query(
+    const r = await postgres.db.query(
       'SELECT count(*)::int AS n, count(DISTINCT url)::int AS urls, count(DISTINCT record_key)::int AS keys FROM crawld_results',
     );
     expect(r.rows[0]).toEqual({ n: 600, urls: 600, keys: 600 });

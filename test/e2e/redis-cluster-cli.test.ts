@@ -6,8 +6,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { freePort, runCli, tempDir } from '../helpers/cli.js';
-import { countByUrl, sitePages, useClusterFixture } from '../helpers/cluster.js';
+import { freePort, listDeadLetters, runCli, tempDir } from '../helpers/cli.js';
+import { countByUrl, crawlOnceArgs, sitePages, useClusterFixture } from '../helpers/cluster.js';
 
 const PAGES = 60;
 
@@ -16,18 +16,9 @@ const fx = useClusterFixture({ pages: PAGES, redisCluster: {} });
 it('crawl --frontier redis-cluster://... crawls through the cluster; dlq --frontier lists and redrives', async () => {
   const frontier = fx.redisCluster.url;
   const dir = tempDir();
-  const crawl = await runCli([
-    'crawl',
-    `${fx.origin}/`,
-    `${fx.origin}/missing`,
-    '--frontier',
-    frontier,
-    '--once',
-    '--allow-private-networks',
-    '--data-dir',
-    dir,
-    '--no-progress',
-  ]);
+  const crawl = await runCli(
+    crawlOnceArgs([`${fx.origin}/`, `${fx.origin}/missing`], dir, ['--frontier', frontier]),
+  );
   expect(crawl.code, crawl.stderr).toBe(0);
   expect(crawl.stdout).toMatch(new RegExp(`${PAGES} ok, 1 failed`));
   const counts = countByUrl([join(dir, 'results.jsonl')]);
@@ -37,12 +28,7 @@ it('crawl --frontier redis-cluster://... crawls through the cluster; dlq --front
     (await fx.redisCluster.keysPerNode()).flat().filter((k) => k.startsWith('crawld:{')).length,
   ).toBeGreaterThan(0);
 
-  const list = await runCli(['dlq', 'list', '--frontier', frontier, '--json']);
-  expect(list.code, list.stderr).toBe(0);
-  const dead = list.stdout
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { url: string });
+  const dead = await listDeadLetters(['--frontier', frontier]);
   expect(dead.map((d) => d.url)).toEqual([`${fx.origin}/missing`]);
   const other = await runCli(['dlq', 'list', '--frontier', frontier, '--key-prefix', 'other']);
   expect(other.stdout).toBe('no dead letters\n');
@@ -61,16 +47,9 @@ it('refuses a malformed redis-cluster:// URL (exit 2)', async () => {
 it('exits 2 naming the nodes when no node of the cluster answers, and releases the data-dir lock', async () => {
   const dir = tempDir();
   const nodes = [`127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`];
-  const args = [
-    'crawl',
-    `${fx.origin}/`,
-    '--once',
-    '--allow-private-networks',
-    '--data-dir',
-    dir,
-    '--no-progress',
-  ];
-  const r = await runCli([...args, '--frontier', `redis-cluster://${nodes.join(',')}`]);
+  const r = await runCli(
+    crawlOnceArgs([`${fx.origin}/`], dir, ['--frontier', `redis-cluster://${nodes.join(',')}`]),
+  );
   expect(r.code, r.stderr).toBe(2);
   expect(r.stderr).toContain(
     `frontier.nodes: cannot reach any node of the Redis Cluster (${nodes.join(', ')})`,

@@ -1,21 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, countLines, freePort, startCli, tempDir, until } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { countLines, freePort, startCli, tempDir, until, useSiteCli } from '../helpers/cli.js';
 
 /** SIGHUP re-reads the config: an invalid one is refused and the old one kept. */
 describe('config reload on SIGHUP', () => {
-  let site: CliProcess;
-  let origin: string;
-
-  beforeAll(async () => {
-    site = startCli(['site', '--port', '0', '--pages', '30']);
-    origin = (await site.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
-  });
-  afterAll(async () => {
-    site.child.kill('SIGTERM');
-    await site.exited;
-  });
+  const site = useSiteCli(['--pages', '30']);
 
   it('refuses an invalid config, then applies a valid one without a restart', async () => {
     const dir = tempDir();
@@ -42,7 +32,7 @@ describe('config reload on SIGHUP', () => {
           ...base,
           'log: { level: debug }',
           "rateLimits: { hosts: [{ hosts: '*', ratePerSec: 200 }] }",
-          `jobs:\n  - id: added\n    seeds: ['${origin}/']`,
+          `jobs:\n  - id: added\n    seeds: ['${site.origin}/']`,
         ].join('\n'),
       );
       daemon.child.kill('SIGHUP');
@@ -80,7 +70,7 @@ describe('config reload on SIGHUP', () => {
       expect((await fetch(`${api}/api/jobs`).then((r) => r.json())) as unknown).toEqual({ jobs: [] });
 
       writeFileSync(tokenFile, tokenB);
-      writeFileSync(file, [...base, `jobs:\n  - id: later\n    seeds: ['${origin}/']`].join('\n'));
+      writeFileSync(file, [...base, `jobs:\n  - id: later\n    seeds: ['${site.origin}/']`].join('\n'));
       daemon.child.kill('SIGHUP');
       await daemon.waitFor(/"message":"config reloaded"/);
       expect((await pause(tokenA)).status).toBe(401);

@@ -3,7 +3,6 @@
  * allowPrivateNetworks: not through a crawled link, and not from a rendered page's script.
  * The CLI runs as a user runs it, with --http-port on a port the test picked.
  */
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -12,14 +11,15 @@ import {
   freePort,
   listDeadLetters,
   readJsonl,
-  runCli,
-  startCli,
+  runOnce,
+  scrapeMetrics,
   tempDir,
-  until,
+  untilMetrics,
+  withCli,
   writeJsonConfig,
 } from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
-import { CHROMIUM } from '../helpers/js-site.js';
+import { CHROMIUM, requireChromium } from '../helpers/js-site.js';
 
 describe("crawld's own listener is off limits to the crawl", () => {
   let server: http.Server;
@@ -27,7 +27,6 @@ describe("crawld's own listener is off limits to the crawl", () => {
   let adminPort = 0;
 
   beforeAll(async () => {
-    adminPort = await freePort();
     server = http.createServer((req, res) => {
       const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html' }).end(body);
       if (req.url === '/robots.txt') return res.writeHead(404).end();
@@ -54,6 +53,9 @@ describe("crawld's own listener is off limits to the crawl", () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // Picked after the site listens: a port freePort has just released can be the next one
+    // listen(0) hands out, and then crawld's listener and the site would want the same port.
+    adminPort = await freePort();
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
@@ -65,7 +67,7 @@ describe("crawld's own listener is off limits to the crawl", () => {
       // Every host, so that only the listener guard stands between the crawl and the API.
       jobs: [{ id: 'j', seeds: [`${origin}/`], scope: { hosts: ['*'] } }],
     });
-    const run = await runCli(['run', '--config', config, '--once', '--no-progress']);
+    const run = await runOnce(config);
     expect(run.code, run.stderr).toBe(0);
     const urls = readJsonl(join(dir, 'data', 'results.jsonl')).map((r) => String(r.url));
     expect(urls.sort()).toEqual([`${origin}/`, `${origin}/ok`]);
@@ -75,7 +77,7 @@ describe("crawld's own listener is off limits to the crawl", () => {
   });
 
   it("a rendered page's script cannot reach the admin API: the request is refused, counted", async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: run scripts/setup-test-env.sh`);
+    requireChromium();
     const dir = tempDir();
     const config = writeJsonConfig(dir, {
       http: { port: adminPort },
@@ -91,20 +93,12 @@ describe("crawld's own listener is off limits to the crawl", () => {
       ],
     });
     // Not --once: the daemon stays up so that its own /metrics can be read after the render.
-    const daemon = startCli(['run', '--config', config]);
-    try {
-      const metrics = () => fetch(`http://127.0.0.1:${adminPort}/metrics`).then((r) => r.text());
-      await until(
-        async () => metricSum(await metrics(), 'crawld_pages_total', { result: 'ok' }) >= 1,
-        90_000,
-      );
-      const text = await metrics();
+    await withCli(['run', '--config', config], async () => {
+      await untilMetrics(adminPort, (m) => metricSum(m, 'crawld_pages_total', { result: 'ok' }) >= 1, 90_000);
+      const text = await scrapeMetrics(adminPort);
       expect(metricSum(text, 'crawld_browser_blocked_requests_total', { reason: 'blocked_address' })).toBe(1);
       const [record] = readJsonl(join(dir, 'data', 'results.jsonl'));
       expect(record?.fields).toEqual({ leak: 'refused' });
-    } finally {
-      daemon.child.kill('SIGTERM');
-      await daemon.exited;
-    }
+    });
   }, 150_000);
 });

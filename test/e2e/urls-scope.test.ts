@@ -5,13 +5,12 @@
  * takes its target host into the scope; other redirects out of scope are skipped, counted.
  * Hostnames resolve to 127.0.0.1 through `fetch.resolve`: no real DNS.
  */
-import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readJsonl, runCli, tempDir } from '../helpers/cli.js';
+import { readJsonl, runCli, tempDir, writeJsonConfig } from '../helpers/cli.js';
 import { makeTestCerts, type TestCerts } from '../helpers/tls-certs.js';
 
 const HOSTS = ['shop.test', 'www.shop.test', 'img.shop.test', 'elsewhere.test', 'other.test'];
@@ -86,10 +85,9 @@ describe('URLs as discovered and scope across redirects (whole CLI)', () => {
 
   async function crawl(seed: string, scope: Record<string, unknown> = {}) {
     const dataDir = tempDir();
-    const file = join(tempDir('crawld-scope-config-'), 'config.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
+    const file = writeJsonConfig(
+      tempDir('crawld-scope-config-'),
+      {
         dataDir,
         fetch: {
           allowPrivateNetworks: true,
@@ -97,7 +95,8 @@ describe('URLs as discovered and scope across redirects (whole CLI)', () => {
           tls: { ca: certs.caFile },
         },
         jobs: [{ id: 'shop', seeds: [seed], scope }],
-      }),
+      },
+      'config.json',
     );
     const run = await runCli(['run', '--config', file, '--once']);
     expect(run.code, run.stderr).toBe(0);

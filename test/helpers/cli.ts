@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { started } from './cleanup.js';
 
 /** The entry point that ships: the bundle `npm run build` makes (scripts/bundle.mjs). */
 export const CLI = resolve(import.meta.dirname, '../../dist/crawld.mjs');
@@ -74,6 +76,33 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProces
   };
 }
 
+/** `crawld site --port 0 ARGS`, the demo site as a user starts it, and its origin once it listens. */
+export async function startSiteCli(args: readonly string[]): Promise<{ proc: CliProcess; origin: string }> {
+  const proc = startCli(['site', '--port', '0', ...args]);
+  const origin = (await proc.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+  return { proc, origin };
+}
+
+/**
+ * Registers beforeAll/afterAll hooks that start `crawld site --port 0 ARGS` before the file's
+ * tests and SIGTERM it after them. Read `origin` inside tests or later hooks.
+ */
+export function useSiteCli(args: readonly string[]): { readonly origin: string } {
+  let site: { proc: CliProcess; origin: string } | undefined;
+  beforeAll(async () => {
+    site = await startSiteCli(args);
+  });
+  afterAll(async () => {
+    site?.proc.child.kill('SIGTERM');
+    await site?.proc.exited;
+  });
+  return {
+    get origin() {
+      return started(site, 'crawld site not started (origin read outside a test?)').origin;
+    },
+  };
+}
+
 /** Runs the CLI to completion. */
 export async function runCli(
   args: string[],
@@ -85,6 +114,44 @@ export async function runCli(
   const code = await p.exited;
   clearTimeout(timer);
   return { code, stdout: p.stdout(), stderr: p.stderr() };
+}
+
+/** `crawld run --config FILE --once --no-progress`, as a user runs it, to completion. */
+export function runOnce(config: string, timeoutMs?: number): ReturnType<typeof runCli> {
+  return runCli(['run', '--config', config, '--once', '--no-progress'], {}, timeoutMs);
+}
+
+/**
+ * Starts `crawld ARGS`, runs `body` with it, then SIGTERMs it and waits for its exit, also when
+ * body throws: a daemon a test reads while it runs (its /metrics, its files) never outlives it.
+ */
+export async function withCli<T>(args: string[], body: (cli: CliProcess) => Promise<T>): Promise<T> {
+  const cli = startCli(args);
+  try {
+    return await body(cli);
+  } finally {
+    cli.child.kill('SIGTERM');
+    await cli.exited;
+  }
+}
+
+/** The exposition of the daemon's /metrics on 127.0.0.1:port. */
+export async function scrapeMetrics(port: number): Promise<string> {
+  return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+}
+
+/** Scrapes /metrics on 127.0.0.1:port until `pred` holds of it (see until); returns that scrape. */
+export async function untilMetrics(
+  port: number,
+  pred: (exposition: string) => boolean,
+  timeoutMs?: number,
+): Promise<string> {
+  let text = '';
+  await until(async () => {
+    text = await scrapeMetrics(port);
+    return pred(text);
+  }, timeoutMs);
+  return text;
 }
 
 export interface ListedDeadLetter {

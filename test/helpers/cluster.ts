@@ -5,7 +5,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { type CliProcess, startCli, tempDir } from './cli.js';
+import { started } from './cleanup.js';
+import { type CliProcess, startCli, startSiteCli, tempDir } from './cli.js';
 import { type RedisClusterServer, type StartClusterOptions, startRedisCluster } from './redis-cluster.js';
 import { type RedisServer, type StartRedisOptions, startRedis } from './redis-server.js';
 
@@ -93,6 +94,27 @@ export function resultUrls(path: string): string[] {
   return out;
 }
 
+/**
+ * `crawld crawl URLS --once --allow-private-networks --data-dir DIR --no-progress`, then `more`
+ * (e.g. `--frontier URL`): a one-shot crawl of the demo site as a user runs it.
+ */
+export function crawlOnceArgs(
+  urls: readonly string[],
+  dataDir: string,
+  more: readonly string[] = [],
+): string[] {
+  return [
+    'crawl',
+    ...urls,
+    '--once',
+    '--allow-private-networks',
+    '--data-dir',
+    dataDir,
+    '--no-progress',
+    ...more,
+  ];
+}
+
 /** Per URL, how many records the files hold together. */
 export function countByUrl(files: readonly string[]): Map<string, number> {
   const counts = new Map<string, number>();
@@ -140,26 +162,22 @@ export function useClusterFixture(site: {
   let origin: string | undefined;
   const fixture: ClusterFixture = {
     get redis() {
-      if (!redis) throw new Error('cluster fixture: redis-server not started (used outside a test?)');
-      return redis;
+      return started(redis, 'cluster fixture: redis-server not started (used outside a test?)');
     },
     get redisCluster() {
-      if (!redisCluster) throw new Error('cluster fixture: redis cluster not started (redisCluster option?)');
-      return redisCluster;
+      return started(redisCluster, 'cluster fixture: redis cluster not started (redisCluster option?)');
     },
     get origin() {
-      if (!origin) throw new Error('cluster fixture: demo site not started (used outside a test?)');
-      return origin;
+      return started(origin, 'cluster fixture: demo site not started (used outside a test?)');
     },
     members: [],
   };
   beforeAll(async () => {
     if (site.redisCluster) redisCluster = await startRedisCluster(site.redisCluster);
     else redis = await startRedis(site.redis);
-    const args = ['site', '--port', '0', '--pages', String(site.pages)];
+    const args = ['--pages', String(site.pages)];
     if (site.latencyMs !== undefined) args.push('--latency-ms', String(site.latencyMs));
-    siteProc = startCli(args);
-    origin = (await siteProc.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+    ({ proc: siteProc, origin } = await startSiteCli(args));
   }, 60_000);
   afterAll(async () => {
     await stopAll(fixture.members);

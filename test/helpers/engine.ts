@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { UndiciFetcher } from '../../src/adapters/fetch/undici-fetcher.js';
 import { MemoryFrontier } from '../../src/adapters/frontier/memory.js';
 import { RobotsCache } from '../../src/adapters/robots/robots-cache.js';
@@ -15,6 +16,7 @@ import { compileJob } from '../../src/daemon/jobs.js';
 import { createRetryPolicy } from '../../src/engine/retry-policy.js';
 import { Scheduler, type SchedulerOptions } from '../../src/engine/scheduler.js';
 import { TaskRunner } from '../../src/engine/task-runner.js';
+import { started } from './cleanup.js';
 import { tempDir } from './cli.js';
 
 /**
@@ -36,11 +38,12 @@ export interface Site {
   close(): Promise<void>;
 }
 
-export async function startSite(routes: Record<string, Handler>): Promise<Site> {
+/** `routes`: a handler per path (others get 404), or one handler for every request. */
+export async function startSite(routes: Record<string, Handler> | Handler): Promise<Site> {
   const hits: string[] = [];
   const server = createServer((req, res) => {
     hits.push(req.url ?? '');
-    const handler = routes[req.url ?? ''];
+    const handler = typeof routes === 'function' ? routes : routes[req.url ?? ''];
     if (handler) handler(req, res);
     else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
   });
@@ -122,6 +125,31 @@ export async function startEngine(input: ConfigInput, opts: { robots?: boolean }
       await fetcher.close();
       built.breakers.close();
       await frontier.close();
+    },
+  };
+}
+
+/**
+ * Registers hooks that start startSite(routes) before the file's (or describe block's) tests,
+ * empty its `hits` before each test and close it after all. Read the fields inside tests,
+ * hooks or handlers.
+ */
+export function useSite(routes: Record<string, Handler> | Handler): Pick<Site, 'origin' | 'hits'> {
+  let site: Site | undefined;
+  beforeAll(async () => {
+    site = await startSite(routes);
+  });
+  afterAll(() => site?.close());
+  beforeEach(() => {
+    site?.hits.splice(0);
+  });
+  const get = () => started(site, 'site not started (read outside a test?)');
+  return {
+    get origin() {
+      return get().origin;
+    },
+    get hits() {
+      return get().hits;
     },
   };
 }

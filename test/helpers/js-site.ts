@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -17,6 +17,16 @@ export interface JsSite {
 }
 
 export const CHROMIUM = '/usr/bin/chromium';
+
+/** A missing Chromium is a failure, never a skip: a green run must mean the browser path ran. */
+export function requireChromium(): void {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: run scripts/setup-test-env.sh`);
+}
+
+/** The `fetch` config of a crawl of 127.0.0.1:port through Chromium (`browser`: more fetch.browser keys). */
+export function browserFetch(port: number, browser: Record<string, unknown> = {}) {
+  return { allowAddresses: [`127.0.0.1:${port}`], browser: { executablePath: CHROMIUM, ...browser } };
+}
 
 const html = (body: string) =>
   `<!doctype html><html><head><meta charset="utf-8"></head><body>${body}</body></html>`;

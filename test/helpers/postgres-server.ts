@@ -12,7 +12,10 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSyn
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './prom-tools.js';
+import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
+import { started } from './cleanup.js';
+import { freePort } from './cli.js';
 
 export interface PostgresServer {
   /** postgres://postgres@127.0.0.1:PORT/DB */
@@ -28,6 +31,44 @@ export interface PostgresServer {
 }
 
 const SUPERUSER = 'postgres';
+
+/** A PostgreSQL server for one test file and a client on its database for the tests' queries. */
+export interface PostgresFixture {
+  readonly server: PostgresServer;
+  readonly db: pg.Client;
+  /** Connects a new client as `db`, e.g. after the test ended the old one to pause the server. */
+  reconnect(): Promise<void>;
+}
+
+/**
+ * Registers beforeAll/afterAll hooks that start PostgreSQL (60 s: initdb) and connect `db`,
+ * and after all tests end `db` and stop the server. Read the fields inside tests or hooks.
+ */
+export function usePostgres(): PostgresFixture {
+  let server: PostgresServer | undefined;
+  let db: pg.Client | undefined;
+  const fixture: PostgresFixture = {
+    get server() {
+      return started(server, 'postgres fixture: server not started (used outside a test?)');
+    },
+    get db() {
+      return started(db, 'postgres fixture: client not connected (used outside a test?)');
+    },
+    async reconnect() {
+      db = new pg.Client({ connectionString: fixture.server.url });
+      await db.connect();
+    },
+  };
+  beforeAll(async () => {
+    server = await startPostgres();
+    await fixture.reconnect();
+  }, 60_000);
+  afterAll(async () => {
+    await db?.end();
+    await server?.stop();
+  });
+  return fixture;
+}
 
 /** The newest installed server's bin directory (Debian: /usr/lib/postgresql/N/bin). */
 export function postgresBinDir(): string {

@@ -1,5 +1,4 @@
 import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 
 /**
  * The Prometheus binaries the observability tests run. A missing binary is a failure, never
@@ -17,19 +16,6 @@ export function requireBinary(name: 'prometheus' | 'promtool'): void {
 
 export function run(cmd: string, args: string[], cwd: string, input?: string): SpawnSyncReturns<string> {
   return spawnSync(cmd, args, { cwd, input, encoding: 'utf8', timeout: 20_000 });
-}
-
-/** A TCP port free on 127.0.0.1 right now (the OS picks it; a tiny race is acceptable here). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**

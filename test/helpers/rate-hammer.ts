@@ -12,3 +12,17 @@ export async function hammer(limiter: RedisRateLimiter, key: string, until: numb
   }
   return admitted;
 }
+
+/**
+ * Two daemons on two hosts under one global bucket: limiters[0] hammers a.example and
+ * limiters[1] b.example for 2 s; returns what they were admitted together, per second.
+ */
+export async function globalRate(limiters: readonly RedisRateLimiter[]): Promise<number> {
+  const start = Date.now();
+  const until = start + 2_000;
+  const counts = await Promise.all([
+    hammer(limiters[0]!, 'a.example', until),
+    hammer(limiters[1]!, 'b.example', until),
+  ]);
+  return counts.reduce((a, b) => a + b, 0) / ((Date.now() - start) / 1000);
+}

@@ -7,7 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './prom-tools.js';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
+import { started } from './cleanup.js';
+import { freePort } from './cli.js';
 
 export interface RedisServer {
   readonly url: string;
@@ -71,6 +74,37 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     pause: halt,
     resume: async () => {
       child = await launch(args, port);
+    },
+  };
+}
+
+/** A redis-server for one test file and an ioredis client on it for the tests' own reads and writes. */
+export interface RedisFixture {
+  readonly server: RedisServer;
+  readonly admin: Redis;
+}
+
+/**
+ * Registers beforeAll/afterAll hooks that start a redis-server and connect `admin` to it, and
+ * after all tests quit `admin` and stop the server. Read the fields inside tests or hooks.
+ */
+export function useRedis(options: StartRedisOptions = {}): RedisFixture {
+  let server: RedisServer | undefined;
+  let admin: Redis | undefined;
+  beforeAll(async () => {
+    server = await startRedis(options);
+    admin = new Redis(server.url);
+  });
+  afterAll(async () => {
+    await admin?.quit();
+    await server?.stop();
+  });
+  return {
+    get server() {
+      return started(server, 'redis fixture: redis-server not started (used outside a test?)');
+    },
+    get admin() {
+      return started(admin, 'redis fixture: admin client not connected (used outside a test?)');
     },
   };
 }

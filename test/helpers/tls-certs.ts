@@ -21,29 +21,8 @@ export function makeTestCerts(): TestCerts {
   const dir = mkdtempSync(join(tmpdir(), 'crawld-tls-'));
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   const read = (f: string) => readFileSync(join(dir, f), 'utf8');
-  run(
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.pem',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=crawld test CA',
-  );
-  mkdirSync(join(dir, 'db'));
-  writeFileSync(join(dir, 'db', 'index.txt'), '');
-  writeFileSync(join(dir, 'db', 'serial'), '01\n');
-  writeFileSync(
-    join(dir, 'ca.cnf'),
-    '[ca]\ndefault_ca = d\n[d]\ndatabase = db/index.txt\nserial = db/serial\nnew_certs_dir = db\ndefault_md = sha256\npolicy = p\ncopy_extensions = copy\nunique_subject = no\n[p]\ncommonName = supplied\n',
-  );
-  const leaf = (name: string, san: string, dates: string[]) => {
+  /** A new RSA key NAME.key and a request for it (`-x509`: a self-signed certificate) in `out`. */
+  const request = (name: string, out: string, subject: string, ...extra: string[]) =>
     run(
       'req',
       '-newkey',
@@ -52,12 +31,21 @@ export function makeTestCerts(): TestCerts {
       '-keyout',
       `${name}.key`,
       '-out',
-      `${name}.csr`,
+      out,
       '-subj',
-      `/CN=${name}`,
-      '-addext',
-      `subjectAltName=${san}`,
+      subject,
+      ...extra,
     );
+  request('ca', 'ca.pem', '/CN=crawld test CA', '-x509', '-days', '2');
+  mkdirSync(join(dir, 'db'));
+  writeFileSync(join(dir, 'db', 'index.txt'), '');
+  writeFileSync(join(dir, 'db', 'serial'), '01\n');
+  writeFileSync(
+    join(dir, 'ca.cnf'),
+    '[ca]\ndefault_ca = d\n[d]\ndatabase = db/index.txt\nserial = db/serial\nnew_certs_dir = db\ndefault_md = sha256\npolicy = p\ncopy_extensions = copy\nunique_subject = no\n[p]\ncommonName = supplied\n',
+  );
+  const leaf = (name: string, san: string, dates: string[]) => {
+    request(name, `${name}.csr`, `/CN=${name}`, '-addext', `subjectAltName=${san}`);
     run(
       'ca',
       '-batch',
@@ -83,20 +71,13 @@ export function makeTestCerts(): TestCerts {
     '20200102000000Z',
   ]);
   const wrongName = leaf('wrong', 'DNS:other.test', ['-days', '2']);
-  run(
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'self.key',
-    '-out',
+  request(
+    'self',
     'self.pem',
+    '/CN=127.0.0.1',
+    '-x509',
     '-days',
     '2',
-    '-subj',
-    '/CN=127.0.0.1',
     '-addext',
     'subjectAltName=IP:127.0.0.1',
   );

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach } from '../helpers/cleanup.js';
 import {
   type Arrival,
   html,
@@ -6,19 +7,10 @@ import {
   pagePaths,
   startDaemon,
   startServer,
-  type TestDaemon,
-  type TestServer,
   waitUntil,
 } from './control-helpers.js';
 
-let server: TestServer | undefined;
-let crawler: TestDaemon | undefined;
-afterEach(async () => {
-  await crawler?.stop();
-  await server?.close();
-  crawler = undefined;
-  server = undefined;
-});
+const track = closeAfterEach();
 
 /** Arrivals strictly inside (from, to), server clock. */
 const between = (arrivals: readonly Arrival[], from: number, to: number) =>
@@ -27,21 +19,21 @@ const between = (arrivals: readonly Arrival[], from: number, to: number) =>
 describe('429 with Retry-After', () => {
   it('pauses the whole host for the Retry-After, retries the throttled pages, ends all ok', async () => {
     const throttled = 3;
-    server = await startServer((path, a) =>
+    const server = await startServer((path, a) =>
       a.n <= throttled
         ? { status: 429, headers: { 'retry-after': '2' }, body: 'slow down\n' }
         : html(page(path)),
-    );
+    ).then(track);
     const paths = pagePaths(12);
-    crawler = await startDaemon(
+    const crawler = await startDaemon(
       {
         concurrency: { initialPerHost: 3 },
         retry: { maxAttempts: 3, baseDelayMs: 50, maxDelayMs: 200 },
-        jobs: [{ id: 'throttled', seeds: paths.map((p) => server!.url + p), robots: false }],
+        jobs: [{ id: 'throttled', seeds: paths.map((p) => server.url + p), robots: false }],
       },
       { once: true },
-    );
-    await waitUntil('every page ok', () => crawler!.events.pageDone.length === paths.length);
+    ).then(track);
+    await waitUntil('every page ok', () => crawler.events.pageDone.length === paths.length);
     await crawler.done;
 
     const arrivals = server.arrivals;
@@ -69,16 +61,16 @@ describe.each(['policy', 'opossum'] as const)('circuit breaker (%s)', (implement
     const failForMs = 1500;
     let failing: number | undefined;
     let served500 = 0;
-    server = await startServer((path, a) => {
+    const server = await startServer((path, a) => {
       failing ??= a.at;
       if (a.at - failing < failForMs) {
         served500++;
         return { status: 500, body: 'down\n' };
       }
       return html(page(path));
-    });
+    }).then(track);
     const paths = pagePaths(30);
-    crawler = await startDaemon(
+    const crawler = await startDaemon(
       {
         breaker: {
           implementation,
@@ -92,11 +84,11 @@ describe.each(['policy', 'opossum'] as const)('circuit breaker (%s)', (implement
         // maxAttempts 3 against ~30 failing requests' worth of work: only the deferral,
         // which charges nothing, lets every page survive the outage.
         retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 200 },
-        jobs: [{ id: 'flaky', seeds: paths.map((p) => server!.url + p), robots: false }],
+        jobs: [{ id: 'flaky', seeds: paths.map((p) => server.url + p), robots: false }],
       },
       { once: true },
-    );
-    await waitUntil('every page ok', () => crawler!.events.pageDone.length === paths.length);
+    ).then(track);
+    await waitUntil('every page ok', () => crawler.events.pageDone.length === paths.length);
     await crawler.done;
 
     const transitions = crawler.logs

@@ -1,15 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
-import { startDaemon, type TestDaemon, waitUntil } from './control-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { startDemoSite } from '../../src/demo/site.js';
+import { closeAfterEach } from '../helpers/cleanup.js';
+import { startDaemon, waitUntil } from './control-helpers.js';
 
-let site: DemoSite | undefined;
-let crawler: TestDaemon | undefined;
-afterEach(async () => {
-  await crawler?.stop();
-  await site?.close();
-  crawler = undefined;
-  site = undefined;
-});
+const track = closeAfterEach();
 
 describe('adaptive concurrency against a real server with a capacity knee', () => {
   it('grows from its initial limit and settles near the knee K', async () => {
@@ -17,10 +11,10 @@ describe('adaptive concurrency against a real server with a capacity knee', () =
     // CPU can drive on a busy 2-core runner. At 20 ms (800 pages/s) the crawler itself saturated
     // before the site did, and the test measured the crawler, not the knee.
     const K = 16;
-    site = await startDemoSite({ pages: 3000, latencyMs: 50, capacity: K });
+    const site = await startDemoSite({ pages: 3000, latencyMs: 50, capacity: K }).then(track);
     const host = new URL(site.url).host;
     const initial = 4;
-    crawler = await startDaemon(
+    const crawler = await startDaemon(
       {
         concurrency: {
           initialPerHost: initial,
@@ -33,10 +27,10 @@ describe('adaptive concurrency against a real server with a capacity knee', () =
         jobs: [{ id: 'knee', seeds: [`${site.url}/`] }],
       },
       { once: false },
-    );
+    ).then(track);
     // The limit every 50 ms.
     const trace: number[] = [];
-    const sampler = setInterval(() => trace.push(crawler!.daemon.control.hostLimit(host)), 50);
+    const sampler = setInterval(() => trace.push(crawler.daemon.control.hostLimit(host)), 50);
     const show = () => `limit every 50 ms: ${trace.join(' ')}`;
     let reachedAt: number;
     try {

@@ -1,47 +1,32 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  html,
-  page,
-  pagePaths,
-  startDaemon,
-  startServer,
-  type TestDaemon,
-  type TestServer,
-  waitUntil,
-} from './control-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach } from '../helpers/cleanup.js';
+import { html, page, pagePaths, startDaemon, startServer, waitUntil } from './control-helpers.js';
 
-let server: TestServer | undefined;
-let crawler: TestDaemon | undefined;
-afterEach(async () => {
-  await crawler?.stop();
-  await server?.close();
-  crawler = undefined;
-  server = undefined;
-});
+const track = closeAfterEach();
 
 /** Gaps (ms) between consecutive arrivals. */
 const gaps = (times: readonly number[]) => times.slice(1).map((t, i) => t - times[i]!);
 
 describe('robots.txt', () => {
   it('skips disallowed pages and spaces requests by its Crawl-delay', async () => {
-    server = await startServer((path) => {
+    const server = await startServer((path) => {
       if (path === '/robots.txt') {
         return { status: 200, body: 'User-agent: *\nDisallow: /private\nCrawl-delay: 1\n' };
       }
       if (path === '/') return html(page('home', ['/p/1', '/p/2', '/private/a', '/private/b']));
       return html(page(path));
-    });
-    crawler = await startDaemon(
+    }).then(track);
+    const crawler = await startDaemon(
       {
         // Room for several requests at once: only the crawl delay may space them out.
         concurrency: { initialPerHost: 8 },
         jobs: [{ id: 'polite', seeds: [`${server.url}/`] }],
       },
       { once: true },
-    );
+    ).then(track);
     await waitUntil(
       'the crawl to end',
-      () => crawler!.events.pageDone.length + crawler!.events.skipped.length === 5,
+      () => crawler.events.pageDone.length + crawler.events.skipped.length === 5,
     );
     await crawler.done;
 
@@ -64,9 +49,11 @@ describe('robots.txt', () => {
 describe('per-host rate limit', () => {
   it('keeps the rate the server sees at or under the configured 20 requests per second', async () => {
     const n = 60;
-    server = await startServer((path) => html(path === '/' ? page('home', pagePaths(n - 1)) : page(path)));
+    const server = await startServer((path) =>
+      html(path === '/' ? page('home', pagePaths(n - 1)) : page(path)),
+    ).then(track);
     const ratePerSec = 20;
-    crawler = await startDaemon(
+    const crawler = await startDaemon(
       {
         // burst 1: the default burst (= the rate) would let a whole second's worth through at
         // once, which a run this short would measure as rate + burst.
@@ -75,8 +62,8 @@ describe('per-host rate limit', () => {
         jobs: [{ id: 'limited', seeds: [`${server.url}/`], robots: false }],
       },
       { once: true },
-    );
-    await waitUntil('every page', () => crawler!.events.pageDone.length === n);
+    ).then(track);
+    await waitUntil('every page', () => crawler.events.pageDone.length === n);
     await crawler.done;
 
     const times = server.arrivals.map((a) => a.at);

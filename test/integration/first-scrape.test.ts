@@ -1,8 +1,7 @@
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
-import { type CliProcess, startCli, tempDir, until } from '../helpers/cli.js';
+import { type CliProcess, startCli, tempDir, until, writeJsonConfig } from '../helpers/cli.js';
 import { testMetrics } from '../helpers/metric-registry.js';
 import { LISTENING } from '../helpers/prom-tools.js';
 import { namedMetrics } from '../helpers/promql.js';
@@ -52,15 +51,11 @@ describe('every series from the first scrape', () => {
     site = await startDemoSite({ pages: 20, latencyMs: 4000 });
     const dataDir = tempDir('crawld-first-scrape-');
     dirs.push(dataDir);
-    const configFile = join(dataDir, 'crawld.json');
-    writeFileSync(
-      configFile,
-      JSON.stringify({
-        dataDir,
-        fetch: { allowAddresses: [`127.0.0.1:${site.port}`] },
-        jobs: [{ id: 'shop', seeds: [`${site.url}/`], robots: false }],
-      }),
-    );
+    const configFile = writeJsonConfig(dataDir, {
+      dataDir,
+      fetch: { allowAddresses: [`127.0.0.1:${site.port}`] },
+      jobs: [{ id: 'shop', seeds: [`${site.url}/`], robots: false }],
+    });
     daemon = startCli(['run', '--config', configFile, '--http-port', '0']);
     const url = (await daemon.waitFor(LISTENING))[1] ?? '';
     let text = '';

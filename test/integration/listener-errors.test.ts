@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { html, page, startDaemon, startServer, type TestDaemon, type TestServer } from './control-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach } from '../helpers/cleanup.js';
+import { html, page, startDaemon, startServer } from './control-helpers.js';
 
 /**
  * A 'throttled' listener that throws (a plugin, a metrics bug) inside the scheduler's pump:
@@ -8,21 +9,17 @@ import { html, page, startDaemon, startServer, type TestDaemon, type TestServer 
  * crawl finishes.
  */
 describe('listener errors', () => {
-  let server: TestServer | undefined;
-  let crawler: TestDaemon | undefined;
-  afterEach(async () => {
-    await crawler?.stop();
-    await server?.close();
-    crawler = server = undefined;
-  });
+  const track = closeAfterEach();
 
   it('a throwing listener is an internal error, not a frontier failure', async () => {
     const paths = ['/', '/a', '/b', '/c'];
-    server = await startServer((path) => html(page(path, path === '/' ? paths.slice(1) : [])));
-    crawler = await startDaemon(
+    const server = await startServer((path) => html(page(path, path === '/' ? paths.slice(1) : []))).then(
+      track,
+    );
+    const crawler = await startDaemon(
       { politeness: { minDelayMs: 100 }, jobs: [{ id: 'j', seeds: [`${server.url}/`], robots: false }] },
       { once: true },
-    );
+    ).then(track);
     let thrown = 0;
     crawler.daemon.events.on('throttled', () => {
       thrown++;

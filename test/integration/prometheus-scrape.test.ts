@@ -4,8 +4,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboards, renderDashboard } from '../../src/dashboards/build.js';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
-import { type CliProcess, startCli, tempDir } from '../helpers/cli.js';
-import { freePort, LISTENING, requireBinary, run } from '../helpers/prom-tools.js';
+import { type CliProcess, freePort, startCli, tempDir } from '../helpers/cli.js';
+import { LISTENING, requireBinary, run } from '../helpers/prom-tools.js';
 import {
   loadAlertRules,
   loadRecordingRules,

@@ -11,11 +11,29 @@ import { startDemoSite } from '../../src/demo/site.js';
 import { PartialRecords } from '../../src/engine/partial-records.js';
 import { recoverLeases } from '../../src/engine/recovery.js';
 import { createLogger } from '../../src/observe/logger.js';
+import type { Task } from '../../src/ports/frontier.js';
 import type { ResultRecord } from '../../src/ports/sink.js';
 import { readJsonl, tempDir } from '../helpers/cli.js';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.js';
 
 /** Sinks with a `jobs` filter: each job's records go to its own sinks, recovery asks only them. */
+
+/** The record of a 200 for `t`, as a sink holds it after a crawl wrote it. */
+const okRecord = (t: Task): ResultRecord => ({
+  url: t.url,
+  finalUrl: t.url,
+  jobId: t.jobId,
+  taskId: t.id,
+  generation: t.generation,
+  status: 200,
+  fetchedAt: new Date(0).toISOString(),
+  depth: 0,
+  contentType: 'text/html',
+  contentHash: '',
+  bytes: 0,
+  durationMs: 0,
+  fields: {},
+});
 
 let server: PostgresServer;
 beforeAll(async () => {
@@ -92,25 +110,10 @@ describe('sinks per job', () => {
     const sinkB = new JsonlSink({ path: join(dir, 'b.jsonl') });
     await sinkA.open();
     await sinkB.open();
-    const rec = (t: (typeof leased)[number]): ResultRecord => ({
-      url: t.url,
-      finalUrl: t.url,
-      jobId: t.jobId,
-      taskId: t.id,
-      generation: t.generation,
-      status: 200,
-      fetchedAt: new Date(0).toISOString(),
-      depth: 0,
-      contentType: 'text/html',
-      contentHash: '',
-      bytes: 0,
-      durationMs: 0,
-      fields: {},
-    });
     // The dead process wrote a's record and b/1's, not b/2's.
     const byUrl = new Map(leased.map((t) => [t.url, t]));
-    await sinkA.write(rec(byUrl.get('https://a.example/1')!));
-    await sinkB.write(rec(byUrl.get('https://b.example/1')!));
+    await sinkA.write(okRecord(byUrl.get('https://a.example/1')!));
+    await sinkB.write(okRecord(byUrl.get('https://b.example/1')!));
     const sinksFor = (jobId: string) => (jobId === 'a' ? [sinkA] : [sinkB]);
     const result = await recoverLeases(frontier, [sinkA, sinkB], clock.now(), () => undefined, sinksFor);
     expect(result).toEqual({ acked: 2, returned: 1 });
@@ -133,21 +136,7 @@ describe('sinks per job', () => {
     await first.open();
     await second.open();
     // The crash came between the two sinks' writes.
-    await first.write({
-      url: task!.url,
-      finalUrl: task!.url,
-      jobId: 'a',
-      taskId: task!.id,
-      generation: task!.generation,
-      status: 200,
-      fetchedAt: new Date(0).toISOString(),
-      depth: 0,
-      contentType: 'text/html',
-      contentHash: '',
-      bytes: 0,
-      durationMs: 0,
-      fields: {},
-    });
+    await first.write(okRecord(task!));
     const partial = new PartialRecords();
     const result = await recoverLeases(
       frontier,

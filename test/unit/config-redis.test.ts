@@ -2,17 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PRIORITY_MAX, PRIORITY_MIN } from '../../src/adapters/frontier/redis-keys.js';
 import { validateConfig } from '../../src/config/config.js';
 import { REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../../src/config/config-schema.js';
-import { ConfigError } from '../../src/core/errors.js';
-
-function issuesOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return [...err.issues];
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { issuesOf } from '../helpers/config-errors.js';
 
 const job = (extra: Record<string, unknown> = {}) => ({ id: 'a', seeds: ['https://x.example/'], ...extra });
 

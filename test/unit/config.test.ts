@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expandSecrets, formatPath, parseConfigText, validateConfig } from '../../src/config/config.js';
-import { ConfigError } from '../../src/core/errors.js';
 import { fetcherOptions } from '../../src/daemon/fetcher-options.js';
-
-function issuesOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return [...err.issues];
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { issuesOf } from '../helpers/config-errors.js';
 
 describe('config', () => {
   it('fills every default from an empty file', () => {

@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { html, type Site, startEngine, startSite } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach } from '../helpers/cleanup.js';
+import { html, startEngine, startSite } from '../helpers/engine.js';
 
 /**
  * A host's first contact fetches robots.txt under the first page's permit (RFC 9309 asks for no
@@ -7,31 +8,26 @@ import { html, type Site, startEngine, startSite } from '../helpers/engine.js';
  * to one host": the gap between the first page and the second must not shrink by the time
  * robots.txt took. FakeClock: the robots.txt handler advances it, as a slow robots.txt would.
  */
-let site: Site | undefined;
-let engine: Awaited<ReturnType<typeof startEngine>> | undefined;
-afterEach(async () => {
-  await engine?.close();
-  await site?.close();
-  engine = site = undefined;
-});
+const track = closeAfterEach();
 
 describe('politeness across robots.txt', () => {
   it('counts the gap to the second page from the first page, not from before robots.txt', async () => {
     const ROBOTS_MS = 400;
-    site = await startSite({
+    let engine: Awaited<ReturnType<typeof startEngine>> | undefined;
+    const site = await startSite({
       '/robots.txt': (_req, res) => {
         engine?.clock.advance(ROBOTS_MS);
         res.writeHead(404).end();
       },
       '/': html('<h1>Home</h1>'),
-    });
+    }).then(track);
     const e = await startEngine(
       {
         politeness: { minDelayMs: 500 },
         jobs: [{ id: 'j', seeds: [`${site.origin}/`], extract: { fields: { title: { selector: 'h1' } } } }],
       },
       { robots: true },
-    );
+    ).then(track);
     engine = e;
     await e.frontier.enqueue([{ url: `${site.origin}/`, jobId: 'j' }]);
     const [task] = await e.frontier.lease({ max: 1, leaseMs: 60_000, owner: 't' });

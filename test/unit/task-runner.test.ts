@@ -1,23 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/ports/frontier.js';
+import { closeAfterEach } from '../helpers/cleanup.js';
 import { readJsonl } from '../helpers/cli.js';
-import { html, type Site, settle, startEngine, startSite } from '../helpers/engine.js';
+import { html, settle, startEngine, startSite } from '../helpers/engine.js';
 
 /**
  * TaskRunner on a FakeClock with a real in-memory frontier: what one task does to the frontier,
  * the sink and the control plane, and when (by the fake clock) a retried task comes back.
  */
-let site: Site | undefined;
-let engine: Awaited<ReturnType<typeof startEngine>> | undefined;
-afterEach(async () => {
-  await engine?.close();
-  await site?.close();
-  engine = site = undefined;
-});
+const track = closeAfterEach();
+type Engine = Awaited<ReturnType<typeof startEngine>>;
 
 async function setUp(routes: Parameters<typeof startSite>[0], retry = { maxAttempts: 3 }) {
-  site = await startSite(routes);
-  engine = await startEngine({
+  const site = await startSite(routes).then(track);
+  const engine = await startEngine({
     retry,
     jobs: [
       {
@@ -27,13 +23,13 @@ async function setUp(routes: Parameters<typeof startSite>[0], retry = { maxAttem
         extract: { fields: { title: { selector: 'h1' } } },
       },
     ],
-  });
+  }).then(track);
   await engine.frontier.enqueue([{ url: `${site.origin}/`, jobId: 'j' }]);
   return { site, engine };
 }
 
 /** Leases the one ready task and runs it under a permit of the real control plane. */
-async function runOne(e: NonNullable<typeof engine>, signal = new AbortController().signal) {
+async function runOne(e: Engine, signal = new AbortController().signal) {
   const [task] = await e.frontier.lease({ max: 1, leaseMs: 60_000, owner: 't' });
   if (!task) throw new Error('no task ready');
   const adm = e.control.admit(task.host);
