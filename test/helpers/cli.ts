@@ -206,16 +206,41 @@ export async function until(
   }
 }
 
-/** A TCP port that was free a moment ago (for child processes that need a fixed port). */
+/** Ports freePort() has handed out in this process: never handed out twice. */
+const handedOut = new Set<number>();
+
+/** The kernel's ephemeral range: what listen(0) picks from. */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 12_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/**
+ * A TCP port that was free a moment ago (for child processes that need a fixed port). Picked
+ * below the kernel's ephemeral range: a port from listen(0), released, could be handed out
+ * again to the next listen(0) (a test's own site server) before the child bound it, and the
+ * child failed with EADDRINUSE (seen in self-listener.test.ts).
+ */
 export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
+  const low = 10_000;
+  const high = ephemeralLow() - 1;
+  for (let attempt = 0; ; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (handedOut.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
     });
-  });
+    if (free) {
+      handedOut.add(port);
+      return port;
+    }
+    if (attempt > 200) throw new Error('freePort: no free port found below the ephemeral range');
+  }
 }
