@@ -5,7 +5,12 @@ import { expect, it } from 'vitest';
 import { RedisFrontier } from '../../src/adapters/frontier/redis.js';
 import { hashOf } from '../../src/adapters/frontier/redis-enqueue-wire.js';
 import { WITHQ } from '../../src/adapters/frontier/redis-lua-enqueue.js';
-import { type NewRecord, recordParts } from '../../src/adapters/frontier/redis-record.js';
+import {
+  ByteWriter,
+  type NewRecord,
+  writeHead,
+  writeTail,
+} from '../../src/adapters/frontier/redis-record.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { useRedis } from '../helpers/redis-server.js';
 import { lease, paths, req, url } from './frontier-contract-helpers.js';
@@ -55,6 +60,16 @@ const cases: [NewRecord, number][] = [
     2 ** 32 + 7,
   ],
 ];
+
+/** A new record's bytes before and after its seq, as the enqueue's wire form carries them. */
+function recordParts(r: NewRecord): { head: Buffer; tail: Buffer | undefined } {
+  const head = new ByteWriter();
+  writeHead(head, r);
+  if (r.requestUrl === undefined) return { head: head.take(), tail: undefined };
+  const tail = new ByteWriter();
+  writeTail(tail, r.requestUrl);
+  return { head: head.take(), tail: tail.take() };
+}
 
 it('packs a new record to the bytes cmsgpack packs for it', async () => {
   for (const [r, q] of cases) {

@@ -40,7 +40,7 @@ end
  */
 export const REPAIR = `${PRELUDE}
 local I = {KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]}
-local NRK = string.sub(KEYS[8], 1, -7) .. 'nr'
+local NRK = besideGL(KEYS[8], 'nr')
 redis.call('DEL', I[1], I[2], I[3], I[4], I[5], I[6])
 local sum = {n = 0, l = 0, f = 0, x = 0}
 local leases = {}

@@ -80,7 +80,9 @@ local DT, TOUCH, TORDER = nil, nil, nil
 -- each meta hash's tb, so a call reads the counts of all its hosts in one HMGET (nbfill).
 -- NRK: with GL, the hash host → its number of records (what decides task hash splits; SETTLE).
 local GL, TBK, NRK = nil, nil, nil
-local function single(k) GL = k TBK = string.sub(k, 1, -7) .. 'tb' NRK = string.sub(k, 1, -7) .. 'nr' end
+-- A global key beside GL ('{prefix}:leases'): '{prefix}:' .. name.
+local function besideGL(k, name) return string.sub(k, 1, -7) .. name end
+local function single(k) GL = k TBK = besideGL(k, 'tb') NRK = besideGL(k, 'nr') end
 local HOSTOF = {}
 local function hostof(t)
   local h = HOSTOF[t]

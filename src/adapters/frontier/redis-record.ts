@@ -50,9 +50,19 @@ export class ByteWriter {
     this.#buf[at] = v;
   }
 
+  u16(v: number): void {
+    const at = this.#room(2);
+    this.#buf.writeUInt16BE(v, at);
+  }
+
   i16(v: number): void {
     const at = this.#room(2);
     this.#buf.writeInt16BE(v, at);
+  }
+
+  i32(v: number): void {
+    const at = this.#room(4);
+    this.#buf.writeInt32BE(v, at);
   }
 
   u32(v: number): void {
@@ -107,15 +117,6 @@ export function writeTail(w: ByteWriter, requestUrl: string): void {
   str(w, requestUrl);
 }
 
-export function recordParts(r: NewRecord): { head: Buffer; tail: Buffer | undefined } {
-  const head = new ByteWriter();
-  writeHead(head, r);
-  if (r.requestUrl === undefined) return { head: head.take(), tail: undefined };
-  const tail = new ByteWriter();
-  writeTail(tail, r.requestUrl);
-  return { head: head.take(), tail: tail.take() };
-}
-
 /** A string as cmsgpack packs it: fixstr, str8, str16 or str32 by its byte length. */
 function str(w: ByteWriter, s: string): void {
   const n = Buffer.byteLength(s, 'utf8');
@@ -136,10 +137,10 @@ function str(w: ByteWriter, s: string): void {
 
 /** A number as cmsgpack packs it: an integer in the smallest int encoding, else a float64. */
 function num(w: ByteWriter, v: number): void {
-  /** The tag, then x's low `bytes` bytes, big-endian. */
-  const tagged = (tag: number, bytes: number, x: bigint) => {
+  /** A 64-bit integer: the tag, then its 8 bytes, big-endian. */
+  const int64 = (tag: number, x: bigint) => {
     w.u8(tag);
-    for (let i = bytes - 1; i >= 0; i--) w.u8(Number((x >> BigInt(8 * i)) & 0xffn));
+    for (let i = 7; i >= 0; i--) w.u8(Number((x >> BigInt(8 * i)) & 0xffn));
   };
   if (!Number.isSafeInteger(v)) {
     w.u8(0xcb);
@@ -151,17 +152,20 @@ function num(w: ByteWriter, v: number): void {
       w.u8(v);
     } else if (v <= 0xffff) {
       w.u8(0xcd);
-      w.u8(v >> 8);
-      w.u8(v & 0xff);
+      w.u16(v);
     } else if (v <= 0xffffffff) {
       w.u8(0xce);
       w.u32(v);
-    } else tagged(0xcf, 8, BigInt(v));
+    } else int64(0xcf, BigInt(v));
   } else if (v >= -32) w.u8(v & 0xff);
   else if (v >= -128) {
     w.u8(0xd0);
     w.u8(v & 0xff);
-  } else if (v >= -32768) tagged(0xd1, 2, BigInt.asUintN(16, BigInt(v)));
-  else if (v >= -2147483648) tagged(0xd2, 4, BigInt.asUintN(32, BigInt(v)));
-  else tagged(0xd3, 8, BigInt.asUintN(64, BigInt(v)));
+  } else if (v >= -32768) {
+    w.u8(0xd1);
+    w.i16(v);
+  } else if (v >= -2147483648) {
+    w.u8(0xd2);
+    w.i32(v);
+  } else int64(0xd3, BigInt.asUintN(64, BigInt(v)));
 }
