@@ -6,9 +6,12 @@
  *
  * Contract, for every adapter:
  * - Ordering: lease() returns ready tasks (notBefore <= now, not leased) ordered by
- *   priority ascending (lower number first), then FIFO by enqueue order within a priority.
- *   A task that re-enters the queue (retry, recrawl, redrive, forced re-enqueue) joins the
- *   back of its priority; a task whose lease expired keeps its place.
+ *   priority ascending (lower number first); within a priority each host's tasks are FIFO
+ *   by enqueue order. Across hosts the memory and Redis frontiers keep one FIFO; the SQLite
+ *   frontier gives hosts fair turns (a host's n-th queued task before any host's (n+1)-th,
+ *   a host with nothing queued joining the current turn: sqlite-fair.ts). A task that
+ *   re-enters the queue (retry, recrawl, redrive, forced re-enqueue) joins the back of its
+ *   priority (SQLite: of its host's turns); a task whose lease expired keeps its place.
  * - Dedupe: a (jobId, url) pair is enqueued at most once for the life of the frontier
  *   unless `force` is set; the url must already be normalised by the caller
  *   (core/url.ts). Duplicates are counted, not errors.

@@ -8,15 +8,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { lease, leaseOne, type MakeFrontier, req, useFrontier } from './frontier-contract-helpers.js';
-import { leaseCases } from './frontier-contract-lease.js';
+import { type AcrossHosts, leaseCases } from './frontier-contract-lease.js';
 import { queueCases } from './frontier-contract-queue.js';
 
 export type { MakeFrontier } from './frontier-contract-helpers.js';
 
-export function frontierContract(name: string, make: MakeFrontier): void {
+/**
+ * `acrossHosts`: how the adapter orders ready tasks of different hosts within a priority
+ * (src/ports/frontier.ts): 'fifo' by enqueue order (memory, Redis) or 'fair' turns (SQLite).
+ */
+export function frontierContract(name: string, make: MakeFrontier, acrossHosts: AcrossHosts = 'fifo'): void {
   describe(`${name} frontier contract`, () => {
     queueCases(make);
-    leaseCases(make);
+    leaseCases(make, acrossHosts);
     observationCases(make);
   });
 }

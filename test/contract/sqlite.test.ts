@@ -57,10 +57,10 @@ function frontiersOnOneFile(prefix: string, nested: boolean) {
   return { clock, make, path: () => path };
 }
 
-frontierContract('sqlite', contract({}));
+frontierContract('sqlite', contract({}), 'fair');
 // Again with every URL but the newest in the big dedupe table, so that each case also
 // covers slots found after their row moved (the default moves rows only past 20,000).
-frontierContract('sqlite (dedupe rows moving)', contract({ dedupeMergeRows: 1 }));
+frontierContract('sqlite (dedupe rows moving)', contract({ dedupeMergeRows: 1 }), 'fair');
 
 describe('sqlite frontier specifics', () => {
   const { clock, make, path: dbPath } = frontiersOnOneFile('crawld-frontier-', true);
@@ -137,12 +137,58 @@ describe('sqlite frontier specifics', () => {
 
   it('bounds the excludeHosts scan to leaseScanLimit ready tasks', async () => {
     const f = await make({ leaseScanLimit: 3 });
-    const busy = (p: string) => req(p, { url: url(p, 'busy.example.com') });
+    // Three busy hosts, each with a task in the first turn: the free host's task is the
+    // fourth ready task (hosts in one turn go in name order).
+    const busy = (p: string) => req(p, { url: url(p, `busy${p.slice(1)}.example.com`) });
     await f.enqueue([busy('b1'), busy('b2'), busy('b3'), req('free')]);
-    const excludeHosts = new Set(['busy.example.com']);
+    const excludeHosts = new Set(['busy1.example.com', 'busy2.example.com', 'busy3.example.com']);
     expect(await lease(f, 10, { excludeHosts })).toEqual([]);
     expect(paths(await lease(f, 2))).toEqual(['b1', 'b2']);
     expect(paths(await lease(f, 10, { excludeHosts }))).toEqual(['free']);
+  });
+
+  it('gives hosts fair turns: a backlog does not hold the front, and each host stays FIFO', async () => {
+    const f = await make();
+    const on = (host: string) => (p: string) => req(p, { url: url(p, host) });
+    const [a, b, c] = [on('a.example'), on('b.example'), on('c.example')];
+    await f.enqueue([a('a1'), a('a2'), a('a3'), a('a4'), a('a5')]);
+    expect(paths(await lease(f, 1))).toEqual(['a1']);
+    // b found after a's backlog, in two calls: its first task goes in the current turn.
+    await f.enqueue([b('b1')]);
+    await f.enqueue([b('b2'), b('b3'), c('c1')]);
+    // Hosts within one turn go in name order.
+    const [, c1, a2] = await lease(f, 3);
+    expect(paths([c1!, a2!])).toEqual(['c1', 'a2']);
+    // A retry (and a recrawl) goes to the back of its host's turns, not of the whole queue.
+    await f.retry(a2!, { at: 0, reason: 'http_503', chargeAttempt: true });
+    await f.ack(c1!, { recrawlAt: 0 });
+    await f.enqueue([c('c2')]);
+    expect(paths(await lease(f))).toEqual(['b2', 'c1', 'a3', 'b3', 'c2', 'a4', 'a5', 'a2']);
+  });
+
+  it('gives a redriven dead letter the next turn of its host', async () => {
+    const f = await make();
+    const on = (host: string) => (p: string) => req(p, { url: url(p, host) });
+    const [a, b] = [on('a.example'), on('b.example')];
+    await f.enqueue([a('a1'), a('a2'), a('a3'), b('b1'), b('b2'), b('b3')]);
+    const [first] = await lease(f, 1);
+    expect(paths([first!])).toEqual(['a1']);
+    await f.deadLetter(first!, 'http_404');
+    expect(await f.redrive()).toBe(1);
+    expect(paths(await lease(f))).toEqual(['b1', 'a2', 'b2', 'a3', 'b3', 'a1']);
+  });
+
+  it('keeps host_tags to hosts with work in the current turn or later', async () => {
+    const f = await make();
+    const on = (host: string) => (p: string) => req(p, { url: url(p, host) });
+    await f.enqueue([on('a.example')('a1'), on('b.example')('b1'), on('b.example')('b2')]);
+    for (const t of await lease(f, 3)) await f.ack(t);
+    await f.close();
+    await make();
+    // a's last tag (1) is behind the turns leased (2), b's is not: only b keeps a row.
+    const db = new Database(dbPath(), { readonly: true });
+    expect(db.prepare('SELECT host FROM host_tags').pluck().all()).toEqual(['b.example']);
+    db.close();
   });
 
   it('refuses a database written by a newer schema', async () => {

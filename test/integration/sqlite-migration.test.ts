@@ -15,6 +15,17 @@ import { nextSlot, SCHEMA_VERSION } from '../../src/adapters/frontier/sqlite-sch
 import { FakeClock } from '../../src/core/clock.js';
 import { COLLIDING, dedupeRows } from '../helpers/sqlite-dedupe.js';
 
+/**
+ * Cuts a file written by this build back to schema 4: seq is the task id again, and the
+ * fair-turn state (host_tags, meta 'vtime') is gone.
+ */
+function cutBackToV4(path: string): void {
+  const raw = new Database(path);
+  raw.exec("UPDATE tasks SET seq = id; DROP TABLE host_tags; DELETE FROM meta WHERE key = 'vtime'");
+  raw.pragma('user_version = 4');
+  raw.close();
+}
+
 /** Schema version 1, as released (sqlite-schema.ts before the dedupe index became UNIQUE). */
 const V1_DDL = `
 CREATE TABLE IF NOT EXISTS jobs (
@@ -381,7 +392,7 @@ describe('sqlite frontier schema migration', () => {
       nextSlot(urlHash(url(COLLIDES_A))),
     ]);
     expect(layout.dedupeNew).toEqual([]);
-    expect(layout.meta).toEqual({ seq: 100, dedupe_new: 0, merge_job: -1, merge_hash: -1 });
+    expect(layout.meta).toEqual({ seq: 100, vtime: 100, dedupe_new: 0, merge_job: -1, merge_hash: -1 });
   });
 
   it('moves seq past every task id, since new ids are taken from it', async () => {
@@ -394,11 +405,13 @@ describe('sqlite frontier schema migration', () => {
   });
 
   it('opens a version-3 file: its tasks are requested by their key, new ones keep their own URL', async () => {
-    // A version-3 file is today's without tasks.request_url: written by this build, then cut back.
-    expect(SCHEMA_VERSION).toBe(4);
+    // A version-3 file is today's without tasks.request_url and version 5's fair-turn tags:
+    // written by this build, then cut back.
+    expect(SCHEMA_VERSION).toBe(5);
     const f = await open();
     await f.enqueue([{ url: url('old'), jobId: 'job1' }]);
     await f.close();
+    cutBackToV4(path);
     const raw = new Database(path);
     raw.exec('ALTER TABLE tasks DROP COLUMN request_url');
     raw.pragma('user_version = 3');
@@ -410,6 +423,34 @@ describe('sqlite frontier schema migration', () => {
     expect(tasks.map((t) => [t.url, t.requestUrl])).toEqual([
       [url('old'), undefined],
       [url('new'), `${url('new')}?b=2&a=1`],
+    ]);
+  });
+
+  it('opens a version-4 file: its queue keeps its order, and new tasks take turns after it', async () => {
+    const f = await open();
+    const at = (host: string, p: string) => ({ url: url(p).replace('example.com', host), jobId: 'job1' });
+    await f.enqueue([
+      at('a.example', 'a1'),
+      at('b.example', 'b1'),
+      at('a.example', 'a2'),
+      at('a.example', 'a3'),
+    ]);
+    await f.close();
+    cutBackToV4(path);
+    const g = await open();
+    expect(readLayout(path).version).toBe(SCHEMA_VERSION);
+    // Version 4 ordered by id (FIFO across hosts): the old tasks keep that order, and the new
+    // ones (a host's backlog or not) go after every one of them, in fair turns.
+    await g.enqueue([at('a.example', 'a4'), at('a.example', 'a5'), at('c.example', 'c1')]);
+    const tasks = await g.lease({ max: 10, owner: 'me', leaseMs: 60_000 });
+    expect(tasks.map((t) => new URL(t.url).pathname.slice(1))).toEqual([
+      'a1',
+      'b1',
+      'a2',
+      'a3',
+      'a4',
+      'c1',
+      'a5',
     ]);
   });
 

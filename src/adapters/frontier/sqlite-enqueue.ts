@@ -8,14 +8,14 @@ import type { EnqueueResult } from '../../ports/frontier.js';
 import type { PreparedRequest } from './common.js';
 import { CountDeltas, stateAt } from './sqlite-counts.js';
 import { type Claim, type Dedupe, urlHash } from './sqlite-dedupe.js';
+import { FairTags } from './sqlite-fair.js';
 import type { Statements } from './sqlite-statements.js';
 
 /** Rows per INSERT statement of an enqueue (10 parameters each). */
 const INSERT_ROWS = 50;
 
 /** The values of one new task row, in the order of the insert statements' columns. */
-function taskRow(r: PreparedRequest, id: number, job: number, slot: number, state: string) {
-  // id doubles as the row's seq (see tasks in sqlite-schema.ts).
+function taskRow(r: PreparedRequest, id: number, job: number, slot: number, state: string, tag: number) {
   return [
     id,
     job,
@@ -26,7 +26,7 @@ function taskRow(r: PreparedRequest, id: number, job: number, slot: number, stat
     r.depth,
     state,
     r.notBefore,
-    id,
+    tag,
     r.requestUrl ?? null,
   ] as const;
 }
@@ -36,9 +36,10 @@ export function makeEnqueue(st: Statements, dedupe: Dedupe, maxPending: number) 
     new EnqueueCall(st, dedupe, maxPending, now).run(batch, jobs);
 }
 
-/** The state of one enqueue call: the next seq, the pending total, the counts it reports. */
+/** The state of one enqueue call: the next id, the pending total, the counts it reports. */
 class EnqueueCall {
   readonly #deltas = new CountDeltas();
+  readonly #tags: FairTags;
   #seq: number;
   #pending: number;
   #claimed = 0; // new rows in dedupe_new
@@ -52,6 +53,7 @@ class EnqueueCall {
   ) {
     this.#seq = st.seqGet.get()!;
     this.#pending = st.pendingTotal.get()!;
+    this.#tags = new FairTags(st);
   }
 
   run(batch: readonly PreparedRequest[], jobs: Map<string, number>): EnqueueResult {
@@ -65,6 +67,7 @@ class EnqueueCall {
       this.#chunk(chunk, jobs);
     }
     this.#deltas.flush(this.st);
+    this.#tags.flush();
     this.st.seqSet.run(this.#seq);
     this.dedupe.settle(this.#claimed);
     return this.#result;
@@ -76,7 +79,7 @@ class EnqueueCall {
     this.#result.added++;
   }
 
-  /** Stores r with `rowSeq` unless its URL is known; forced requests restart a finished task. */
+  /** Stores r with id `rowSeq` unless its URL is known; forced requests restart a finished task. */
   #one(r: PreparedRequest, job: number, rowSeq: number): boolean {
     const state = stateAt(r.notBefore, this.now);
     const { row, slot } = this.dedupe.find(job, r.url);
@@ -86,7 +89,7 @@ class EnqueueCall {
         this.#result.duplicates++;
         return false;
       }
-      this.st.requeue.run(r.priority, r.depth, state, r.notBefore, rowSeq, row.id);
+      this.st.requeue.run(r.priority, r.depth, state, r.notBefore, this.#tags.next(r.host), row.id);
       if (row.state === 'dead') this.#deltas.add('dead', row.priority, -1);
     } else if (!r.force && this.#pending >= this.maxPending) {
       this.#result.dropped++; // nothing written, so the URL is not remembered as seen
@@ -94,7 +97,7 @@ class EnqueueCall {
     } else {
       this.dedupe.add(job, slot, rowSeq);
       this.#claimed++;
-      this.st.insert.run(...taskRow(r, rowSeq, job, slot, state));
+      this.st.insert.run(...taskRow(r, rowSeq, job, slot, state, this.#tags.next(r.host)));
       this.#deltas.add('all', 0, 1);
     }
     this.#added(r);
@@ -117,7 +120,10 @@ class EnqueueCall {
     chunk.forEach((r, i) => {
       const { job, slot, id } = claims[i]!;
       if (!stored.has(id)) return;
-      args.push(...taskRow(r, id, job, slot, stateAt(r.notBefore, this.now)));
+      // Tags only for rows stored: a duplicate link must not cost its host a turn. (A row
+      // whose hash slot another URL holds is inserted by #one() below, after them: in the
+      // rare chunk with such a collision it goes after its host's later rows.)
+      args.push(...taskRow(r, id, job, slot, stateAt(r.notBefore, this.now), this.#tags.next(r.host)));
     });
     if (stored.size > 0 && this.st.insertMany(stored.size).run(args).changes !== stored.size) {
       // An id taken (seq behind the ids, which the schema rules out): fail the call whole.
@@ -133,7 +139,7 @@ class EnqueueCall {
         this.#one(r, job, id);
       }
     });
-    // The seqs of duplicates go unused: seq only has to grow.
+    // The ids of duplicates go unused: ids only have to grow.
     this.#seq += chunk.length;
   }
 }

@@ -43,8 +43,10 @@ import { CrawldError } from '../../core/errors.js';
  * given (the seq at insertion).
  * 4: tasks gain request_url, the URL to request when it differs from the dedupe key url
  * (NULL otherwise, and for every task written before).
+ * 5: seq is a lease-order tag that gives hosts fair turns (sqlite-fair.ts), no longer the
+ * task's id; host_tags and meta 'vtime' are added (by the DDL, nothing is rewritten).
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Fixed page-cache size; the database file itself may be far larger. */
 const CACHE_KIB = 32 * 1024;
@@ -57,10 +59,11 @@ CREATE TABLE IF NOT EXISTS jobs (
 
 -- job is an integer key into jobs: job ids are repeated on every row and in the dedupe
 -- tables, and an integer costs 1-2 bytes where a UUID costs 36.
--- id is given, not assigned: a new task's id is the seq it is inserted with, known before the
--- row is written (the dedupe row that names it is written first). seq only grows and is past
--- every id (migration 2 -> 3 makes sure of that for older files), so ids never repeat; they
--- have gaps (duplicates and re-enqueues use up seqs), which nothing minds. url_hash is the
+-- id is given, not assigned: a new task's id is taken from meta 'seq', known before the row
+-- is written (the dedupe row that names it is written first). meta 'seq' only grows and is
+-- past every id (migration 2 -> 3 makes sure of that for older files), so ids never repeat;
+-- they have gaps (duplicates use up ids), which nothing minds. The seq column is the task's
+-- place in the lease order (sqlite-fair.ts; up to schema 4 it was the id). url_hash is the
 -- task's dedupe slot, kept so that the dedupe tables can be rebuilt from tasks.
 CREATE TABLE IF NOT EXISTS tasks (
   id INTEGER PRIMARY KEY,
@@ -126,15 +129,24 @@ CREATE TABLE IF NOT EXISTS counts (
   PRIMARY KEY (bucket, priority)
 ) WITHOUT ROWID;
 
--- 'seq' is the FIFO counter (and the next task id). It and the dedupe entries (see dedupe)
--- are read and written inside each write transaction rather than cached, so two instances
--- on one file (daemon + CLI) never hand out the same seq or lose a count.
+-- 'seq' is the next task id. 'vtime' is the largest lease-order tag leased so far
+-- (sqlite-fair.ts); a file from schema 4 or older starts it at 'seq', past every task it
+-- holds, so its queue keeps its order. They and the dedupe entries (see dedupe) are read and
+-- written inside each write transaction rather than cached, so two instances on one file
+-- (daemon + CLI) never hand out the same id or lose a count.
 CREATE TABLE IF NOT EXISTS meta (
   key TEXT PRIMARY KEY,
   value INTEGER NOT NULL
 ) WITHOUT ROWID;
 INSERT OR IGNORE INTO meta (key, value) VALUES ('seq', 1), ('dedupe_new', 0), ('merge_job', -1),
   ('merge_hash', -1);
+INSERT OR IGNORE INTO meta (key, value) SELECT 'vtime', value FROM meta WHERE key = 'seq';
+
+-- Each host's last lease-order tag (sqlite-fair.ts). A host without a row starts at vtime.
+CREATE TABLE IF NOT EXISTS host_tags (
+  host TEXT PRIMARY KEY,
+  tag INTEGER NOT NULL
+) WITHOUT ROWID;
 `;
 
 export function configure(db: Database.Database): void {

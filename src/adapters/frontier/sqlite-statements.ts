@@ -44,8 +44,9 @@ const CLEAR_LEASE = 'lease_token = NULL, lease_owner = NULL, lease_expires_at = 
 /** Guard shared by ack, retry and deadLetter: only the holder of the current lease may finish it. */
 const HELD = "id = ? AND state = 'leased' AND lease_token = ?";
 
-// A new task's id is given, not assigned: it is the task's seq at insertion (see tasks in
+// A new task's id is given, not assigned: it is taken from meta 'seq' (see tasks in
 // sqlite-schema.ts), known before the row is written, which is what the dedupe tables store.
+// The seq column is the task's place in the lease order (sqlite-fair.ts).
 const COLUMNS =
   'tasks (id, job, url, url_hash, host, priority, depth, state, not_before, seq, request_url) VALUES';
 const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
@@ -55,6 +56,16 @@ export function prepareStatements(db: Database.Database) {
   return {
     seqGet: db.prepare<[], number>("SELECT value FROM meta WHERE key = 'seq'").pluck(),
     seqSet: db.prepare<[number]>("UPDATE meta SET value = ? WHERE key = 'seq'"),
+    // Fair turns across hosts (sqlite-fair.ts).
+    vtimeGet: db.prepare<[], number>("SELECT value FROM meta WHERE key = 'vtime'").pluck(),
+    vtimeRaise: db.prepare<[number]>("UPDATE meta SET value = max(value, ?) WHERE key = 'vtime'"),
+    hostTagGet: db.prepare<[string], number>('SELECT tag FROM host_tags WHERE host = ?').pluck(),
+    hostTagSet: db.prepare<[string, number]>(
+      'INSERT INTO host_tags (host, tag) VALUES (?, ?) ON CONFLICT (host) DO UPDATE SET tag = excluded.tag',
+    ),
+    hostTagsPrune: db.prepare(
+      "DELETE FROM host_tags WHERE tag < (SELECT value FROM meta WHERE key = 'vtime')",
+    ),
     jobGet: db.prepare<[string], number>('SELECT id FROM jobs WHERE name = ?').pluck(),
     jobAdd: db.prepare<[string]>('INSERT INTO jobs (name) VALUES (?) ON CONFLICT (name) DO NOTHING'),
     jobName: db.prepare<[number], string>('SELECT name FROM jobs WHERE id = ?').pluck(),
@@ -161,6 +172,11 @@ export function prepareStatements(db: Database.Database) {
     deadIds: db
       .prepare<{ job: number | null }, number>(
         "SELECT id FROM tasks WHERE state = 'dead' AND (@job IS NULL OR job = @job) ORDER BY dead_at, id",
+      )
+      .pluck(),
+    deadHost: db
+      .prepare<{ id: number; job: number | null }, string>(
+        "SELECT host FROM tasks WHERE id = @id AND state = 'dead' AND (@job IS NULL OR job = @job)",
       )
       .pluck(),
     // Redrive: back to pending, ready now, attempts 0; generation is unchanged (same cycle).

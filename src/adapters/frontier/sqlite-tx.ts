@@ -10,6 +10,7 @@ import type Database from 'better-sqlite3';
 import { CountDeltas, stateAt } from './sqlite-counts.js';
 import type { Dedupe } from './sqlite-dedupe.js';
 import { makeEnqueue } from './sqlite-enqueue.js';
+import { FairTags } from './sqlite-fair.js';
 import type { Statements, TaskRow } from './sqlite-statements.js';
 
 /** Per-call bounds on catch-up work (expired leases, due delayed tasks); the rest follows on later calls. */
@@ -35,13 +36,38 @@ export interface RawStats {
   delayed: number;
 }
 
+/** Promotes due and reclaims expired tasks, then takes up to `max` in lease order. */
+function lease(st: Statements, a: LeaseArgs): TaskRow[] {
+  const deltas = new CountDeltas();
+  for (const priority of st.reclaim.all(a.now, RECLAIM_BATCH)) deltas.add('pending', priority, 1);
+  st.promote.run(a.now, PROMOTE_BATCH);
+  const take = { token: a.token, owner: a.owner, expiresAt: a.expiresAt, max: a.max };
+  const rows =
+    a.hosts === undefined
+      ? st.take.all(take)
+      : st.takeExcluding.all({ ...take, scan: a.scan, hosts: a.hosts });
+  let tag = Number.NEGATIVE_INFINITY;
+  for (const row of rows) {
+    deltas.add('pending', row.priority, -1);
+    tag = Math.max(tag, row.seq);
+  }
+  deltas.flush(st);
+  // The turn leased so far (sqlite-fair.ts).
+  if (rows.length > 0) st.vtimeRaise.run(tag);
+  // RETURNING order is unspecified: restore lease order.
+  return rows.sort((x, y) => x.priority - y.priority || x.seq - y.seq);
+}
+
 export function makeTransactions(db: Database.Database, st: Statements, dedupe: Dedupe, maxPending: number) {
-  /** Runs a write that moves one leased task back to pending at `at`; false when the lease is stale. */
-  const requeueLeased = (write: (seq: number) => number | undefined): boolean => {
-    const seq = st.seqGet.get()!;
-    const priority = write(seq);
+  /**
+   * Runs a write that moves one leased task of `host` back to pending at `at`, at the back of
+   * its host's turns; false when the lease is stale.
+   */
+  const requeueLeased = (host: string, write: (tag: number) => number | undefined): boolean => {
+    const tags = new FairTags(st);
+    const priority = write(tags.next(host));
     if (priority === undefined) return false;
-    st.seqSet.run(seq + 1);
+    tags.flush();
     st.bump.run('pending', priority, 1);
     return true;
   };
@@ -49,26 +75,23 @@ export function makeTransactions(db: Database.Database, st: Statements, dedupe: 
   return {
     enqueue: makeEnqueue(st, dedupe, maxPending),
 
-    lease: db.transaction((a: LeaseArgs): TaskRow[] => {
-      const deltas = new CountDeltas();
-      for (const priority of st.reclaim.all(a.now, RECLAIM_BATCH)) deltas.add('pending', priority, 1);
-      st.promote.run(a.now, PROMOTE_BATCH);
-      const take = { token: a.token, owner: a.owner, expiresAt: a.expiresAt, max: a.max };
-      const rows =
-        a.hosts === undefined
-          ? st.take.all(take)
-          : st.takeExcluding.all({ ...take, scan: a.scan, hosts: a.hosts });
-      for (const row of rows) deltas.add('pending', row.priority, -1);
-      deltas.flush(st);
-      // RETURNING order is unspecified: restore lease order.
-      return rows.sort((x, y) => x.priority - y.priority || x.seq - y.seq);
-    }),
+    lease: db.transaction((a: LeaseArgs) => lease(st, a)),
 
-    recrawl: (id: number, token: string, at: number, now: number) =>
-      requeueLeased((seq) => st.recrawl.get(stateAt(at, now), at, seq, id, token)),
+    recrawl: (id: number, host: string, token: string, at: number, now: number) =>
+      requeueLeased(host, (tag) => st.recrawl.get(stateAt(at, now), at, tag, id, token)),
 
-    retry: (id: number, token: string, at: number, now: number, charge: boolean, reason: string) =>
-      requeueLeased((seq) => st.retry.get(stateAt(at, now), at, seq, charge ? 1 : 0, reason, id, token)),
+    retry: (
+      id: number,
+      host: string,
+      token: string,
+      at: number,
+      now: number,
+      charge: boolean,
+      reason: string,
+    ) =>
+      requeueLeased(host, (tag) =>
+        st.retry.get(stateAt(at, now), at, tag, charge ? 1 : 0, reason, id, token),
+      ),
 
     bury: (id: number, token: string, reason: string, now: number): boolean => {
       const priority = st.bury.get(reason, now, reason, id, token);
@@ -79,18 +102,18 @@ export function makeTransactions(db: Database.Database, st: Statements, dedupe: 
 
     redrive: db.transaction((ids: readonly number[] | undefined, job: number | null, now: number): number => {
       const deltas = new CountDeltas();
-      let seq = st.seqGet.get()!;
+      const tags = new FairTags(st);
       let moved = 0;
       for (const id of ids ?? st.deadIds.all({ job })) {
-        const priority = st.revive.get({ now, seq, id, job });
-        if (priority === undefined) continue; // not dead (any more), or another job's
+        const host = st.deadHost.get({ id, job });
+        if (host === undefined) continue; // not dead (any more), or another job's
+        const priority = st.revive.get({ now, seq: tags.next(host), id, job })!;
         deltas.add('dead', priority, -1);
         deltas.add('pending', priority, 1);
-        seq++;
         moved++;
       }
       deltas.flush(st);
-      st.seqSet.run(seq);
+      tags.flush();
       return moved;
     }),
 

@@ -99,6 +99,9 @@ export class SqliteFrontier implements Frontier {
       configure(db);
       migrate(db);
       const st = prepareStatements(db);
+      // Rows that say no more than a missing row would (sqlite-fair.ts): host_tags holds only
+      // hosts with work queued in the current round or later.
+      st.hostTagsPrune.run();
       const tx = makeTransactions(db, st, makeDedupe(db, this.#mergeRows), this.#maxPending);
       this.#c = { db, st, tx, batch: new WriteBatcher(db) };
     } catch (err) {
@@ -146,14 +149,22 @@ export class SqliteFrontier implements Frontier {
     const recrawlAt = options?.recrawlAt;
     if (recrawlAt === undefined) return batch.run(() => st.done.run(id, task.leaseToken).changes > 0, true);
     const now = this.#clock.now();
-    return batch.run(() => tx.recrawl(id, task.leaseToken, recrawlAt, now));
+    return batch.run(() => tx.recrawl(id, task.host, task.leaseToken, recrawlAt, now));
   }
 
   async retry(task: Task, options: RetryOptions): Promise<boolean> {
     const { tx, batch } = this.#conn();
     const now = this.#clock.now();
     return batch.run(() =>
-      tx.retry(Number(task.id), task.leaseToken, options.at, now, options.chargeAttempt, options.reason),
+      tx.retry(
+        Number(task.id),
+        task.host,
+        task.leaseToken,
+        options.at,
+        now,
+        options.chargeAttempt,
+        options.reason,
+      ),
     );
   }
 
