@@ -71,5 +71,9 @@ export interface FetchResponse {
  */
 export interface Fetcher {
   fetch(request: FetchRequest): Promise<FetchResponse>;
+  /**
+   * Releases every connection at once, without waiting for servers to answer the close: callers
+   * finish or drain their fetches first (a fetch still in flight fails).
+   */
   close(): Promise<void>;
 }

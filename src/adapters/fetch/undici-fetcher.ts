@@ -124,7 +124,9 @@ export class UndiciFetcher implements Fetcher {
 
   async close(): Promise<void> {
     await Promise.all([
-      this.#borrowed ? undefined : this.#agent.close(),
+      // destroy, not close: close ends each idle keep-alive socket and waits for it to go,
+      // which made a --once exit with thousands of hosts' sockets open wait (docs/performance.md).
+      this.#borrowed ? undefined : this.#agent.destroy(),
       ...[...this.#pools.values()].map((p) => p.close()),
     ]);
   }
