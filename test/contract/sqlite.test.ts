@@ -63,6 +63,8 @@ frontierContract('sqlite', contract({}), 'fair');
 frontierContract('sqlite (dedupe rows moving)', contract({ dedupeMergeRows: 1 }), 'fair');
 
 describe('sqlite frontier specifics', () => {
+  /** Requests on one host: `on('a.example')('a1')`. */
+  const on = (host: string) => (p: string) => req(p, { url: url(p, host) });
   const { clock, make, path: dbPath } = frontiersOnOneFile('crawld-frontier-', true);
 
   it('lets two instances share one file: dedupe, FIFO and counters stay consistent', async () => {
@@ -149,7 +151,6 @@ describe('sqlite frontier specifics', () => {
 
   it('gives hosts fair turns: a backlog does not hold the front, and each host stays FIFO', async () => {
     const f = await make();
-    const on = (host: string) => (p: string) => req(p, { url: url(p, host) });
     const [a, b, c] = [on('a.example'), on('b.example'), on('c.example')];
     await f.enqueue([a('a1'), a('a2'), a('a3'), a('a4'), a('a5')]);
     expect(paths(await lease(f, 1))).toEqual(['a1']);
@@ -168,7 +169,6 @@ describe('sqlite frontier specifics', () => {
 
   it('gives a redriven dead letter the next turn of its host', async () => {
     const f = await make();
-    const on = (host: string) => (p: string) => req(p, { url: url(p, host) });
     const [a, b] = [on('a.example'), on('b.example')];
     await f.enqueue([a('a1'), a('a2'), a('a3'), b('b1'), b('b2'), b('b3')]);
     const [first] = await lease(f, 1);
@@ -180,7 +180,6 @@ describe('sqlite frontier specifics', () => {
 
   it('keeps host_tags to hosts with work in the current turn or later', async () => {
     const f = await make();
-    const on = (host: string) => (p: string) => req(p, { url: url(p, host) });
     await f.enqueue([on('a.example')('a1'), on('b.example')('b1'), on('b.example')('b2')]);
     for (const t of await lease(f, 3)) await f.ack(t);
     await f.close();
