@@ -12,7 +12,7 @@
  * finished seconds after the rest while the crawler idled (docs/performance.md, session 14).
  *
  * Per-host last tags live in host_tags. A row whose tag is below V says nothing a missing row
- * would not (both give V), so open() deletes those (pruneHostTags).
+ * would not (both give V), so SqliteFrontier.open() deletes those (hostTagsPrune).
  */
 import type { Statements } from './sqlite-statements.js';
 
@@ -40,12 +40,4 @@ export class FairTags {
     for (const [host, tag] of this.#last) this.st.hostTagSet.run(host, tag);
     this.#last.clear();
   }
-}
-
-/** The tag of one task for `host`, stored at once (one-task writes: retry, recrawl). */
-export function nextTag(st: TagStatements, host: string): number {
-  const tags = new FairTags(st);
-  const tag = tags.next(host);
-  tags.flush();
-  return tag;
 }
