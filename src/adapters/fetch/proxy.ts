@@ -155,8 +155,9 @@ export class ProxyPool {
     throw new ProxyError('every proxy is out of rotation after failures; retry later', false);
   }
 
+  /** As Fetcher.close(): every tunnel and connection goes at once (the fetches are over). */
   async close(): Promise<void> {
-    await Promise.all(this.#entries.map((e) => e.agent.close()));
+    await Promise.all(this.#entries.map((e) => e.agent.destroy()));
   }
 }
 
