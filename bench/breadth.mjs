@@ -8,16 +8,20 @@
 //                                                   # (summarise: bench/cpuprofile-summary.mjs)
 //
 // The site is one child process listening on --hosts ports of 127.0.0.1; each port is a host
-// to crawld (URL.host includes the port). Every host serves /p/0 .. /p/(pages-1): page i
-// links to pages 2i+1 and 2i+2 of its host and to /p/0 and /p/1 of two other hosts (cross-host
-// links: most of them are found again, so dedupe and the frontier see real breadth), and
-// answers /robots.txt with 404. Seeds: every host's /p/0.
+// to crawld (URL.host includes the port). Site h serves /h/h/p/0 .. /h/h/p/(pages-1): page i
+// links to pages 2i+1 and 2i+2 of its site and to /p/0 and /p/1 of two other sites (cross-host
+// links: most of them are found again, so dedupe and the frontier see real breadth), and each
+// host answers /robots.txt with 404. Seeds: every site's /p/0.
 //
 //   breadth  `crawld run --once`, politeness.minDelayMs --delay-ms (500) per host, SQLite
 //            frontier, defaults otherwise
-//   single   the same number of pages on one host, with no politeness delay (with 500 ms it
-//            would be one page per 500 ms: the comparison is of the crawler's cost of breadth,
-//            not of the delay)
+//   single   the same sites, pages, links and seeds, all served by one host (one port), with no
+//            politeness delay (with 500 ms it would be one page per 500 ms: the comparison is of
+//            the crawler's cost of breadth, not of the delay)
+//
+// --single-site tree: the single-host side of sessions 11-14 instead, one binary tree of
+// hosts × pages pages whose cross links all fold onto its own /p/0 and /p/1 (4 distinct links a
+// page against breadth's 6; kept to compare with those sessions' figures).
 //
 // Each crawl is a child process, timed spawn to exit; peak RSS from polling /proc/PID/status
 // (VmHWM). Prints pages/s, peak RSS, memory per host ((breadth RSS − single RSS) / hosts) and
@@ -36,6 +40,10 @@ const { values: opt } = parseArgs({
     hosts: { type: 'string', default: '2000' },
     pages: { type: 'string', default: '15' },
     'delay-ms': { type: 'string', default: '500' },
+    /** The single-host side: 'same' (the breadth site on one port) or 'tree' (sessions 11-14). */
+    'single-site': { type: 'string', default: 'same' },
+    /** Internal (--site): how many ports serve the sites (default: one per site). */
+    ports: { type: 'string' },
     /** concurrency.global of both crawls (default: the config's default). */
     global: { type: 'string' },
     /** Internal: serve the site in this process. */
@@ -57,20 +65,23 @@ for (const [k, v] of [
   if (!Number.isSafeInteger(v) || v < 1) throw new Error(`--${k} needs a positive integer`);
 }
 
-if (opt.site) await serveSite(HOSTS, PAGES);
+if (!['same', 'tree'].includes(opt['single-site'])) throw new Error('--single-site needs same or tree');
+if (opt.site) await serveSite(HOSTS, PAGES, opt.ports !== undefined ? Number(opt.ports) : HOSTS);
 else await main();
 
-/** The site: `hosts` servers on free ports; prints `PORTS [..]` once all listen. */
-async function serveSite(hosts, pages) {
+/**
+ * The site: `sites` sites of `pages` pages on `portCount` servers on free ports (site h on port
+ * h mod portCount); prints `PORTS [..]` once all listen.
+ */
+async function serveSite(sites, pages, portCount) {
   const ports = [];
+  const at = (h, i) => `http://127.0.0.1:${ports[h % ports.length]}/h/${h}/p/${i}`;
   const page = (h, i) => {
-    const own = ports[h];
-    const other = (k) => ports[(h * 31 + i * 7 + k) % ports.length];
+    const other = (k) => (h * 31 + i * 7 + k) % sites;
     const links = [];
-    // A binary tree within the host (depth log2 pages: the single-host crawl is not a chain).
-    for (const j of [2 * i + 1, 2 * i + 2]) if (j < pages) links.push(`http://127.0.0.1:${own}/p/${j}`);
-    for (const k of [1, 2])
-      links.push(`http://127.0.0.1:${other(k)}/p/0`, `http://127.0.0.1:${other(k)}/p/1`);
+    // A binary tree within the site (depth log2 pages: the single-host crawl is not a chain).
+    for (const j of [2 * i + 1, 2 * i + 2]) if (j < pages) links.push(at(h, j));
+    for (const k of [1, 2]) links.push(at(other(k), 0), at(other(k), 1));
     return (
       `<!doctype html><html><head><title>host ${h} page ${i}</title></head><body>` +
       `<h1 class="title">Host ${h}, page ${i}</h1><span class="price">${(h + i) % 100}.99</span>` +
@@ -80,12 +91,13 @@ async function serveSite(hosts, pages) {
   const servers = [];
   let connections = 0;
   let requests = 0;
-  for (let h = 0; h < hosts; h++) {
+  for (let p = 0; p < portCount; p++) {
     const srv = createServer((req, res) => {
       requests++;
-      const m = /^\/p\/(\d+)$/.exec(req.url ?? '');
-      const i = m ? Number(m[1]) : -1;
-      if (i < 0 || i >= pages) {
+      const m = /^\/h\/(\d+)\/p\/(\d+)$/.exec(req.url ?? '');
+      const h = m ? Number(m[1]) : -1;
+      const i = m ? Number(m[2]) : -1;
+      if (h < 0 || h >= sites || h % portCount !== p || i < 0 || i >= pages) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
         return;
       }
@@ -110,11 +122,21 @@ async function serveSite(hosts, pages) {
   });
 }
 
-function startSite(hosts, pages) {
+/** Starts the site (sites, pages, ports); resolves with its ports and seeds. */
+function startSite(hosts, pages, ports = hosts) {
   return new Promise((res, rej) => {
     const child = spawn(
       process.execPath,
-      [import.meta.filename, '--site', '--hosts', String(hosts), '--pages', String(pages)],
+      [
+        import.meta.filename,
+        '--site',
+        '--hosts',
+        String(hosts),
+        '--pages',
+        String(pages),
+        '--ports',
+        String(ports),
+      ],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
       },
@@ -123,7 +145,14 @@ function startSite(hosts, pages) {
     child.stdout.on('data', (b) => {
       out += b;
       const m = /PORTS (\[.*\])\n/.exec(out);
-      if (m) res({ ports: JSON.parse(m[1]), stop });
+      if (m) {
+        const list = JSON.parse(m[1]);
+        const seeds = Array.from(
+          { length: hosts },
+          (_, h) => `http://127.0.0.1:${list[h % list.length]}/h/${h}/p/0`,
+        );
+        res({ ports: list, seeds, stop });
+      }
     });
     /** Stops the site; resolves with the connections and requests it served. */
     const stop = () =>
@@ -293,11 +322,7 @@ async function main() {
   let breadth;
   let served;
   try {
-    breadth = await crawl(
-      'breadth',
-      wide.ports.map((p) => `http://127.0.0.1:${p}/p/0`),
-      DELAY,
-    );
+    breadth = await crawl('breadth', wide.seeds, DELAY);
   } finally {
     served = await wide.stop();
   }
@@ -311,16 +336,18 @@ async function main() {
   console.log(`          politeness floor: ${politeFloor.toFixed(1)} s (pages per host - 1) × minDelayMs`);
   if (opt['breadth-only']) return;
 
-  const one = await startSite(1, total);
+  const tree = opt['single-site'] === 'tree';
+  const one = tree ? await startSite(1, total) : await startSite(HOSTS, PAGES, 1);
   let single;
   let servedOne;
   try {
-    single = await crawl('single', [`http://127.0.0.1:${one.ports[0]}/p/0`], 0);
+    single = await crawl('single', one.seeds, 0);
   } finally {
     servedOne = await one.stop();
   }
   single.served = servedOne;
-  console.log(`single:   ${fmt(single)} (one host, no politeness delay)`);
+  const what = tree ? 'one host, one tree of pages (--single-site tree)' : 'the same sites on one host';
+  console.log(`single:   ${fmt(single)} (${what}, no politeness delay)`);
   console.log(`          pages per second of the crawl: ${single.timeline.perSec.join(' ')}`);
   const perHostKb = ((breadth.rssMb - single.rssMb) * 1024) / HOSTS;
   console.log('\n== this run (goals: ratio >= 0.7, peak RSS <= 400 MiB at 2000 hosts)');
