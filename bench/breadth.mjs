@@ -20,8 +20,8 @@
 //            the crawler's cost of breadth, not of the delay)
 //
 // --single-site tree: the single-host side of sessions 11-14 instead, one binary tree of
-// hosts × pages pages whose cross links all fold onto its own /p/0 and /p/1 (4 distinct links a
-// page against breadth's 6; kept to compare with those sessions' figures).
+// hosts × pages pages whose cross links all fold onto its own /p/0 and /p/1 (3 distinct links a
+// page on average against breadth's 4.9; kept to compare with those sessions' figures).
 //
 // Each crawl is a child process, timed spawn to exit; peak RSS from polling /proc/PID/status
 // (VmHWM). Prints pages/s, peak RSS, memory per host ((breadth RSS − single RSS) / hosts) and
