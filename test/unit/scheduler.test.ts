@@ -230,6 +230,62 @@ describe('Scheduler', () => {
     await stopping;
   });
 
+  it('leases again only when the buffers have room for minLeaseBatch tasks, or are empty', async () => {
+    const s = await startSite({
+      '/hang': () => {},
+      ...Object.fromEntries([0, 1, 2, 3, 4, 5].map((i) => [`/p${i}`, html('x')])),
+    });
+    sites.push(s);
+    for (const [minLeaseBatch, pendingAfter] of [
+      [3, 3],
+      [1, 2],
+    ] as const) {
+      const e = await engineFor(s, {
+        concurrency: { global: 1 },
+        jobs: [{ id: 'j', seeds: [`${s.origin}/hang`], robots: false, scope: { hosts: ['*'] } }],
+      });
+      let leases = 0;
+      const lease = e.frontier.lease.bind(e.frontier);
+      e.frontier.lease = (o) => {
+        leases++;
+        return lease(o);
+      };
+      // The hanging request holds the only global slot; three other hosts' tasks fill the
+      // buffers to one short of bufferSize, and three more stay in the frontier.
+      await e.frontier.enqueue([
+        { url: `${s.origin}/hang`, jobId: 'j' },
+        ...[0, 1, 2, 3, 4, 5].map((i) => ({ url: `http://h${i}.test:${s.port}/p${i}`, jobId: 'j' })),
+      ]);
+      const scheduler = e.scheduler({ once: false, bufferSize: 4, minLeaseBatch });
+      void scheduler.run();
+      await settle(() => s.hits.length === 1 && scheduler.bufferedCount === 3, 'the hanging request');
+      const before = leases;
+      for (let i = 0; i < 5; i++) {
+        scheduler.kick(true);
+        await turns();
+      }
+      // Room for one task: a batch of 3 waits for more room; a batch of 1 leases it.
+      expect((await e.frontier.stats()).pending).toBe(pendingAfter);
+      if (minLeaseBatch === 3) expect(leases).toBe(before);
+      const stopping = scheduler.stop(1000);
+      await turns();
+      e.clock.advance(1000);
+      await stopping;
+      await e.close();
+    }
+    engine = undefined;
+  });
+
+  it('leases into empty buffers whatever minLeaseBatch asks', async () => {
+    const s = await site(6);
+    const e = await engineFor(s);
+    await e.frontier.enqueue([0, 1, 2, 3, 4, 5].map((i) => ({ url: `${s.origin}/p${i}`, jobId: 'j' })));
+    const scheduler = e.scheduler({ bufferSize: 4, minLeaseBatch: 10 });
+    await scheduler.run();
+    expect(scheduler.counters.ok).toBe(6);
+    expect(s.hits.sort()).toEqual(['/p0', '/p1', '/p2', '/p3', '/p4', '/p5']);
+  });
+
   it('stop() waits the drain time by the clock, then aborts and hands the task back uncharged', async () => {
     const s = await startSite({ '/hang': () => {} });
     sites.push(s);
