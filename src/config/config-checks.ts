@@ -4,6 +4,7 @@ import { checkBreakerOptions } from '../core/breaker-policy.js';
 import { systemClock, systemRandom } from '../core/clock.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { HostBackoff } from '../core/host-backoff.js';
+import { loopLimitSettings } from '../core/limit/loop-limit.js';
 import { HostLimiters } from '../core/limiter.js';
 import {
   AIMD_KEYS,
@@ -13,6 +14,8 @@ import {
   breakerOptionsOf,
   type ConcurrencySection,
   type HostBackoffSection,
+  LOOP_KEYS,
+  loopLimitOptionsOf,
   RETRY_KEYS,
   type RetrySection,
   retryBackoffOf,
@@ -39,6 +42,8 @@ export function controlIssues(config: ControlSections, ctx: z.RefinementCtx): vo
     AIMD_KEYS,
     () => new HostLimiters({ globalMaxInflight: c.global, aimd: aimdOptionsOf(c) }, systemClock),
   );
+  const loop = loopLimitOptionsOf(c);
+  if (loop) check(ctx, 'concurrency', LOOP_KEYS, () => loopLimitSettings(loop));
   check(ctx, 'breaker', BREAKER_KEYS, () => checkBreakerOptions(breakerOptionsOf(config.breaker)));
   check(ctx, 'hostBackoff', {}, () => new HostBackoff(config.hostBackoff, systemClock, systemRandom));
   check(ctx, 'retry', RETRY_KEYS, () => checkBackoffOptions(retryBackoffOf(config.retry)));

@@ -5,6 +5,7 @@ import { backoffDefaults } from '../core/backoff.js';
 import { breakerPolicyDefaults } from '../core/breaker-policy.js';
 import { hostBackoffDefaults } from '../core/host-backoff.js';
 import { aimdDefaults } from '../core/limit/aimd.js';
+import { loopLimitDefaults } from '../core/limit/loop-limit.js';
 import { hostLimitersDefaults } from '../core/limiter.js';
 import { retryAfterDefaults } from '../core/retry-after.js';
 import { controlIssues } from './config-checks.js';
@@ -307,6 +308,12 @@ const configBase = z.strictObject({
     .strictObject({
       /** Ceiling of requests in flight across all hosts. */
       global: positiveInt.default(hostLimitersDefaults.globalMaxInflight),
+      /** Lower the global limit while the event loop is saturated (core/limit/loop-limit.ts). */
+      globalAdaptive: z.boolean().default(true),
+      /** Floor of the adaptive global limit. */
+      minGlobal: positiveInt.default(loopLimitDefaults.minLimit),
+      /** Event-loop delay a saturated loop may run at before the global limit is cut. */
+      loopLagTargetMs: positiveMs.default(loopLimitDefaults.targetLagMs),
       /** Ceiling of each host's adaptive limit. */
       maxPerHost: positiveInt.default(aimdDefaults.maxLimit),
       minPerHost: positiveInt.default(aimdDefaults.minLimit),

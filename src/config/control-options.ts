@@ -1,6 +1,7 @@
 import type { BreakerPolicyOptions } from '../core/breaker-policy.js';
 import type { HostBackoffOptions } from '../core/host-backoff.js';
 import type { AimdOptions } from '../core/limit/aimd.js';
+import type { LoopLimitOptions } from '../core/limit/loop-limit.js';
 
 /**
  * The config sections as the control-plane algorithms take them. One mapping, used by the
@@ -10,6 +11,9 @@ import type { AimdOptions } from '../core/limit/aimd.js';
 
 export interface ConcurrencySection {
   readonly global: number;
+  readonly globalAdaptive: boolean;
+  readonly minGlobal: number;
+  readonly loopLagTargetMs: number;
   readonly maxPerHost: number;
   readonly minPerHost: number;
   readonly initialPerHost: number;
@@ -45,6 +49,19 @@ export function aimdOptionsOf(c: ConcurrencySection): AimdOptions {
     ...(c.target !== undefined ? { target: c.target } : {}),
   };
 }
+
+/** The global limit's options (core/limit/loop-limit.ts); undefined when it is fixed. */
+export function loopLimitOptionsOf(c: ConcurrencySection): LoopLimitOptions | undefined {
+  if (!c.globalAdaptive) return undefined;
+  return { maxLimit: c.global, minLimit: c.minGlobal, targetLagMs: c.loopLagTargetMs };
+}
+
+/** LoopLimit option name → config key. */
+export const LOOP_KEYS: Readonly<Record<string, string>> = {
+  maxLimit: 'global',
+  minLimit: 'minGlobal',
+  targetLagMs: 'loopLagTargetMs',
+};
 
 /** Algorithm option name → config key, where they differ. */
 export const AIMD_KEYS: Readonly<Record<string, string>> = {

@@ -129,7 +129,12 @@ export interface AvailableEvent {
  */
 export class HostLimiters {
   readonly #clock: Clock;
-  readonly #global: number;
+  /** concurrency.global: the ceiling setGlobalLimit never exceeds. */
+  readonly #ceiling: number;
+  /** The global limit in force (the ceiling, or lower while the event loop is saturated). */
+  #global: number;
+  /** Whether requests in flight reached the global limit since takeReached() last asked. */
+  #reached = false;
   readonly #createLimit: (host: string, kind: FetcherKind) => LimitAlgorithm;
   /** The initial limit of each kind, for a host not seen yet. */
   readonly #initial = new Map<FetcherKind, number>();
@@ -140,7 +145,8 @@ export class HostLimiters {
 
   constructor(options: HostLimitersOptions = {}, clock: Clock) {
     const o = { ...hostLimitersDefaults, ...options };
-    this.#global = checkNumber('globalMaxInflight', o.globalMaxInflight, { min: 1, integer: true });
+    this.#ceiling = checkNumber('globalMaxInflight', o.globalMaxInflight, { min: 1, integer: true });
+    this.#global = this.#ceiling;
     checkNumber('maxHosts', o.maxHosts, { min: 1, integer: true });
     // Validate the AIMD options now rather than at the first request to some host.
     if (!options.createLimit) new AimdLimit(o.aimd, clock);
@@ -153,8 +159,33 @@ export class HostLimiters {
     return this.#inflight;
   }
 
-  get globalMaxInflight(): number {
+  /** The global limit in force: globalMaxInflight, or lower after setGlobalLimit. */
+  get globalLimit(): number {
     return this.#global;
+  }
+
+  /** The configured ceiling of requests in flight over all hosts. */
+  get globalMaxInflight(): number {
+    return this.#ceiling;
+  }
+
+  /**
+   * Lowers (or restores) the global limit, within [1, globalMaxInflight]. Requests already in
+   * flight are not touched; a raise lets waiting hosts pass at once.
+   */
+  setGlobalLimit(limit: number): void {
+    const next = Math.max(1, Math.min(this.#ceiling, Math.floor(limit)));
+    if (next === this.#global) return;
+    const wasFull = this.#inflight >= this.#global;
+    this.#global = next;
+    if (wasFull && this.#inflight < next) this.#emit(undefined);
+  }
+
+  /** Whether requests in flight reached the global limit since the last call (then resets). */
+  takeReached(): boolean {
+    const reached = this.#reached || this.#inflight >= this.#global;
+    this.#reached = false;
+    return reached;
   }
 
   /** Number of hosts with state. */
@@ -187,10 +218,13 @@ export class HostLimiters {
   }
 
   tryAcquire(host: string, kind: FetcherKind = 'http'): LimiterPermit | undefined {
-    if (this.#inflight >= this.#global) return undefined;
+    if (this.#inflight >= this.#global) {
+      this.#reached = true;
+      return undefined;
+    }
     const permit = this.#limiter(host, kind).tryAcquire();
     if (!permit) return undefined;
-    this.#inflight++;
+    if (++this.#inflight >= this.#global) this.#reached = true;
     let done = false;
     // The global slot is released before the host limiter notifies, so a listener that
     // reacts to "host X has a slot" also finds a global slot. When the global ceiling was
@@ -201,7 +235,8 @@ export class HostLimiters {
       const wasFull = this.#inflight >= this.#global;
       this.#inflight--;
       report();
-      if (wasFull) this.#emit(undefined);
+      // Below a lowered limit (setGlobalLimit), a release may leave the ceiling still reached.
+      if (wasFull && this.#inflight < this.#global) this.#emit(undefined);
     };
     return {
       success: (sample) => release(() => permit.success(sample)),

@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { MemoryPageStateStore, SqlitePageStateStore } from '../adapters/page-state/sqlite-page-state.js';
 import { resolveAdminToken } from '../admin/admin-auth.js';
 import type { CrawldConfig } from '../config/config.js';
+import { loopLimitOptionsOf } from '../config/control-options.js';
 import { systemClock } from '../core/clock.js';
 import { type CrawlEmitter, type CrawlEvents, TypedEmitter } from '../core/events.js';
 import type { JobRuntime } from '../engine/job-runtime.js';
@@ -20,6 +21,7 @@ import type { BuiltFrontier } from './frontier-types.js';
 import { instanceIdOf } from './instance-id.js';
 import { compileJob, seedRequests } from './jobs.js';
 import { startLagMonitor } from './lag-monitor.js';
+import { startLoopGovernor } from './loop-governor.js';
 import { ReleaseStack, withReleasers } from './release-stack.js';
 import { createChangeSinks, createSinks, sinksForJob } from './sink-factory.js';
 import { createSitemaps } from './sitemap-factory.js';
@@ -58,6 +60,14 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     };
     const { store, lag, http } = await openStores(root);
     live.built = buildControl(root, config, store);
+    // The global limit follows our own event loop (core/limit/loop-limit.ts), on whichever
+    // limiters are live: a reload replaces them and may change the options.
+    const governor = startLoopGovernor(
+      () => loopLimitOptionsOf(live.config.concurrency),
+      () => live.built.limiters,
+      (limit, reason) => logger.debug('global concurrency limit changed', { limit, reason }),
+    );
+    stack.push('loop governor', () => governor.stop());
     const fetching = createFetching(root, http?.url);
     const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j, config.fetch.userAgent)]));
     const storage = await openSinks(root, jobs);

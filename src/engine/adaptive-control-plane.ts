@@ -80,7 +80,7 @@ export class AdaptiveControlPlane implements ControlPlane {
     if (polite && gap > 0 && mono - polite.lastStart < gap) {
       return { kind: 'wait', delayMs: Math.ceil(gap - (mono - polite.lastStart)), reason: 'politeness' };
     }
-    if (d.limiters.inflight >= d.limiters.globalMaxInflight) return { kind: 'full' };
+    if (d.limiters.inflight >= d.limiters.globalLimit) return { kind: 'full' };
     if (d.limiters.inflightOf(host) >= d.limiters.limitOf(host, kind)) return { kind: 'full' };
     const rate = d.rate.take(host);
     if (!rate.ok) return { kind: 'wait', delayMs: Math.max(1, Math.ceil(rate.waitMs)), reason: 'rate_limit' };
@@ -175,7 +175,7 @@ export class AdaptiveControlPlane implements ControlPlane {
   }
 
   globalLimit(): number {
-    return this.#d.limiters.globalMaxInflight;
+    return this.#d.limiters.globalLimit;
   }
 
   *hostSnapshots(): Iterable<HostSnapshot> {

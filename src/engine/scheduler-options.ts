@@ -68,6 +68,12 @@ export function minLeaseBatch(o: SchedulerOptions): number {
   return Math.max(1, o.minLeaseBatch ?? Math.floor(o.bufferSize / 4));
 }
 
+/** What to lease now: bufferRoom once it reaches minLeaseBatch or the buffers are empty, else 0. */
+export function leaseRoom(o: SchedulerOptions, waitingHosts: number, buffered: number): number {
+  const room = bufferRoom(o, waitingHosts, buffered);
+  return room >= minLeaseBatch(o) || (buffered === 0 && room > 0) ? room : 0;
+}
+
 /** How many more tasks the buffers take: bufferSize, plus one per waiting host (maxWaitingHosts). */
 export function bufferRoom(o: SchedulerOptions, waitingHosts: number, buffered: number): number {
   return o.bufferSize + Math.min(waitingHosts, o.maxWaitingHosts ?? MAX_WAITING_HOSTS) - buffered;

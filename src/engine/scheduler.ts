@@ -8,12 +8,7 @@ import { HostHolds } from './host-holds.js';
 import { HostQueues } from './host-queues.js';
 import { idleWake } from './idle-wake.js';
 import { InflightTasks } from './inflight-tasks.js';
-import {
-  bufferRoom,
-  minLeaseBatch,
-  type SchedulerCounters,
-  type SchedulerOptions,
-} from './scheduler-options.js';
+import { bufferRoom, leaseRoom, type SchedulerCounters, type SchedulerOptions } from './scheduler-options.js';
 import type { TaskRunner } from './task-runner.js';
 import { WakeTimer } from './wake-timer.js';
 
@@ -171,12 +166,7 @@ export class Scheduler {
     // The exclusions are built only for a lease: on every pump they cost a look at every
     // buffered host (thousands in a broad crawl), mostly with the buffer full and no lease.
     let futile = false;
-    const room = bufferRoom(this.options, this.#holds.waitingCount, this.#buffers.size);
-    if (
-      !this.#frontierEmpty &&
-      room > 0 &&
-      (room >= minLeaseBatch(this.options) || this.#buffers.size === 0)
-    ) {
+    if (!this.#frontierEmpty && leaseRoom(this.options, this.#holds.waitingCount, this.#buffers.size) > 0) {
       const exclude = this.#holds.deferredHosts();
       for (const host of this.#buffers.hosts()) {
         if (this.#buffers.hostSize(host) >= this.#hostBufferCap(host)) exclude.add(host);

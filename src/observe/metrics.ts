@@ -219,7 +219,7 @@ export function createMetrics(
   });
   new Gauge({
     name: 'crawld_concurrency_limit',
-    help: 'Global ceiling of requests in flight.',
+    help: 'Global limit of requests in flight: concurrency.global, lower while the event loop is saturated.',
     registers: r,
     collect() {
       this.set(sources.globalLimit());

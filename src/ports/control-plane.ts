@@ -67,7 +67,7 @@ export interface ControlPlane {
   /** Milliseconds until the host's open breaker lets a probe through; 0 when it is not open. */
   breakerRetryInMs(host: string): number;
   inflight(): number;
-  /** Global ceiling of requests in flight. */
+  /** Global limit of requests in flight in force (concurrency.global, or lower while the event loop is saturated). */
   globalLimit(): number;
   /** State of the hosts the control plane currently tracks (bounded). */
   hostSnapshots(): Iterable<HostSnapshot>;

@@ -38,6 +38,16 @@ describe('bad input exits 2 and changes nothing on disk', () => {
     ],
     ['an unknown key', 'fetch:\n  maxBodyByte: 10\n', 'fetch.maxBodyByte: unknown key'],
     [
+      'a bad floor of the adaptive global limit',
+      'concurrency:\n  minGlobal: 0\n',
+      'concurrency.minGlobal: Too small: expected number to be >0',
+    ],
+    [
+      'a wrong type of globalAdaptive',
+      'concurrency:\n  globalAdaptive: "yes"\n',
+      'concurrency.globalAdaptive: Invalid input: expected boolean',
+    ],
+    [
       'an invalid regex',
       'jobs:\n  - id: a\n    seeds: [http://a.example/]\n    scope:\n      include: ["(unclosed"]\n',
       'jobs[0].scope.include[0]: must be a valid regular expression',

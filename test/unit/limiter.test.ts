@@ -86,6 +86,40 @@ describe('HostLimiters', () => {
     expect(hosts.tryAcquire('c')).toBeDefined();
   });
 
+  it('enforces a lowered global limit, within its ceiling, and says when requests reached it', () => {
+    const hosts = new HostLimiters(
+      { globalMaxInflight: 4, createLimit: () => new FixedLimit(10) },
+      new FakeClock(),
+    );
+    const events: (string | undefined)[] = [];
+    hosts.onAvailable((e) => events.push(e.host));
+    const permits = [0, 1, 2, 3].map(() => hosts.tryAcquire('a'));
+    expect(hosts.takeReached()).toBe(true);
+    hosts.setGlobalLimit(2);
+    expect(hosts.globalLimit).toBe(2);
+    expect(hosts.globalMaxInflight).toBe(4);
+    // 4 in flight under a limit of 2: releases that leave 3, then 2, free nothing.
+    permits[0]?.success();
+    permits[1]?.success();
+    expect(events).toEqual([]);
+    expect(hosts.tryAcquire('b')).toBeUndefined();
+    permits[2]?.success();
+    expect(events).toEqual(['a', undefined]);
+    expect(hosts.tryAcquire('b')).toBeDefined();
+    expect(hosts.inflight).toBe(2);
+    hosts.takeReached();
+    // Raised past the ceiling: held at it, and waiting hosts may pass at once.
+    events.length = 0;
+    hosts.setGlobalLimit(100);
+    expect(hosts.globalLimit).toBe(4);
+    expect(events).toEqual([undefined]);
+    expect(hosts.takeReached()).toBe(false);
+    hosts.tryAcquire('c');
+    hosts.tryAcquire('c');
+    expect(hosts.takeReached()).toBe(true);
+    expect(hosts.takeReached()).toBe(true); // still at the limit
+  });
+
   it('evicts idle hosts past maxHosts, never busy ones', () => {
     const clock = new FakeClock();
     const hosts = new HostLimiters({ maxHosts: 2, createLimit: () => new FixedLimit(1) }, clock);

@@ -1,0 +1,75 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/core/clock.js';
+import { FixedLimit } from '../../src/core/limit/fixed.js';
+import { HostLimiters } from '../../src/core/limiter.js';
+import { type LoopGovernor, startLoopGovernor } from '../../src/daemon/loop-governor.js';
+
+/**
+ * The governor on this process's real event loop (perf_hooks, real time) and real HostLimiters:
+ * a loop kept busy gets a lower global limit, a loop with room gets it back.
+ */
+let governor: LoopGovernor | undefined;
+afterEach(() => governor?.stop());
+
+/** Requests in flight up to the limiters' ceiling (each host limit is wide). */
+function fullLimiters(ceiling: number) {
+  const limiters = new HostLimiters(
+    { globalMaxInflight: ceiling, createLimit: () => new FixedLimit(10_000) },
+    systemClock,
+  );
+  const fill = () => {
+    while (limiters.tryAcquire('a.test')) {}
+  };
+  return { limiters, fill };
+}
+
+/** Keeps the event loop busy for ms: 80 ms of work, then one turn, over and over. */
+async function saturate(ms: number, fill: () => void): Promise<void> {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    const until = performance.now() + 80;
+    while (performance.now() < until) {}
+    fill();
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+describe('loop governor', () => {
+  it('lowers the global limit while the event loop is saturated and raises it when the loop has room', async () => {
+    const { limiters, fill } = fullLimiters(512);
+    governor = startLoopGovernor(
+      () => ({ maxLimit: 512, initialLimit: 256, targetLagMs: 40 }),
+      () => limiters,
+      undefined,
+      100,
+    );
+    // Applied at start, before the first window.
+    expect(limiters.globalLimit).toBe(256);
+    fill();
+    await saturate(1200, fill);
+    const cut = limiters.globalLimit;
+    expect(cut).toBeLessThan(256);
+    expect(cut).toBeGreaterThanOrEqual(32);
+    // An idle loop, with requests at the limit: it grows back.
+    for (let i = 0; i < 15 && limiters.globalLimit <= cut; i++) {
+      fill();
+      await sleep(100);
+    }
+    expect(limiters.globalLimit).toBeGreaterThan(cut);
+  });
+
+  it('keeps the ceiling when the global limit is not adaptive, however busy the loop', async () => {
+    const { limiters, fill } = fullLimiters(300);
+    limiters.setGlobalLimit(50);
+    governor = startLoopGovernor(
+      () => undefined,
+      () => limiters,
+      undefined,
+      100,
+    );
+    expect(limiters.globalLimit).toBe(300);
+    await saturate(600, fill);
+    expect(limiters.globalLimit).toBe(300);
+  });
+});
