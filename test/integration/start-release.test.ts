@@ -70,6 +70,7 @@ const OPENED_BEFORE_SINKS = [
   'sinks flushed',
   'breakers',
   'fetcher',
+  'loop governor',
   'frontier',
   'lag monitor',
   'http',
