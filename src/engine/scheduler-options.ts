@@ -25,9 +25,9 @@ export interface SchedulerOptions {
   readonly perHostBuffer: number;
   /**
    * The buffers must have room for this many tasks before the scheduler leases again, unless
-   * they are empty. A lease has a fixed cost (a write transaction, the excluded hosts) and
-   * leasing whenever one task had started made leases of a few tasks each, one per
-   * completion: 3.5-4x as many leases at a global ceiling of 128 as at 512 (bench/breadth.mjs).
+   * they are empty. A lease has a fixed cost (a write transaction, the excluded hosts): leasing
+   * whenever one task had started made one small lease per completion (docs/performance.md,
+   * session 15).
    * @default a quarter of bufferSize
    */
   readonly minLeaseBatch?: number;

@@ -3,10 +3,8 @@ import { checkNumber } from '../check.js';
 /**
  * The global ceiling of requests in flight, lowered while our own event loop is the
  * bottleneck. A request in flight holds its parser, body stream and callbacks until the loop
- * gets to it; past what the CPU can serve, more of them only queue. At 512 in flight in a
- * saturated loop (a crawl of 2,000 local hosts) a request lived ~220 ms, two scavenges, so
- * its state was promoted and collected by full collections: garbage collection took 2-3x the
- * CPU of the same pages at the concurrency one host's AIMD settles at (docs/performance.md,
+ * gets to it; past what the CPU can serve, more of them only queue, and what queues long
+ * enough survives two scavenges and is left to full collections (docs/performance.md,
  * session 15). Per-host limits cannot see this: each polite host has one request in flight.
  *
  * Pure: it turns one window's figures into a limit. The daemon measures the windows
