@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { startLoopSampler } from './loop-sampler.js';
 
 export interface LagMonitor {
   /**
@@ -13,25 +13,20 @@ export interface LagMonitor {
 
 /** Samples event-loop lag and utilisation every periodMs; the figures describe now, not the process's life. */
 export function startLagMonitor(periodMs = 1000, saturatedElu = 0.9): LagMonitor {
-  const h = monitorEventLoopDelay({ resolution: 10 });
-  h.enable();
+  const sampler = startLoopSampler();
   let lag = 0;
   let saturated = false;
-  let lastElu = performance.eventLoopUtilization();
   const t = setInterval(() => {
-    // The mean includes the 10 ms sampling resolution itself; what exceeds it is lag.
-    lag = Number.isFinite(h.mean) ? Math.max(0, h.mean / 1e6 - 10) : 0;
-    h.reset();
-    const elu = performance.eventLoopUtilization(lastElu);
-    lastElu = performance.eventLoopUtilization();
-    saturated = elu.utilization >= saturatedElu;
+    const w = sampler.take();
+    lag = w.lagMs ?? 0;
+    saturated = w.elu >= saturatedElu;
   }, periodMs);
   t.unref();
   return {
     ownDelayMs: () => (saturated ? Number.POSITIVE_INFINITY : lag),
     stop() {
       clearInterval(t);
-      h.disable();
+      sampler.stop();
     },
   };
 }

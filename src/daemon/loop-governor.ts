@@ -1,5 +1,5 @@
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { LoopLimit, type LoopLimitOptions } from '../core/limit/loop-limit.js';
+import { startLoopSampler } from './loop-sampler.js';
 
 /** What the governor drives: the live HostLimiters (a reload replaces them). */
 export interface GlobalLimitTarget {
@@ -9,13 +9,8 @@ export interface GlobalLimitTarget {
 }
 
 export interface LoopGovernor {
-  /** The limit in force (the ceiling when the global limit is fixed). */
-  readonly limit: number;
   stop(): void;
 }
-
-/** The event-loop delay timer's resolution, ms; what exceeds it is lag. */
-const RESOLUTION_MS = 10;
 
 /**
  * Measures the event loop every periodMs (utilisation, mean delay) and sets the live limiters'
@@ -30,9 +25,7 @@ export function startLoopGovernor(
   onChange?: (limit: number, reason: string) => void,
   periodMs = 250,
 ): LoopGovernor {
-  const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-  delay.enable();
-  let last = performance.eventLoopUtilization();
+  const sampler = startLoopSampler();
   let key = '';
   let algo: LoopLimit | undefined;
   /** The algorithm for the options in force (a reload may change them). */
@@ -53,23 +46,18 @@ export function startLoopGovernor(
   const timer = setInterval(() => {
     const t = target();
     const a = current();
-    const elu = performance.eventLoopUtilization(last);
-    last = performance.eventLoopUtilization();
+    const w = sampler.take();
     // No sample in the window: the loop never got to the timer, it was blocked throughout.
-    const lagMs = delay.count === 0 ? periodMs : Math.max(0, delay.mean / 1e6 - RESOLUTION_MS);
-    delay.reset();
+    const lagMs = w.lagMs ?? periodMs;
     const reached = t.takeReached();
-    a?.onWindow({ elu: elu.utilization, lagMs, reached });
+    a?.onWindow({ elu: w.elu, lagMs, reached });
     apply(t, a);
   }, periodMs);
   timer.unref();
   return {
-    get limit() {
-      return algo?.limit ?? target().globalMaxInflight;
-    },
     stop() {
       clearInterval(timer);
-      delay.disable();
+      sampler.stop();
     },
   };
 }

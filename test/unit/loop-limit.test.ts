@@ -59,12 +59,7 @@ describe('LoopLimit', () => {
     ]);
   });
 
-  it('clamps to a lowered ceiling (a reload), and refuses bad options by name', () => {
-    const l = new LoopLimit({ maxLimit: 512, initialLimit: 300 });
-    l.resize(200);
-    expect(l.limit).toBe(200);
-    for (let i = 0; i < 5; i++) l.onWindow(idle(0));
-    expect(l.limit).toBe(200);
+  it('refuses bad options by name', () => {
     expect(() => new LoopLimit({ maxLimit: 0 })).toThrow(/maxLimit/);
     expect(() => new LoopLimit({ maxLimit: 10, targetLagMs: 0 })).toThrow(/targetLagMs/);
     expect(() => new LoopLimit({ maxLimit: 10, growthRatio: 1 })).toThrow(/growthRatio/);

@@ -67,7 +67,7 @@ export function loopLimitSettings(options: LoopLimitOptions): Settings {
 }
 
 export class LoopLimit {
-  #o: Settings;
+  readonly #o: Settings;
   #limit: number;
   readonly #listeners = new Set<(limit: number, reason: 'loop_saturated' | 'loop_room') => void>();
 
@@ -83,12 +83,6 @@ export class LoopLimit {
   /** The floor that applies: minLimit, or the ceiling when that is lower (a fixed ceiling). */
   get floor(): number {
     return Math.min(this.#o.minLimit, this.#o.maxLimit);
-  }
-
-  /** A new ceiling (a reloaded concurrency.global): the limit is clamped to it, not reset. */
-  resize(maxLimit: number): void {
-    this.#o = loopLimitSettings({ ...this.#o, maxLimit });
-    this.#set(Math.min(this.#limit, maxLimit), 'loop_saturated');
   }
 
   onWindow(w: LoopWindow): void {
