@@ -28,6 +28,40 @@ async function engineFor(s: Site, input: ConfigInput = {}) {
   return engine;
 }
 
+/** A site whose /hang never answers, with pages /p0 .. /p(pages-1). */
+async function hangingSite(pages: number): Promise<Site> {
+  const s = await startSite({
+    '/hang': () => {},
+    ...Object.fromEntries(Array.from({ length: pages }, (_, i) => [`/p${i}`, html('x')])),
+  });
+  sites.push(s);
+  return s;
+}
+
+/** An engine with one global slot, and /hang queued first (it takes the slot), then `others` other hosts' pages. */
+async function oneSlotEngine(s: Site, others: number) {
+  const e = await engineFor(s, {
+    concurrency: { global: 1 },
+    jobs: [{ id: 'j', seeds: [`${s.origin}/hang`], robots: false, scope: { hosts: ['*'] } }],
+  });
+  await e.frontier.enqueue([
+    { url: `${s.origin}/hang`, jobId: 'j' },
+    ...Array.from({ length: others }, (_, i) => ({ url: `http://h${i}.test:${s.port}/p${i}`, jobId: 'j' })),
+  ]);
+  return e;
+}
+
+/** Stops a scheduler whose request hangs: the drain time passes on the fake clock. */
+async function stopHanging(
+  scheduler: { stop(ms: number): Promise<unknown> },
+  e: { clock: { advance(ms: number): void } },
+) {
+  const stopping = scheduler.stop(1000);
+  await turns();
+  e.clock.advance(1000);
+  await stopping;
+}
+
 describe('Scheduler', () => {
   it('holds a rate-limited host until the clock reaches its next token, with one timer armed', async () => {
     const s = await site(3);
@@ -195,26 +229,15 @@ describe('Scheduler', () => {
   });
 
   it('asks no host while the global ceiling is reached', async () => {
-    const s = await startSite({
-      '/hang': () => {},
-      ...Object.fromEntries([0, 1, 2].map((i) => [`/p${i}`, html('x')])),
-    });
-    sites.push(s);
-    const e = await engineFor(s, {
-      concurrency: { global: 1 },
-      jobs: [{ id: 'j', seeds: [`${s.origin}/hang`], robots: false, scope: { hosts: ['*'] } }],
-    });
+    // One hanging request fills the ceiling; three other hosts' tasks wait in the buffers.
+    const s = await hangingSite(3);
+    const e = await oneSlotEngine(s, 3);
     let asked = 0;
     const admit = e.control.admit.bind(e.control);
     e.control.admit = (host) => {
       asked++;
       return admit(host);
     };
-    // One hanging request fills the ceiling; three other hosts' tasks wait in the buffers.
-    await e.frontier.enqueue([
-      { url: `${s.origin}/hang`, jobId: 'j' },
-      ...[0, 1, 2].map((i) => ({ url: `http://h${i}.test:${s.port}/p${i}`, jobId: 'j' })),
-    ]);
     const scheduler = e.scheduler({ once: false });
     void scheduler.run();
     await settle(() => s.hits.length === 1 && scheduler.bufferedCount === 3, 'the hanging request');
@@ -224,38 +247,24 @@ describe('Scheduler', () => {
       await turns();
     }
     expect(asked).toBe(before);
-    const stopping = scheduler.stop(1000);
-    await turns();
-    e.clock.advance(1000);
-    await stopping;
+    await stopHanging(scheduler, e);
   });
 
   it('leases again only when the buffers have room for minLeaseBatch tasks, or are empty', async () => {
-    const s = await startSite({
-      '/hang': () => {},
-      ...Object.fromEntries([0, 1, 2, 3, 4, 5].map((i) => [`/p${i}`, html('x')])),
-    });
-    sites.push(s);
+    const s = await hangingSite(6);
     for (const [minLeaseBatch, pendingAfter] of [
       [3, 3],
       [1, 2],
     ] as const) {
-      const e = await engineFor(s, {
-        concurrency: { global: 1 },
-        jobs: [{ id: 'j', seeds: [`${s.origin}/hang`], robots: false, scope: { hosts: ['*'] } }],
-      });
+      // The hanging request holds the only global slot; three other hosts' tasks fill the
+      // buffers to one short of bufferSize, and three more stay in the frontier.
+      const e = await oneSlotEngine(s, 6);
       let leases = 0;
       const lease = e.frontier.lease.bind(e.frontier);
       e.frontier.lease = (o) => {
         leases++;
         return lease(o);
       };
-      // The hanging request holds the only global slot; three other hosts' tasks fill the
-      // buffers to one short of bufferSize, and three more stay in the frontier.
-      await e.frontier.enqueue([
-        { url: `${s.origin}/hang`, jobId: 'j' },
-        ...[0, 1, 2, 3, 4, 5].map((i) => ({ url: `http://h${i}.test:${s.port}/p${i}`, jobId: 'j' })),
-      ]);
       const scheduler = e.scheduler({ once: false, bufferSize: 4, minLeaseBatch });
       void scheduler.run();
       await settle(() => s.hits.length === 1 && scheduler.bufferedCount === 3, 'the hanging request');
@@ -267,10 +276,7 @@ describe('Scheduler', () => {
       // Room for one task: a batch of 3 waits for more room; a batch of 1 leases it.
       expect((await e.frontier.stats()).pending).toBe(pendingAfter);
       if (minLeaseBatch === 3) expect(leases).toBe(before);
-      const stopping = scheduler.stop(1000);
-      await turns();
-      e.clock.advance(1000);
-      await stopping;
+      await stopHanging(scheduler, e);
       await e.close();
     }
     engine = undefined;
