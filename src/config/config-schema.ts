@@ -367,7 +367,7 @@ const configBase = z.strictObject({
     .prefault({}),
   breaker: z
     .strictObject({
-      implementation: z.enum(['opossum', 'policy']).default('opossum'),
+      implementation: z.enum(['policy', 'opossum']).default('policy'),
       errorThresholdPercentage: z
         .number()
         .gt(0)

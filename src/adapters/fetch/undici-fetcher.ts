@@ -12,6 +12,7 @@ import type { Fetcher, FetchRequest, FetchResponse } from '../../ports/fetcher.j
 import { parseContentEncoding, readBody } from './decode.js';
 import { guardedConnector } from './guarded-lookup.js';
 import { flattenHeaders, headerValue, mediaType, parseUrl } from './http-parts.js';
+import { lightDispatcherFactory } from './light-pool.js';
 import { toFetchError } from './map-error.js';
 import { resolveFetcherOptions, type UndiciFetcherOptions } from './options.js';
 import { asProxyError, bypassesProxy, ProxyPool, type ProxyUse, proxyIndexes } from './proxy.js';
@@ -47,11 +48,12 @@ export class UndiciFetcher implements Fetcher {
       new Agent({
         connections: o.connectionsPerHost,
         pipelining: 1,
+        factory: lightDispatcherFactory,
         // An idle connection is kept at most this long, whatever the server's Keep-Alive hint
-        // (undici's own cap is 10 minutes): the agent holds a pool per host (~30 KB: its queue
-        // alone is 16 KB) until the host's last connection closes, so over a crawl of 100,000
-        // hosts the pools are those of the hosts fetched in the last 10 s, not of the last
-        // 10 minutes. A host with work queued is fetched every politeness delay, far sooner.
+        // (undici's own cap is 10 minutes): the agent holds a pool per host until the host's
+        // last connection closes, so over a crawl of 100,000 hosts the pools are those of the
+        // hosts fetched in the last 10 s, not of the last 10 minutes. A host with work queued
+        // is fetched every politeness delay, far sooner.
         keepAliveMaxTimeout: 10_000,
         headersTimeout: o.headersTimeoutMs,
         bodyTimeout: o.bodyTimeoutMs,
