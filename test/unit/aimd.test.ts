@@ -437,6 +437,18 @@ describe('AimdLimit', () => {
     );
   });
 
+  it('limits made from one options object share its checked settings, never their state', () => {
+    const clock = new FakeClock();
+    const options: AimdOptions = { ...LIMITS, windowMs: 100, minWindowSamples: 4, slowStart: false };
+    const a = new AimdLimit(options, clock);
+    const b = new AimdLimit(options, clock);
+    window(a, clock, 1, 10, { dropped: true });
+    expect(a.limit).toBeLessThan(10);
+    expect(b.limit).toBe(10);
+    // Another options object is checked on its own: a bad value is still refused.
+    expect(() => new AimdLimit({ ...options, backoffRatio: 2 }, clock)).toThrow(/backoffRatio/);
+  });
+
   it('percentile uses the nearest rank', () => {
     expect(percentile([5, 1, 4, 2, 3], 0.5)).toBe(3);
     expect(percentile([5, 1, 4, 2, 3], 0.9)).toBe(5);
