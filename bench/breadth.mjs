@@ -2,9 +2,10 @@
 // Breadth benchmark: one crawl over many hosts against the same number of pages on one host,
 // in one run.
 //
-//   node bench/breadth.mjs                          # 2000 hosts × 15 pages
+//   node bench/breadth.mjs                          # 2000 hosts × 15 pages, 3 runs of each side
+//   node bench/breadth.mjs --runs 1                 # one of each (sessions 11-15 ran one)
 //   node bench/breadth.mjs --hosts 200 --pages 10   # a quick check
-//   node bench/breadth.mjs --cpu-prof-dir /tmp/p     # + breadth.cpuprofile, single.cpuprofile
+//   node bench/breadth.mjs --cpu-prof-dir /tmp/p     # + breadth-N.cpuprofile, single-N.cpuprofile
 //                                                   # (summarise: bench/cpuprofile-summary.mjs)
 //
 // The site is one child process listening on --hosts ports of 127.0.0.1; each port is a host
@@ -24,8 +25,11 @@
 // page on average against breadth's 4.9; kept to compare with those sessions' figures).
 //
 // Each crawl is a child process, timed spawn to exit; peak RSS from polling /proc/PID/status
-// (VmHWM). Prints pages/s, peak RSS, memory per host ((breadth RSS − single RSS) / hosts) and
-// breadth / single. The machine is shared: compare ratios from one run, not absolute figures.
+// (VmHWM). The two sides alternate, --runs (3) times each; one side alone moved by 15–25 %
+// between runs minutes apart on the shared 2-core machine, so the summary gives the ratio of
+// the median pages/s (as bench/run.mjs does) and each run's own. Prints pages/s, peak RSS (the
+// largest over the runs), memory per host (median of (breadth RSS − single RSS) / hosts) and
+// breadth / single. Compare ratios from one invocation, not absolute figures.
 // Needs a build first (npm run build).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,6 +52,8 @@ const { values: opt } = parseArgs({
     global: { type: 'string' },
     /** Internal: serve the site in this process. */
     site: { type: 'boolean', default: false },
+    /** Runs of each side, interleaved (breadth, single, breadth, ...); the ratio is of medians. */
+    runs: { type: 'string', default: '3' },
     /** Only the breadth crawl (no single-host comparison). */
     'breadth-only': { type: 'boolean', default: false },
     dist: { type: 'string', default: join(root, 'dist') },
@@ -58,9 +64,11 @@ const { values: opt } = parseArgs({
 const HOSTS = Number(opt.hosts);
 const PAGES = Number(opt.pages);
 const DELAY = Number(opt['delay-ms']);
+const RUNS = Number(opt.runs);
 for (const [k, v] of [
   ['hosts', HOSTS],
   ['pages', PAGES],
+  ['runs', RUNS],
 ]) {
   if (!Number.isSafeInteger(v) || v < 1) throw new Error(`--${k} needs a positive integer`);
 }
@@ -312,48 +320,79 @@ function tailHosts(h) {
 
 async function main() {
   const total = HOSTS * PAGES;
-  console.log(`breadth: ${HOSTS} hosts × ${PAGES} pages = ${total} pages, minDelayMs ${DELAY} per host`);
+  console.log(
+    `breadth: ${HOSTS} hosts × ${PAGES} pages = ${total} pages, minDelayMs ${DELAY} per host, ${RUNS} run(s) of each side, interleaved`,
+  );
   const fmt = (r) =>
     `${r.pages} pages in ${r.secs.toFixed(1)} s = ${(r.pages / r.secs).toFixed(0)} pages/s, peak RSS ${r.rssMb.toFixed(0)} MiB, CPU ${((r.cpuSecs / r.pages) * 1000).toFixed(2)} ms/page (to its last 50 ms)` +
     (r.served
       ? `; the site served ${r.served.requests} requests on ${r.served.connections} connections`
       : '');
-  const wide = await startSite(HOSTS, PAGES);
-  let breadth;
-  let served;
-  try {
-    breadth = await crawl('breadth', wide.seeds, DELAY);
-  } finally {
-    served = await wide.stop();
-  }
-  breadth.served = served;
-  console.log(`breadth:  ${fmt(breadth)}`);
-  console.log(`          pages per second of the crawl: ${breadth.timeline.perSec.join(' ')}`);
-  console.log(`          hosts' ${breadth.timeline.hosts}`);
-  if (breadth.pages !== total)
-    console.log(`          (expected ${total} pages: the crawl missed ${total - breadth.pages})`);
-  const politeFloor = (PAGES - 1) * (DELAY / 1000);
-  console.log(`          politeness floor: ${politeFloor.toFixed(1)} s (pages per host - 1) × minDelayMs`);
-  if (opt['breadth-only']) return;
-
   const tree = opt['single-site'] === 'tree';
-  const one = tree ? await startSite(1, total) : await startSite(HOSTS, PAGES, 1);
-  let single;
-  let servedOne;
-  try {
-    single = await crawl('single', one.seeds, 0);
-  } finally {
-    servedOne = await one.stop();
+  const runs = [];
+  for (let run = 1; run <= RUNS; run++) {
+    const breadth = await crawlSite(await startSite(HOSTS, PAGES), `breadth-${run}`, DELAY);
+    console.log(`\n-- run ${run}\nbreadth:  ${fmt(breadth)}`);
+    console.log(`          pages per second of the crawl: ${breadth.timeline.perSec.join(' ')}`);
+    console.log(`          hosts' ${breadth.timeline.hosts}`);
+    if (breadth.pages !== total)
+      console.log(`          (expected ${total} pages: the crawl missed ${total - breadth.pages})`);
+    if (opt['breadth-only']) {
+      runs.push({ breadth });
+      continue;
+    }
+    const single = await crawlSite(
+      tree ? await startSite(1, total) : await startSite(HOSTS, PAGES, 1),
+      `single-${run}`,
+      0,
+    );
+    const what = tree ? 'one host, one tree of pages (--single-site tree)' : 'the same sites on one host';
+    console.log(`single:   ${fmt(single)} (${what}, no politeness delay)`);
+    console.log(`          pages per second of the crawl: ${single.timeline.perSec.join(' ')}`);
+    console.log(`ratio breadth / single (pages/s), this run: ${ratio(breadth, single).toFixed(2)}`);
+    runs.push({ breadth, single });
   }
-  single.served = servedOne;
-  const what = tree ? 'one host, one tree of pages (--single-site tree)' : 'the same sites on one host';
-  console.log(`single:   ${fmt(single)} (${what}, no politeness delay)`);
-  console.log(`          pages per second of the crawl: ${single.timeline.perSec.join(' ')}`);
-  const perHostKb = ((breadth.rssMb - single.rssMb) * 1024) / HOSTS;
-  console.log('\n== this run (goals: ratio >= 0.7, peak RSS <= 400 MiB at 2000 hosts)');
+  const politeFloor = (PAGES - 1) * (DELAY / 1000);
+  console.log(`\npoliteness floor: ${politeFloor.toFixed(1)} s (pages per host - 1) × minDelayMs`);
+  const rate = (r) => r.pages / r.secs;
+  const b = runs.map((r) => r.breadth);
+  const peakRss = Math.max(...b.map((r) => r.rssMb));
+  if (opt['breadth-only']) {
+    console.log(`peak RSS breadth: ${peakRss.toFixed(0)} MiB (the largest of ${RUNS})`);
+    return;
+  }
+  const s = runs.map((r) => r.single);
+  const perHostKb = median(runs.map((r) => ((r.breadth.rssMb - r.single.rssMb) * 1024) / HOSTS));
+  console.log(`\n== ${RUNS} run(s) (goals: ratio >= 0.7, peak RSS <= 400 MiB at 2000 hosts)`);
   console.log(
-    `ratio breadth / single (pages/s): ${(breadth.pages / breadth.secs / (single.pages / single.secs)).toFixed(2)}`,
+    `pages/s median: breadth ${median(b.map(rate)).toFixed(0)}, single ${median(s.map(rate)).toFixed(0)}`,
   );
-  console.log(`peak RSS breadth: ${breadth.rssMb.toFixed(0)} MiB`);
-  console.log(`memory per host: ${perHostKb.toFixed(1)} KiB ((breadth - single peak RSS) / hosts)`);
+  console.log(
+    `ratio breadth / single (pages/s): ${(median(b.map(rate)) / median(s.map(rate))).toFixed(2)} (ratio of medians); per run ${runs.map((r) => ratio(r.breadth, r.single).toFixed(2)).join(', ')}`,
+  );
+  console.log(`peak RSS breadth: ${peakRss.toFixed(0)} MiB (the largest of ${RUNS})`);
+  console.log(`memory per host: ${perHostKb.toFixed(1)} KiB (median of (breadth - single peak RSS) / hosts)`);
+}
+
+/** One crawl of the site's seeds, then the site stopped; the result with what the site served. */
+async function crawlSite(site, name, delayMs) {
+  let result;
+  try {
+    result = await crawl(name, site.seeds, delayMs);
+  } finally {
+    const served = await site.stop();
+    if (result) result.served = served;
+  }
+  return result;
+}
+
+/** Breadth pages/s over single pages/s. */
+function ratio(breadth, single) {
+  return breadth.pages / breadth.secs / (single.pages / single.secs);
+}
+
+function median(xs) {
+  const v = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }

@@ -1,6 +1,7 @@
 /**
- * The agent's per-host dispatcher factory: undici's own (a Client for one connection, else a
- * Pool), with the Pool's waiting queue swapped for one that starts empty.
+ * The per-host dispatcher factory of the fetcher's agent and of its proxy agents: undici's own
+ * (a Client for one connection, else a Pool), with the Pool's waiting queue swapped for one
+ * that starts empty.
  *
  * Why: undici's Pool holds its waiting requests in a FixedQueue whose first ring is a
  * preallocated array of 2,048 slots (16 KB), whether or not a request ever waits. crawld's host

@@ -6,6 +6,7 @@
  */
 import { ProxyAgent } from 'undici';
 import { ProxyError } from '../../core/errors.js';
+import { lightDispatcherFactory } from './light-pool.js';
 
 /** Where requests go: per target scheme a proxy list (empty: direct), and hosts that bypass it. */
 export interface ProxySettings {
@@ -120,6 +121,7 @@ export class ProxyPool {
         uri,
         proxyTunnel: false,
         connections: agentOptions.connections,
+        factory: lightDispatcherFactory,
         headersTimeout: agentOptions.headersTimeout,
         bodyTimeout: agentOptions.bodyTimeout,
         proxyTls: { timeout: agentOptions.connectTimeoutMs },
