@@ -62,12 +62,18 @@ export function poolQueueKey(pool: object): symbol | undefined {
   });
 }
 
+/**
+ * The queue field of undici's Pools, looked up on the first Pool: the symbol is undici's, the
+ * same for every Pool (null: not found).
+ */
+let queueKey: symbol | null | undefined;
+
 /** undici's default factory, whose Pools wait in a SmallQueue. */
 export function lightDispatcherFactory(origin: string | URL, opts: object): Dispatcher {
   const o = opts as Pool.Options;
   if (o.connections === 1) return new Client(origin, o);
   const pool = new Pool(origin, o);
-  const key = poolQueueKey(pool);
-  if (key !== undefined) (pool as unknown as Record<symbol, unknown>)[key] = new SmallQueue();
+  if (queueKey === undefined) queueKey = poolQueueKey(pool) ?? null;
+  if (queueKey !== null) (pool as unknown as Record<symbol, unknown>)[queueKey] = new SmallQueue();
   return pool;
 }
