@@ -144,7 +144,7 @@ describe('robots.txt matching (RFC 9309, google/robotstxt)', () => {
     ).toBe(true);
   });
 
-  it('percent-encoding as RFC 9309 §2.2.2: non-ASCII encoded as UTF-8, unreserved escapes equal their character, %2F is not /', () => {
+  it('percent-encoding as RFC 9309 §2.2.2 and robots_test.cc ID_Encoding: non-ASCII encoded as UTF-8, a pattern keeps its escapes, %2F is not /', () => {
     const txt = (allow: string) => `User-agent: FooBot\nDisallow: /\nAllow: ${allow}\n`;
     expect(
       allowed(
@@ -157,14 +157,21 @@ describe('robots.txt matching (RFC 9309, google/robotstxt)', () => {
     expect(allowed(txt('/foo/bar/ツ'), 'FooBot', `${F}/foo/bar/ツ`)).toBe(true); // the URL parser encodes it
     expect(allowed(txt('/foo/bar/%E3%83%84'), 'FooBot', `${F}/foo/bar/%E3%83%84`)).toBe(true);
     expect(allowed(txt('/foo/bar/%e3%83%84'), 'FooBot', `${F}/foo/bar/%E3%83%84`)).toBe(true);
-    // RFC 9309's table: /foo/bar/%62%61%7A is matched as /foo/bar/baz, both ways.
-    expect(allowed(txt('/foo/bar/%62%61%7A'), 'FooBot', `${F}/foo/bar/baz`)).toBe(true);
+    // ID_Encoding: an escaped unreserved character in a pattern is matched as written, so
+    // `Allow: /foo/bar/%62%61%7A` allows that URL and not /foo/bar/baz.
+    expect(allowed(txt('/foo/bar/%62%61%7A'), 'FooBot', `${F}/foo/bar/baz`)).toBe(false);
+    expect(allowed(txt('/foo/bar/%62%61%7A'), 'FooBot', `${F}/foo/bar/%62%61%7A`)).toBe(true);
+    expect(allowed(txt('/foo/bar/%62%61%7a'), 'FooBot', `${F}/foo/bar/%62%61%7A`)).toBe(true);
+    // RFC 9309's table reads the URI /foo/bar/%62%61%7A as /foo/bar/baz: a plain pattern matches it.
     expect(allowed(txt('/foo/bar/baz'), 'FooBot', `${F}/foo/bar/%62%61%7A`)).toBe(true);
+    expect(allowed('User-agent: *\nDisallow: /%7Efoo\n', 'crawld', `${F}/~foo`)).toBe(true);
+    expect(allowed('User-agent: *\nDisallow: /~foo\n', 'crawld', `${F}/%7Efoo`)).toBe(false);
     // Reserved characters keep their encoding: %2F is not /, %3F is not ?.
     expect(allowed(txt('/a/b'), 'FooBot', `${F}/a%2Fb`)).toBe(false);
     expect(allowed(txt('/a%2Fb'), 'FooBot', `${F}/a%2fb`)).toBe(true);
     expect(allowed(txt('/a?b'), 'FooBot', `${F}/a%3Fb`)).toBe(false);
-    expect(normalisePath('/%7euser/%41%2f%E3%83%84ü')).toBe('/~user/A%2F%E3%83%84%C3%BC');
+    expect(normalisePath('/%7euser/%41%2f%E3%83%84ü')).toBe('/%7Euser/%41%2F%E3%83%84%C3%BC');
+    expect(normalisePath('/%7euser/%41%2f%E3%83%84ü', true)).toBe('/~user/A%2F%E3%83%84%C3%BC');
   });
 
   it('the query as written: never reordered (rules see the URL that was discovered)', () => {

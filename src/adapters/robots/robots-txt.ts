@@ -39,19 +39,24 @@ const HEX = '0123456789ABCDEF';
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
 
 /**
- * RFC 9309 §2.2.2: a percent-encoded unreserved character equals the character itself; other
- * escapes keep their encoding (hex upper-cased, so `%2f` and `%2F` are one thing, but never
- * `/`); characters outside US-ASCII are percent-encoded as UTF-8. Applied to patterns and to
- * the URL's path alike, so either side may be written either way.
+ * RFC 9309 §2.2.2 and Google's reference parser: characters outside US-ASCII are
+ * percent-encoded as UTF-8 and escapes have their hex upper-cased (`%2f` and `%2F` are one
+ * thing, never `/`). A robots.txt pattern keeps its escapes as written: `Allow: /%62%61%7A`
+ * matches the URL path `/%62%61%7A`, never `/baz` (robots_test.cc ID_Encoding). With
+ * `decodeUnreserved` (the URL side, see `robotsPaths`) an escaped unreserved character becomes
+ * the character itself, as the RFC's table reads the URI `/foo/bar/%62%61%7A`.
  */
-export function normalisePath(s: string): string {
+export function normalisePath(s: string, decodeUnreserved = false): string {
   let out = '';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c === 0x25 /* % */ && i + 2 < s.length && isHex(s[i + 1]) && isHex(s[i + 2])) {
       const byte = Number.parseInt(s.slice(i + 1, i + 3), 16);
       const ch = String.fromCharCode(byte);
-      out += byte < 0x80 && UNRESERVED.test(ch) ? ch : `%${s.slice(i + 1, i + 3).toUpperCase()}`;
+      out +=
+        decodeUnreserved && byte < 0x80 && UNRESERVED.test(ch)
+          ? ch
+          : `%${s.slice(i + 1, i + 3).toUpperCase()}`;
       i += 2;
     } else if (c >= 0x80) {
       const cp = s.codePointAt(i) ?? c;
@@ -207,12 +212,18 @@ function groupsFor(robots: RobotsTxt, token: string): Group[] {
 }
 
 /**
- * The path and query of a URL as written (no fragment), as RFC 9309 matches it. The caller's
+ * The path and query of a URL as written (no fragment), as RFC 9309 matches it: as written
+ * (escapes kept, hex upper-cased) and, when it differs, with its escaped unreserved characters
+ * decoded. A rule matches if it matches either, so `Allow: /%62%61%7A` matches only a URL that
+ * escapes those letters, and `Allow: /baz` matches both `/baz` and `/%62%61%7A`. The caller's
  * URL is used as given: nothing reordered, nothing stripped.
  */
-export function robotsPath(url: string): string {
+export function robotsPaths(url: string): readonly string[] {
   const u = new URL(url);
-  return normalisePath(`${u.pathname || '/'}${u.search}`);
+  const written = `${u.pathname || '/'}${u.search}`;
+  const raw = normalisePath(written);
+  const decoded = normalisePath(written, true);
+  return decoded === raw ? [raw] : [raw, decoded];
 }
 
 /**
@@ -220,14 +231,14 @@ export function robotsPath(url: string): string {
  * no match allows. Groups of the same agent count as one.
  */
 export function isAllowedBy(robots: RobotsTxt, token: string, url: string): boolean {
-  const path = robotsPath(url);
+  const paths = robotsPaths(url);
   let best = -1;
   let allow = true;
   for (const g of groupsFor(robots, token)) {
     for (const r of g.rules) {
       const len = r.pattern.length;
       if (len < best || (len === best && !r.allow)) continue;
-      if (!patternMatches(path, r.pattern)) continue;
+      if (!paths.some((path) => patternMatches(path, r.pattern))) continue;
       if (len > best || r.allow) allow = r.allow;
       best = len;
     }
