@@ -8,6 +8,7 @@ import { aimdDefaults } from '../core/limit/aimd.js';
 import { loopLimitDefaults } from '../core/limit/loop-limit.js';
 import { hostLimitersDefaults } from '../core/limiter.js';
 import { retryAfterDefaults } from '../core/retry-after.js';
+import { DEFAULT_LINK_TAGS, LINK_TAGS, type LinkTag } from '../core/rules.js';
 import { controlIssues } from './config-checks.js';
 import { browserSchema, renderSchema } from './config-schema-browser.js';
 import {
@@ -87,8 +88,21 @@ const htmlExtractSchema = z.strictObject({
   type: z.literal('html').default('html'),
   fields: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), fieldRule).optional(),
   follow: z.array(followRule).default([]),
+  /**
+   * Follow every link of each page: `<a href>`, `<area href>`, `<iframe src>` and `<frame
+   * src>` by default (`tags: [a]` follows anchors only); false: only the `follow` rules.
+   */
   followAllLinks: z
-    .union([z.literal(false), z.strictObject({ priority: z.number().int().default(10) })])
+    .union([
+      z.literal(false),
+      z.strictObject({
+        priority: z.number().int().default(10),
+        tags: z
+          .array(z.enum(Object.keys(LINK_TAGS) as [LinkTag, ...LinkTag[]]))
+          .min(1)
+          .default([...DEFAULT_LINK_TAGS]),
+      }),
+    ])
     .prefault({}),
 });
 

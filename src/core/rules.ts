@@ -26,11 +26,30 @@ export interface FollowRule {
   readonly maxDepth?: number;
 }
 
+/**
+ * The elements whose link a browser follows or loads, with the attribute that holds it:
+ * `<a href>`, `<area href>` (image maps), `<iframe src>` and `<frame src>` (a browser loads
+ * frames; wget follows them).
+ */
+export const LINK_TAGS = Object.freeze({ a: 'href', area: 'href', iframe: 'src', frame: 'src' } as const);
+export type LinkTag = keyof typeof LINK_TAGS;
+/** followAllLinks.tags by default: every tag of LINK_TAGS. */
+export const DEFAULT_LINK_TAGS: readonly LinkTag[] = Object.freeze(Object.keys(LINK_TAGS) as LinkTag[]);
+
+export interface FollowAllLinks {
+  readonly priority: number;
+  /** Which elements' links are followed. @default DEFAULT_LINK_TAGS (all of LINK_TAGS) */
+  readonly tags?: readonly LinkTag[];
+}
+
 export interface ExtractionRules {
   readonly fields: Readonly<Record<string, FieldRule>>;
   readonly follow: readonly FollowRule[];
-  /** Also follow every <a href> on the page with this priority; false to follow only `follow` rules. */
-  readonly followAllLinks: { readonly priority: number } | false;
+  /**
+   * Also follow every link of the page (the elements of `tags`) with this priority; false to
+   * follow only `follow` rules.
+   */
+  readonly followAllLinks: FollowAllLinks | false;
 }
 
 export interface ScopeRules {

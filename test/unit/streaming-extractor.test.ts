@@ -69,6 +69,25 @@ describe('StreamingExtractor on the demo site', () => {
 describe('StreamingExtractor on tricky HTML', () => {
   const all: ExtractionRules = { fields: {}, follow: [], followAllLinks: { priority: 10 } };
 
+  it('follows <a href>, <area href>, <iframe src> and <frame src> by default; tags: [a] only anchors', () => {
+    const body =
+      '<img usemap="#m"><map name="m"><area shape="rect" coords="0,0,9,9" href="/mapped"></map>' +
+      '<iframe src="/framed"></iframe><iframe src="about:blank"></iframe><iframe srcdoc="<p>x</p>"></iframe>' +
+      '<frameset><frame src="frames/left.html"><frame src="javascript:0"></frameset><a href="/plain">p</a>';
+    const doc = `<html><head><base href="/b/"></head><body>${body}</body></html>`;
+    const out = expectSame(all, doc);
+    expect(out.links.map((l) => l.url).sort()).toEqual(
+      [
+        'http://shop.test/b/frames/left.html',
+        'http://shop.test/framed',
+        'http://shop.test/mapped',
+        'http://shop.test/plain',
+      ].sort(),
+    );
+    const anchors = expectSame({ ...all, followAllLinks: { priority: 10, tags: ['a'] } }, doc);
+    expect(anchors.links.map((l) => l.url)).toEqual(['http://shop.test/plain']);
+  });
+
   it('resolves relative links and honours <base href> wherever it is', () => {
     const body =
       '<a href="a.html">1</a><a href="../up">2</a><a href=" /root?q=1#frag ">3</a><a href="//cdn.test/x">4</a>' +

@@ -4,7 +4,7 @@
  * differ in which elements they find, and the equivalence test can pin that down.
  */
 import { InvalidArgumentError } from '../../core/errors.js';
-import type { ExtractionRules, FieldRule } from '../../core/rules.js';
+import { DEFAULT_LINK_TAGS, type ExtractionRules, type FieldRule, LINK_TAGS } from '../../core/rules.js';
 import type { ExtractedLink } from '../../ports/extractor.js';
 import { encodeQueryAs } from './url-encoding.js';
 
@@ -35,12 +35,11 @@ export function linkSources(rules: ExtractionRules): LinkSource[] {
     maxDepth: f.maxDepth,
   }));
   if (rules.followAllLinks) {
-    sources.push({
-      selector: 'a[href]',
-      attr: 'href',
-      priority: rules.followAllLinks.priority,
-      maxDepth: undefined,
-    });
+    const { priority, tags = DEFAULT_LINK_TAGS } = rules.followAllLinks;
+    for (const tag of tags) {
+      const attr = LINK_TAGS[tag];
+      sources.push({ selector: `${tag}[${attr}]`, attr, priority, maxDepth: undefined });
+    }
   }
   return sources;
 }
