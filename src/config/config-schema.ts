@@ -7,6 +7,7 @@ import { hostBackoffDefaults } from '../core/host-backoff.js';
 import { aimdDefaults } from '../core/limit/aimd.js';
 import { loopLimitDefaults } from '../core/limit/loop-limit.js';
 import { hostLimitersDefaults } from '../core/limiter.js';
+import { DEFAULT_MAX_REFRESH_DELAY_SECONDS } from '../core/refresh.js';
 import { retryAfterDefaults } from '../core/retry-after.js';
 import { DEFAULT_LINK_TAGS, LINK_TAGS, type LinkTag } from '../core/rules.js';
 import { controlIssues } from './config-checks.js';
@@ -281,6 +282,11 @@ const configBase = z.strictObject({
       maxBodyBytes: positiveInt.default(10 * 1024 * 1024),
       maxDecodedBytes: positiveInt.default(20 * 1024 * 1024),
       maxRedirects: z.number().int().nonnegative().default(10),
+      /**
+       * Meta refresh and Refresh headers of 2xx pages with at most this delay are followed as
+       * redirects (Scrapy's METAREFRESH_MAXDELAY); 0 follows only immediate ones.
+       */
+      maxRefreshDelaySeconds: z.number().nonnegative().default(DEFAULT_MAX_REFRESH_DELAY_SECONDS),
       /** Keep-alive pool per origin. Unset: concurrency.maxPerHost, so requests never queue in it. */
       connectionsPerHost: positiveInt.optional(),
       acceptContentTypes: z

@@ -22,6 +22,7 @@ export function fetcherOptions(
     maxBodyBytes: fetch.maxBodyBytes,
     maxDecodedBytes: fetch.maxDecodedBytes,
     maxRedirects: fetch.maxRedirects,
+    maxRefreshDelaySeconds: fetch.maxRefreshDelaySeconds,
     // A pool narrower than the host's limit queues requests inside undici, where the time
     // counts as the host's latency and the adaptive limit cuts for it.
     connectionsPerHost: fetch.connectionsPerHost ?? config.concurrency.maxPerHost,

@@ -1,3 +1,5 @@
+import type { CookieJar } from './cookie-jar.js';
+
 /** How a browser fetcher renders a page (jobs[].render); other fetchers ignore it. */
 export interface RenderRequest {
   readonly kind: 'http' | 'browser';
@@ -33,6 +35,11 @@ export interface FetchRequest {
    * redirect is followed.
    */
   readonly followRedirect?: (target: URL) => boolean;
+  /**
+   * The job's cookie jar: each hop (redirects and refreshes included) sends what the jar holds
+   * for its URL and stores what the response sets. Undefined: no cookies but `headers`' own.
+   */
+  readonly cookieJar?: CookieJar;
   /** Render in a browser (jobs[].render); undefined or kind http: a plain HTTP fetch. */
   readonly render?: RenderRequest;
   /** Aborts the request (shutdown); the fetch then rejects with AbortedError. */

@@ -87,9 +87,9 @@ export async function rejectionOf(p: Promise<unknown>): Promise<Error> {
   throw new Error('expected the promise to reject');
 }
 
-export function html(body: string): Handler {
+export function html(body: string, headers: Record<string, string> = {}): Handler {
   return (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers });
     res.end(body);
   };
 }

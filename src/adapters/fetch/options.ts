@@ -1,6 +1,7 @@
 import type { LookupFunction } from 'node:net';
 import { type AddressPolicy, compileAllowList, DEFAULT_ADDRESS_POLICY } from '../../core/address.js';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { DEFAULT_MAX_REFRESH_DELAY_SECONDS } from '../../core/refresh.js';
 import { NO_PROXY, type ProxyResult, type ProxySettings, proxyUrlProblem } from './proxy.js';
 
 export interface UndiciFetcherOptions {
@@ -21,6 +22,12 @@ export interface UndiciFetcherOptions {
    */
   readonly truncateBody?: boolean;
   readonly maxRedirects: number;
+  /**
+   * A 2xx HTML page's `<meta http-equiv="refresh">` or a 2xx `Refresh` header with a delay of
+   * at most this many seconds is followed as a redirect (the same hop budget, address guard and
+   * scope); a longer delay leaves the page as it is. Scrapy's METAREFRESH_MAXDELAY. @default 100
+   */
+  readonly maxRefreshDelaySeconds: number;
   /** Keep-alive sockets per origin. */
   readonly connectionsPerHost: number;
   /** Media types whose 2xx bodies are downloaded; 'type/*' wildcards allowed. */
@@ -52,6 +59,7 @@ export const DEFAULT_FETCHER_OPTIONS: Readonly<Omit<UndiciFetcherOptions, 'looku
   maxBodyBytes: 10 * MiB,
   maxDecodedBytes: 20 * MiB,
   maxRedirects: 10,
+  maxRefreshDelaySeconds: DEFAULT_MAX_REFRESH_DELAY_SECONDS,
   connectionsPerHost: 16,
   acceptContentTypes: Object.freeze([
     'text/html',
@@ -88,6 +96,8 @@ export function resolveFetcherOptions(input: Partial<UndiciFetcherOptions> = {})
   positiveInt('maxBodyBytes', o.maxBodyBytes);
   positiveInt('maxDecodedBytes', o.maxDecodedBytes);
   positiveInt('maxRedirects', o.maxRedirects, 0);
+  if (typeof o.maxRefreshDelaySeconds !== 'number' || !(o.maxRefreshDelaySeconds >= 0))
+    bad('maxRefreshDelaySeconds', o.maxRefreshDelaySeconds, 'a number >= 0');
   positiveInt('connectionsPerHost', o.connectionsPerHost);
   const types = o.acceptContentTypes;
   if (!Array.isArray(types) || types.length === 0) bad('acceptContentTypes', types, 'a non-empty array');

@@ -1,6 +1,6 @@
 /**
  * Redirects are followed here, not by undici, so every hop passes the address policy and the
- * hop budget before any connection is made.
+ * hop budget before any connection is made. A meta refresh or Refresh header is a hop too.
  */
 import { FetchError, RedirectLoopError, TooManyRedirectsError } from '../../core/errors.js';
 
@@ -20,20 +20,47 @@ export function isRedirect(status: number, location: string | undefined): locati
   return REDIRECT_STATUSES.has(status) && location !== undefined && location !== '';
 }
 
-/** Tracks visited URLs for one fetch; throws when the chain loops or runs too long. */
+/**
+ * Tracks the hops of one fetch; throws when the chain loops or runs too long. A loop is the
+ * same URL requested again with the same cookies: `/item → /gate → /item` is no loop when the
+ * gate set a cookie the second `/item` carries (cookie walls, consent and region choosers).
+ */
 export class RedirectChain {
   readonly visited: string[] = [];
   readonly #seen = new Set<string>();
 
-  constructor(
-    private readonly maxRedirects: number,
-    first: URL,
-  ) {
-    this.#seen.add(first.href);
+  constructor(private readonly maxRedirects: number) {}
+
+  /** The request about to be sent: `cookies` is the Cookie header it carries ('' for none). */
+  enter(url: URL, cookies: string): void {
+    const key = visitKey(url, cookies);
+    if (this.#seen.has(key)) {
+      throw new RedirectLoopError(`redirect loop: ${url.href} repeats after ${this.visited.length} hops`);
+    }
+    this.#seen.add(key);
+  }
+
+  /** Whether requesting `url` with `cookies` would repeat a request of this chain. */
+  repeats(url: URL, cookies: string): boolean {
+    return this.#seen.has(visitKey(url, cookies));
   }
 
   /** Computes the next hop for a redirect response from `hop`. */
   next(hop: Hop, status: number, location: string): Hop {
+    const target = this.#target(hop, location);
+    // 303 always, and 301/302 after POST (what browsers do), switch to a body-less GET.
+    const toGet =
+      (status === 303 && hop.method !== 'HEAD') ||
+      ((status === 301 || status === 302) && hop.method === 'POST');
+    return this.#hop(hop, target, toGet);
+  }
+
+  /** A refresh (meta or header) of `hop`'s page to `target`: a navigation, so a GET. */
+  refresh(hop: Hop, target: URL): Hop {
+    return this.#hop(hop, this.#target(hop, target.href), hop.method !== 'GET' || hop.body !== undefined);
+  }
+
+  #target(hop: Hop, location: string): URL {
     let target: URL;
     try {
       target = new URL(location, hop.url);
@@ -46,23 +73,16 @@ export class RedirectChain {
       throw new FetchError(`redirect from ${hop.url.href} to unsupported scheme ${target.protocol}`);
     }
     target.hash = '';
-    if (this.#seen.has(target.href)) {
-      throw new RedirectLoopError(
-        `redirect loop: ${target.href} repeats after ${this.visited.length + 1} hops`,
-      );
-    }
+    return target;
+  }
+
+  #hop(hop: Hop, target: URL, toGet: boolean): Hop {
     if (this.visited.length >= this.maxRedirects) {
       throw new TooManyRedirectsError(
         `more than ${this.maxRedirects} redirects starting at ${this.visited[0] ?? hop.url.href}`,
       );
     }
     this.visited.push(hop.url.href);
-    this.#seen.add(target.href);
-
-    // 303 always, and 301/302 after POST (what browsers do), switch to a body-less GET.
-    const toGet =
-      (status === 303 && hop.method !== 'HEAD') ||
-      ((status === 301 || status === 302) && hop.method === 'POST');
     const headers = { ...hop.headers };
     if (toGet) {
       delete headers['content-type'];
@@ -74,4 +94,8 @@ export class RedirectChain {
       ? { url: target, method, headers }
       : { url: target, method, headers, body: hop.body };
   }
+}
+
+function visitKey(url: URL, cookies: string): string {
+  return cookies === '' ? url.href : `${url.href}\n${cookies}`;
 }

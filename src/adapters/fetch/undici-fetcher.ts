@@ -15,9 +15,11 @@ import { flattenHeaders, headerValue, mediaType, parseUrl } from './http-parts.j
 import { lightDispatcherFactory } from './light-pool.js';
 import { toFetchError } from './map-error.js';
 import { resolveFetcherOptions, type UndiciFetcherOptions } from './options.js';
-import { asProxyError, bypassesProxy, ProxyPool, type ProxyUse, proxyIndexes } from './proxy.js';
+import { asProxyError } from './proxy.js';
+import { ProxyRouter } from './proxy-router.js';
 import { type Hop, isRedirect, RedirectChain } from './redirects.js';
 import { checkLiteralHost, checkTargetForProxy } from './ssrf-checks.js';
+import { refreshTarget, setCookieLines, withCookies } from './stateful-hops.js';
 import { type HopTiming, timedDispatcher } from './timing.js';
 
 /** Redirect bodies are read (so the socket can be reused) only up to this size. */
@@ -34,14 +36,12 @@ export class UndiciFetcher implements Fetcher {
   /** The agent belongs to another fetcher (a variant): close() leaves it to that one. */
   readonly #borrowed: boolean;
   readonly #baseHeaders: Readonly<Record<string, string>>;
-  /** Proxy pools by their URL list; a proxy's index (its metrics label) by URL, in order of first use. */
-  readonly #pools = new Map<string, ProxyPool>();
-  readonly #proxyIndex: Map<string, number>;
+  readonly #proxies: ProxyRouter;
 
   constructor(options: Partial<UndiciFetcherOptions> = {}, sharedAgent?: Agent) {
     const o = resolveFetcherOptions(options);
     this.options = o;
-    this.#proxyIndex = proxyIndexes(o.proxy, o.extraProxies);
+    this.#proxies = new ProxyRouter(o);
     this.#borrowed = sharedAgent !== undefined;
     this.#agent =
       sharedAgent ??
@@ -129,35 +129,8 @@ export class UndiciFetcher implements Fetcher {
       // destroy, not close: close ends each idle keep-alive socket and waits for it to go,
       // which made a --once exit with thousands of hosts' sockets open wait (docs/performance.md).
       this.#borrowed ? undefined : this.#agent.destroy(),
-      ...[...this.#pools.values()].map((p) => p.close()),
+      this.#proxies.close(),
     ]);
-  }
-
-  /** The proxy a hop goes through, or undefined for a direct connection. */
-  #proxyFor(url: URL, override: readonly string[] | false | undefined): ProxyUse | undefined {
-    if (override === false) return undefined;
-    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-    const settings = this.options.proxy;
-    const urls = override ?? (url.protocol === 'https:' ? settings.https : settings.http);
-    if (urls.length === 0) return undefined;
-    if (override === undefined && bypassesProxy(settings.noProxy, url.hostname, port)) return undefined;
-    const key = urls.join('\n');
-    let pool = this.#pools.get(key);
-    if (!pool) {
-      for (const u of urls) if (!this.#proxyIndex.has(u)) this.#proxyIndex.set(u, this.#proxyIndex.size);
-      pool = new ProxyPool(
-        urls,
-        {
-          connections: this.options.connectionsPerHost,
-          headersTimeout: this.options.headersTimeoutMs,
-          bodyTimeout: this.options.bodyTimeoutMs,
-          connectTimeoutMs: this.options.connectTimeoutMs,
-        },
-        urls.map((u) => this.#proxyIndex.get(u) ?? 0),
-      );
-      this.#pools.set(key, pool);
-    }
-    return pool.pick();
   }
 
   async #fetchChain(
@@ -175,68 +148,99 @@ export class UndiciFetcher implements Fetcher {
       headers,
       ...(request.body !== undefined ? { body: request.body } : {}),
     };
-    const chain = new RedirectChain(this.options.maxRedirects, url);
+    const chain = new RedirectChain(this.options.maxRedirects);
+    const jar = request.cookieJar;
+    let cookies = jar ? await jar.cookieHeader(url) : '';
 
     for (;;) {
       progress.url = hop.url.href;
+      chain.enter(hop.url, cookies);
       checkLiteralHost(this.options.addressPolicy, hop.url);
-      const proxy = this.#proxyFor(hop.url, request.proxy);
-      if (proxy) await checkTargetForProxy(this.options.addressPolicy, this.options.lookup, hop.url);
-      const timing: HopTiming = {};
-      const dispatchedAt = performance.now();
-      let res: ResponseData;
-      try {
-        res = await timedDispatcher(proxy?.agent ?? this.#agent, timing).request({
-          origin: hop.url.origin,
-          path: hop.url.pathname + hop.url.search,
-          method: hop.method as Dispatcher.HttpMethod,
-          headers: hop.headers,
-          body: hop.body ?? null,
-          signal,
-        });
-      } catch (err) {
-        const pe = proxy && !signal.aborted ? asProxyError(err, proxy.index) : undefined;
-        if (pe && proxy) {
-          proxy.failed();
-          this.options.onProxy?.(proxy.index, pe.reason);
-          throw pe;
-        }
-        throw err;
-      }
-      if (proxy && res.statusCode === 407) {
-        res.body.destroy();
-        proxy.failed();
-        this.options.onProxy?.(proxy.index, 'proxy_auth');
-        throw new ProxyError(`proxy #${proxy.index} answered 407 Proxy Authentication Required`, true);
-      }
-      if (proxy) {
-        proxy.succeeded();
-        this.options.onProxy?.(proxy.index, 'ok');
-      }
+      const res = await this.#send(request, hop, withCookies(hop.headers, cookies), signal);
       // Late errors on an abandoned body must never become uncaught exceptions.
       res.body.on('error', noop);
-      const location = headerValue(res.headers['location']);
-      if (isRedirect(res.statusCode, location)) {
-        await res.body.dump({ limit: REDIRECT_DRAIN_LIMIT }).catch(noop);
-        hop = chain.next(hop, res.statusCode, location);
-        if (request.followRedirect?.(hop.url) === false) {
-          throw new RedirectOutOfScopeError(`redirect to ${hop.url.origin} leaves the job's scope`);
-        }
+      if (jar) await jar.storeResponse(hop.url, setCookieLines(res.res.headers['set-cookie']));
+      const location = headerValue(res.res.headers['location']);
+      if (isRedirect(res.res.statusCode, location)) {
+        await res.res.body.dump({ limit: REDIRECT_DRAIN_LIMIT }).catch(noop);
+        hop = this.#follow(request, chain.next(hop, res.res.statusCode, location));
+        cookies = jar ? await jar.cookieHeader(hop.url) : '';
         continue;
       }
-      const ttfbMs = (timing.responseStart ?? performance.now()) - (timing.requestStart ?? dispatchedAt);
+      const ttfbMs =
+        (res.timing.responseStart ?? performance.now()) - (res.timing.requestStart ?? res.dispatchedAt);
+      let done: FetchResponse;
       try {
-        return await this.#finish(hop, res, {
+        done = await this.#finish(hop, res.res, {
           redirects: chain.visited,
           ttfbMs,
-          queuedMs: timing.responseQueued ?? 0,
+          queuedMs: res.timing.responseQueued ?? 0,
           startedAt,
         });
       } catch (err) {
-        res.body.destroy();
+        res.res.body.destroy();
         throw err;
       }
+      const target = refreshTarget(hop, done, this.options.maxRefreshDelaySeconds);
+      if (target === undefined) return done;
+      const targetCookies = jar ? await jar.cookieHeader(target) : '';
+      // A refresh to a request this chain made already would reload forever in a browser: the
+      // page that asks for it is the answer (a 3xx loop has no page to give, and fails).
+      if (chain.repeats(target, targetCookies)) return done;
+      hop = this.#follow(request, chain.refresh(hop, target));
+      cookies = targetCookies;
     }
+  }
+
+  /** The redirect hop, if the request's scope allows it; else the fetch ends out of scope. */
+  #follow(request: FetchRequest, next: Hop): Hop {
+    if (request.followRedirect?.(next.url) === false) {
+      throw new RedirectOutOfScopeError(`redirect to ${next.url.origin} leaves the job's scope`);
+    }
+    return next;
+  }
+
+  /** One request on the wire, directly or through a proxy; proxy failures are told and mapped. */
+  async #send(
+    request: FetchRequest,
+    hop: Hop,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<{ res: ResponseData; timing: HopTiming; dispatchedAt: number; body: ResponseData['body'] }> {
+    const proxy = this.#proxies.pick(hop.url, request.proxy);
+    if (proxy) await checkTargetForProxy(this.options.addressPolicy, this.options.lookup, hop.url);
+    const timing: HopTiming = {};
+    const dispatchedAt = performance.now();
+    let res: ResponseData;
+    try {
+      res = await timedDispatcher(proxy?.agent ?? this.#agent, timing).request({
+        origin: hop.url.origin,
+        path: hop.url.pathname + hop.url.search,
+        method: hop.method as Dispatcher.HttpMethod,
+        headers,
+        body: hop.body ?? null,
+        signal,
+      });
+    } catch (err) {
+      const pe = proxy && !signal.aborted ? asProxyError(err, proxy.index) : undefined;
+      if (pe && proxy) {
+        proxy.failed();
+        this.options.onProxy?.(proxy.index, pe.reason);
+        throw pe;
+      }
+      throw err;
+    }
+    if (proxy && res.statusCode === 407) {
+      res.body.destroy();
+      proxy.failed();
+      this.options.onProxy?.(proxy.index, 'proxy_auth');
+      throw new ProxyError(`proxy #${proxy.index} answered 407 Proxy Authentication Required`, true);
+    }
+    if (proxy) {
+      proxy.succeeded();
+      this.options.onProxy?.(proxy.index, 'ok');
+    }
+    return { res, timing, dispatchedAt, body: res.body };
   }
 
   async #finish(
