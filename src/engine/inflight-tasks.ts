@@ -1,21 +1,46 @@
 /**
  * The tasks the scheduler has started and not yet seen end: each runs with its own abort
- * signal, a task that throws (frontier or sink failure) counts as lost, and a drain gives
- * them all until a deadline before aborting the rest.
+ * signal and its lease kept by the lease keeper while it runs (one whose lease was lost is
+ * aborted: another daemon may fetch it now), a task that throws (frontier or sink failure)
+ * counts as lost, and a drain gives them all until a deadline before aborting the rest.
  */
 import type { Clock } from '../core/clock.js';
 import type { CrawlEmitter } from '../core/events.js';
 import type { Permit } from '../ports/control-plane.js';
-import type { Task } from '../ports/frontier.js';
+import type { Frontier, Task } from '../ports/frontier.js';
+import { LeaseKeeper } from './lease-keeper.js';
 import type { TaskResult, TaskRunner } from './task-runner.js';
+
+/** What the lease keeper of the tasks in flight needs. */
+export interface InflightLeases {
+  readonly frontier: Pick<Frontier, 'extend'>;
+  readonly clock: Clock;
+  readonly leaseMs: number;
+}
 
 export class InflightTasks {
   readonly #tasks = new Map<Task, { abort: AbortController; done: Promise<void> }>();
+  readonly #keeper: LeaseKeeper;
 
   constructor(
     private readonly runner: TaskRunner,
     private readonly events: CrawlEmitter,
-  ) {}
+    leases: InflightLeases,
+  ) {
+    this.#keeper = new LeaseKeeper({
+      ...leases,
+      onLost: (task) => {
+        this.events.emit('internalError', {
+          where: 'lease',
+          error: new Error(
+            `lease of a task on ${task.host} lost while it ran (expired, leased again): aborted`,
+          ),
+        });
+        this.#tasks.get(task)?.abort.abort();
+      },
+      onError: (error) => this.events.emit('internalError', { where: 'leaseExtend', error }),
+    });
+  }
 
   get size(): number {
     return this.#tasks.size;
@@ -34,9 +59,16 @@ export class InflightTasks {
       })
       .then((result) => {
         this.#tasks.delete(task);
+        this.#keeper.untrack(task);
         ended(task, result);
       });
     this.#tasks.set(task, { abort, done });
+    this.#keeper.track(task);
+  }
+
+  /** No more extensions (the loop stopped; what is still in flight was drained or aborted). */
+  stopKeeping(): void {
+    this.#keeper.stop();
   }
 
   /** Waits for every task to end, aborting those still running after drainMs; how many it aborted. */

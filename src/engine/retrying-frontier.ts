@@ -74,6 +74,10 @@ export class RetryingFrontier implements Frontier {
   deadLetter(task: Task, reason: string): Promise<boolean> {
     return this.#retry(() => this.#inner.deadLetter(task, reason));
   }
+  /** Not retried: the lease keeper extends again soon, and a lease lost meanwhile is lost. */
+  extend(task: Task, leaseMs: number): Promise<boolean> {
+    return this.#inner.extend(task, leaseMs);
+  }
   stats(): Promise<FrontierStats> {
     return this.#inner.stats();
   }

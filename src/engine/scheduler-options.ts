@@ -2,6 +2,13 @@
 import type { JobGate } from '../core/job-gate.js';
 import type { FetcherKind } from '../ports/control-plane.js';
 
+/**
+ * The lease keeper's rule (lease-keeper.ts): a started task's lease is extended once less than
+ * extendWhenLeft of leaseMs is left; a tick also extends those due within batchWindow of
+ * leaseMs more; a failed extension is tried again after retryMs.
+ */
+export const LEASE_KEEPER = { extendWhenLeft: 0.5, batchWindow: 0.25, retryMs: 1000 } as const;
+
 /** Default of maxWaitingHosts: as many hosts as the control plane keeps state for (POLITE_HOSTS). */
 export const MAX_WAITING_HOSTS = 10_000;
 

@@ -53,7 +53,7 @@ export class Scheduler {
   ) {
     this.#futile = new FutileLeases(clock);
     this.#timer = new WakeTimer(clock, () => this.kick());
-    this.#inflight = new InflightTasks(runner, events);
+    this.#inflight = new InflightTasks(runner, events, { frontier, clock, leaseMs: options.leaseMs });
   }
 
   get state(): State {
@@ -127,6 +127,7 @@ export class Scheduler {
   #finish(): void {
     this.#state = 'stopped';
     this.#timer.cancel();
+    this.#inflight.stopKeeping();
     this.#unsubscribe?.();
     this.#finished();
   }

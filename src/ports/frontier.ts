@@ -21,8 +21,8 @@
  *   (seeds, API submissions) are never dropped.
  * - Leases: lease() marks tasks leased by `owner` until now + leaseMs. A lease that
  *   expires makes the task ready again (same attempts; at-least-once delivery). ack,
- *   retry and deadLetter take the Task returned by lease(); if its lease token is stale
- *   (expired and re-leased) they do nothing and return false.
+ *   retry, deadLetter and extend take the Task returned by lease(); if its lease token is
+ *   stale (expired and re-leased) they do nothing and return false.
  * - Atomicity: each call is atomic: a crash leaves each task either before or after the
  *   call, never half-way. enqueue() of a batch is one transaction.
  * - Time: adapters read time from the injected Clock only.
@@ -152,6 +152,13 @@ export interface Frontier {
   retry(task: Task, options: RetryOptions): Promise<boolean>;
   /** Moves the task to the dead-letter queue; attempts is charged once more. */
   deadLetter(task: Task, reason: string): Promise<boolean>;
+  /**
+   * Moves the task's lease expiry to now + leaseMs, keeping its token; false (nothing done)
+   * when ack would answer false (the token is stale). The holder calls it while it works on
+   * the task, so that a long task is not leased by someone else, while a dead holder's tasks
+   * still come back leaseMs after its last extension.
+   */
+  extend(task: Task, leaseMs: number): Promise<boolean>;
 
   stats(): Promise<FrontierStats>;
   /**

@@ -47,6 +47,57 @@ export function leaseCases(make: MakeFrontier, acrossHosts: AcrossHosts): void {
       expect(await f.stats()).toMatchObject({ leased: 0, done: 1 });
     });
 
+    it('extend moves the expiry to now + leaseMs and keeps the token', async () => {
+      const { f, clock } = await setup();
+      await f.enqueue([req('a'), req('b')]);
+      const [a, b] = await lease(f, 2);
+      clock.advance(LEASE_MS - 1);
+      expect(await f.extend(a!, LEASE_MS)).toBe(true);
+      const extendedTo = clock.now() + LEASE_MS;
+      clock.advance(1);
+      // b expired and comes back; a is still leased, until extendedTo.
+      expect(paths(await lease(f))).toEqual(['b']);
+      clock.advance(extendedTo - clock.now() - 1);
+      expect(await lease(f, 10)).toEqual([]);
+      expect(await f.ack(a!)).toBe(true);
+      expect(await f.ack(b!)).toBe(false);
+      expect(await f.stats()).toMatchObject({ leased: 1, done: 1, pending: 0 });
+    });
+
+    it('a lease that is not extended comes back leaseMs after its last extension', async () => {
+      const { f, clock } = await setup();
+      await f.enqueue([req('a')]);
+      const task = await leaseOne(f);
+      for (let i = 0; i < 3; i++) {
+        clock.advance(LEASE_MS / 2);
+        expect(await f.extend(task, LEASE_MS)).toBe(true);
+      }
+      expect(await f.nextReadyAt()).toBe(clock.now() + LEASE_MS);
+      clock.advance(LEASE_MS - 1);
+      expect(await lease(f)).toEqual([]);
+      clock.advance(1);
+      const again = await leaseOne(f);
+      expect(again).toMatchObject({ id: task.id, attempts: 0 });
+      // The old holder's token is stale now: extend, like ack, does nothing.
+      expect(await f.extend(task, LEASE_MS)).toBe(false);
+      expect(await f.ack(task)).toBe(false);
+      expect(await f.ack(again)).toBe(true);
+    });
+
+    it('extend of a finished task or of an expired lease taken back does nothing', async () => {
+      const { f, clock } = await setup();
+      await f.enqueue([req('a'), req('b')]);
+      const [a, b] = await lease(f, 2);
+      await f.ack(a!);
+      expect(await f.extend(a!, LEASE_MS)).toBe(false);
+      expect(await f.stats()).toMatchObject({ leased: 1, done: 1 });
+      // An expired lease not yet taken back keeps its token working, as for ack.
+      clock.advance(LEASE_MS + 1);
+      expect(await f.extend(b!, LEASE_MS)).toBe(true);
+      expect(await lease(f)).toEqual([]);
+      expect(await f.nextReadyAt()).toBe(clock.now() + LEASE_MS);
+    });
+
     it('lists leased tasks with their tokens', async () => {
       const { f } = await setup();
       await f.enqueue([req('a'), req('b'), req('c')]);

@@ -292,6 +292,26 @@ describe('Scheduler', () => {
     expect(s.hits.sort()).toEqual(['/p0', '/p1', '/p2', '/p3', '/p4', '/p5']);
   });
 
+  it('keeps the lease of a request that runs past it: no other owner leases the task meanwhile', async () => {
+    const s = await hangingSite(0);
+    const e = await engineFor(s, { jobs: [{ id: 'j', seeds: [`${s.origin}/hang`], robots: false }] });
+    await e.frontier.enqueue([{ url: `${s.origin}/hang`, jobId: 'j' }]);
+    const scheduler = e.scheduler({ once: false, leaseMs: 10_000 });
+    void scheduler.run();
+    await settle(() => s.hits.length === 1, 'the hanging request');
+    const other = () => e.frontier.lease({ max: 1, leaseMs: 10_000, owner: 'other' });
+    // Six leases long: the lease keeper extends it while it runs.
+    for (let i = 0; i < 24; i++) {
+      e.clock.advance(2_500);
+      await turns();
+      expect(await other()).toEqual([]);
+    }
+    // Aborted by the drain and handed back uncharged: its token was still good.
+    await stopHanging(scheduler, e);
+    expect(await other()).toMatchObject([{ url: `${s.origin}/hang`, attempts: 0 }]);
+    expect(e.clock.pendingTimers()).toBe(0);
+  });
+
   it('stop() waits the drain time by the clock, then aborts and hands the task back uncharged', async () => {
     const s = await startSite({ '/hang': () => {} });
     sites.push(s);

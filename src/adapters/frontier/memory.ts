@@ -163,6 +163,13 @@ export class MemoryFrontier implements Frontier {
     return true;
   }
 
+  async extend(task: Task, leaseMs: number): Promise<boolean> {
+    const rec = this.#leasedBy(task);
+    if (!rec) return false;
+    rec.leaseExpiresAt = this.#clock.now() + leaseMs;
+    return true;
+  }
+
   async stats(): Promise<FrontierStats> {
     this.#check();
     return {

@@ -422,6 +422,23 @@ redis.call('ZADD', X, now, id) redis.call('HINCRBY', M, 'x', 1) tot('x', 1) mark
 return {1, snapshot(true)}
 `;
 
+/** ARGV: now, id, token, expiresAt. The lease's expiry moves, its token stays (an ack's check).
+ *  One Redis: the lease's entry in GL is rescored, when it is there (ZADD XX would answer 0
+ *  for an entry whose score does not change). */
+const EXTEND = `
+local id, exp = ARGV[2], tonumber(ARGV[4])
+if GL then
+  local m = hostof(T) .. '|' .. id .. '|' .. ARGV[3]
+  if not redis.call('ZSCORE', GL, m) then return {0, snapshot(false)} end
+  redis.call('ZADD', GL, istr(exp), m)
+  return {1, snapshot(false)}
+end
+local r = get(id)
+if not (r and r[FS] == 'l' and r[FK] == ARGV[3]) then return {0, snapshot(false)} end
+redis.call('ZADD', L, exp, id) r[FE] = exp put(id, r) mark('dr')
+return {1, snapshot(true)}
+`;
+
 /** ARGV: now, jobId or '', then pairs (suffix, seq). Same generation, attempts 0, ready now. */
 const REDRIVE = `
 local now, job, moved = tonumber(ARGV[1]), ARGV[2], 0
@@ -546,6 +563,7 @@ export const BATCH_OPS = {
   retry: 5,
   dead: 6,
   redrive: 7,
+  extend: 8,
 } as const satisfies Record<string, number>;
 export type BatchOp = keyof typeof BATCH_OPS;
 
@@ -557,4 +575,5 @@ export const BATCH_BODIES: Record<BatchOp, string> = {
   retry: RETRY,
   dead: DEAD,
   redrive: REDRIVE,
+  extend: EXTEND,
 };

@@ -204,6 +204,10 @@ export class RedisFrontier implements Frontier {
     return this.#onLeased(task, false, (now) => ['dead', [now, reason]]);
   }
 
+  async extend(task: Task, leaseMs: number): Promise<boolean> {
+    return this.#onLeased(task, false, (now) => ['extend', [now, now + leaseMs]]);
+  }
+
   async stats(): Promise<FrontierStats> {
     const c = this.#conn();
     return this.#run(() => readStats(c, this.#keys, this.#clock.now()));

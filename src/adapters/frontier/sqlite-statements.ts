@@ -131,6 +131,7 @@ export function prepareStatements(db: Database.Database) {
         `ORDER BY priority, seq LIMIT @max) RETURNING ${TASK_COLUMNS}`,
     ),
 
+    extend: db.prepare<[number, number, string]>(`UPDATE tasks SET lease_expires_at = ? WHERE ${HELD}`),
     // No counter to update: done is derived (see stats), which keeps an ack to two pages.
     done: db.prepare<[number, string]>(`UPDATE tasks SET state = 'done', ${CLEAR_LEASE} WHERE ${HELD}`),
     recrawl: db

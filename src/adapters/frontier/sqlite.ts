@@ -174,6 +174,12 @@ export class SqliteFrontier implements Frontier {
     return batch.run(() => tx.bury(Number(task.id), task.leaseToken, reason, now));
   }
 
+  async extend(task: Task, leaseMs: number): Promise<boolean> {
+    const { st, batch } = this.#conn();
+    const expiresAt = this.#clock.now() + leaseMs;
+    return batch.run(() => st.extend.run(expiresAt, Number(task.id), task.leaseToken).changes > 0, true);
+  }
+
   async stats(): Promise<FrontierStats> {
     const raw = this.#conn().tx.stats(this.#clock.now());
     const pendingByPriority: Record<string, number> = {};
