@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cookieLimitDefaults } from '../core/cookie-limits.js';
 import { ms, positiveMs } from './config-units.js';
 
 /**
@@ -58,6 +59,21 @@ export const requestSchema = z.strictObject({
   body: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
   cookies: z.record(cookieName, headerValue).default({}),
 });
+
+/**
+ * The job's cookie jar (RFC 6265, docs/config.md "Cookies"): what servers set is sent back by
+ * the jar's rules, kept beside the frontier across restarts and shared by the daemons of a
+ * Redis crawl. `request.cookies` seed it. `false` (or `jar: false`): no jar, only the
+ * request's own Cookie header and `request.cookies`, as before jars existed.
+ */
+export const cookiesSchema = z.preprocess(
+  (v) => (typeof v === 'boolean' ? { jar: v } : v),
+  z.strictObject({
+    jar: z.boolean().default(true),
+    maxPerDomain: z.number().int().positive().default(cookieLimitDefaults.maxPerDomain),
+    maxTotal: z.number().int().positive().default(cookieLimitDefaults.maxTotal),
+  }),
+);
 
 const tableName = z.string().regex(/^([a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$/, {
   message: 'must be a lower-case SQL identifier, optionally schema-qualified',

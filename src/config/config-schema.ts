@@ -14,6 +14,7 @@ import { controlIssues } from './config-checks.js';
 import { browserSchema, renderSchema } from './config-schema-browser.js';
 import {
   changeSinkSchema,
+  cookiesSchema,
   jsonExtractSchema,
   postgresSinkSchema,
   requestSchema,
@@ -143,6 +144,8 @@ const jobSchema = z.strictObject({
   extract: extractSchema.optional(),
   /** Method, headers (secrets as ${ENV}), body and cookies of every request of the job. */
   request: requestSchema.prefault({}),
+  /** The job's cookie jar: on by default, as in browsers, wget and Scrapy. */
+  cookies: cookiesSchema.prefault({}),
   /** http: fetch with undici; browser: render in headless Chromium first (docs/browser.md). */
   render: renderSchema,
   /**

@@ -66,6 +66,10 @@ export interface CrawlEvents {
   scopeWidened: { jobId: string; host: string; from: string };
   /** A robots.txt fetch ended (outcome: one of ROBOTS_OUTCOMES, adapters/robots/robots-cache.ts). */
   robotsFetch: { host: string; outcome: string };
+  /** A Set-Cookie line a job's jar stored or refused (public suffix, foreign domain, size, syntax). */
+  cookie: { jobId: string; outcome: 'stored' | 'rejected' };
+  /** A job's cookie store failed (load, write, or reading other daemons' changes): the jar goes on from memory. */
+  cookieStoreError: { jobId: string; op: 'load' | 'write' | 'sync'; error: unknown };
   /** A task failed inside crawld itself (sink or frontier error); its lease will expire and it comes back. */
   internalError: { where: string; error: unknown };
   /** The browser path (adapters/fetch/browser): one render done, in seconds. */

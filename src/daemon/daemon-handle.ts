@@ -18,6 +18,7 @@ import { createMetrics } from '../observe/metrics.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
 import { VERSION } from '../version.js';
+import type { CookieJars } from './cookie-jars.js';
 import type { Daemon } from './daemon-api.js';
 import { buildControl, type createFetching, jobLimitsOf, type Root } from './daemon-engine.js';
 import type { DaemonHttp } from './daemon-http.js';
@@ -37,6 +38,7 @@ export interface DaemonParts {
   readonly sinks: readonly Sink[];
   readonly pageState: PageStateStore | undefined;
   readonly changeSinks: readonly ChangeSink[];
+  readonly cookies: CookieJars;
 }
 
 const BREAKER_CODE = { closed: 0, halfOpen: 1, open: 2 } as const;
@@ -55,6 +57,7 @@ function daemonMetrics(root: Root, p: DaemonParts, ready: () => boolean) {
       paused: () => p.scheduler.state === 'paused',
       ready,
       proxies: () => proxyCount(p.fetching.fetchOptions),
+      cookieJars: () => p.cookies.sizes(),
     },
     { version: VERSION },
     {
@@ -134,7 +137,7 @@ async function applyReload(
   for (const job of next.jobs) {
     const isNew = !p.jobs.has(job.id);
     if (isNew) addJob(job.id);
-    const compiled = compileJob(job, next.fetch.userAgent);
+    const compiled = compileJob(job, next.fetch.userAgent, await p.cookies.forJob(job));
     // Hosts the job's seeds redirected to stay in its scope across a reload.
     for (const h of p.jobs.get(job.id)?.scope.redirectHosts ?? []) compiled.scope.redirectHosts?.add(h);
     p.jobs.set(job.id, compiled);

@@ -11,6 +11,7 @@ import { recoverLeases } from '../engine/recovery.js';
 import { createLogger, type Logger, redactUrl } from '../observe/logger.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
+import { CookieJars } from './cookie-jars.js';
 import type { Daemon, DaemonOptions } from './daemon-api.js';
 import { buildControl, createFetching, createScheduler, type Live, type Root } from './daemon-engine.js';
 import { daemonHandle } from './daemon-handle.js';
@@ -69,7 +70,10 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     );
     stack.push('loop governor', () => governor.stop());
     const fetching = createFetching(root, http?.url);
-    const jobs = new Map(config.jobs.map((j) => [j.id, compileJob(j, config.fetch.userAgent)]));
+    const cookies = await openCookieJars(root, store);
+    const jobs = new Map<string, JobRuntime>();
+    for (const j of config.jobs)
+      jobs.set(j.id, compileJob(j, config.fetch.userAgent, await cookies.forJob(j)));
     const storage = await openSinks(root, jobs);
     const partial = new PartialRecords();
     const sinksFor = sinksForJob(config, storage.sinks);
@@ -85,7 +89,17 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     await recoverAndSeed(root, store, jobs, storage.sinks, sinksFor, partial);
     const sitemaps = await startSitemaps(root, jobs, store, () => scheduler.kick(true));
     logStarted(root);
-    return daemonHandle(root, { store, http, fetching, scheduler, jobGate, jobs, sitemaps, ...storage });
+    return daemonHandle(root, {
+      store,
+      http,
+      fetching,
+      scheduler,
+      jobGate,
+      jobs,
+      sitemaps,
+      cookies,
+      ...storage,
+    });
   });
 }
 
@@ -108,6 +122,14 @@ function crawlEvents(logger: Logger): CrawlEmitter {
       url: redactUrl(e.url),
       reason: e.reason,
       attempts: e.attempts,
+    }),
+  );
+  // Never the cookie or its value: only which job's store and what failed.
+  events.on('cookieStoreError', (e) =>
+    logger.warn('cookie store failed: the jar goes on from memory', {
+      job: e.jobId,
+      op: e.op,
+      error: String(e.error),
     }),
   );
   events.on('scopeWidened', (e) =>
@@ -146,6 +168,19 @@ async function openStores(root: Root) {
     return opened;
   });
   return { store, lag, http };
+}
+
+/** The jobs' cookie jars, in the store beside the frontier; their writes end before the frontier closes. */
+async function openCookieJars(root: Root, store: BuiltFrontier): Promise<CookieJars> {
+  const cookieStore = store.createCookieStore();
+  await cookieStore.open();
+  root.stack.push('cookie store', () => cookieStore.close());
+  const jars = new CookieJars(cookieStore, {
+    received: (jobId, outcome) => root.events.emit('cookie', { jobId, outcome }),
+    storeError: (jobId, op, error) => root.events.emit('cookieStoreError', { jobId, op, error }),
+  });
+  root.stack.push('cookie jars', () => jars.close());
+  return jars;
 }
 
 /** The result sinks, the page state and the change sinks, each opened and on the stack. */

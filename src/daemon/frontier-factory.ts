@@ -3,7 +3,9 @@
  * the daemon needs to know about its kind: whether other daemons share it, how to probe
  * its health, and (for Redis) the shared rate limiter on the same connection.
  */
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { SqliteCookieStore } from '../adapters/cookies/sqlite-cookie-store.js';
+import { VolatileCookieStore } from '../adapters/cookies/volatile-cookie-store.js';
 import { MemoryFrontier } from '../adapters/frontier/memory.js';
 import { SqliteFrontier } from '../adapters/frontier/sqlite.js';
 import type { CrawldConfig } from '../config/config.js';
@@ -19,14 +21,11 @@ import { instanceIdOf } from './instance-id.js';
 export async function createFrontier(config: CrawldConfig, deps: FrontierDeps): Promise<BuiltFrontier> {
   const f = config.frontier;
   if (!isRedisKind(f.kind)) {
+    const path = f.path ?? join(deps.dataDir, 'frontier.db');
     const frontier =
       f.kind === 'memory'
         ? new MemoryFrontier({ clock: deps.clock, maxPending: f.maxPending })
-        : new SqliteFrontier({
-            path: f.path ?? join(deps.dataDir, 'frontier.db'),
-            clock: deps.clock,
-            maxPending: f.maxPending,
-          });
+        : new SqliteFrontier({ path, clock: deps.clock, maxPending: f.maxPending });
     return {
       frontier,
       open: () => frontier.open(),
@@ -35,6 +34,10 @@ export async function createFrontier(config: CrawldConfig, deps: FrontierDeps): 
       // A single daemon learns of new work from its own enqueues (Scheduler.kick).
       scheduling: { idlePollMs: 0 },
       recoverAtStart: true,
+      createCookieStore: () =>
+        f.kind === 'memory'
+          ? new VolatileCookieStore()
+          : new SqliteCookieStore(join(dirname(resolve(path)), 'cookies.db')),
       giveUp: () => {},
       close: async () => {},
     };

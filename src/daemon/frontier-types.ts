@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { LocalRateLimiterOptions } from '../core/local-rate-limiter.js';
+import type { CookieStore } from '../ports/cookie-store.js';
 import type { Frontier } from '../ports/frontier.js';
 import type { SyncRateLimiter } from '../ports/rate-limiter.js';
 
@@ -42,6 +43,11 @@ export interface BuiltFrontier {
   readonly recoverAtStart: boolean;
   /** Rate limiter with buckets shared through the store; undefined: in-process buckets. */
   readonly createRateLimiter?: (options: LocalRateLimiterOptions) => SyncRateLimiter;
+  /**
+   * Where the jobs' cookie jars are kept, beside the frontier: a SQLite file next to it, its
+   * Redis (shared by the daemons), or memory. The caller opens and closes it.
+   */
+  readonly createCookieStore: () => CookieStore;
   /** Stops retries in flight (shutdown must not wait for a store that is down). */
   giveUp(): void;
   /** After frontier.close(): releases what the factory opened besides it. */

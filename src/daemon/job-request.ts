@@ -13,10 +13,11 @@ export interface JobRequest {
   readonly body?: string;
 }
 
-export function compileRequest(request: JobConfig['request']): JobRequest {
+/** `jarSeeded`: the job's cookie jar holds request.cookies, so they are not a header of their own. */
+export function compileRequest(request: JobConfig['request'], jarSeeded = false): JobRequest {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(request.headers)) headers[k.toLowerCase()] = v;
-  const cookies = Object.entries(request.cookies).map(([k, v]) => `${k}=${v}`);
+  const cookies = jarSeeded ? [] : Object.entries(request.cookies).map(([k, v]) => `${k}=${v}`);
   if (cookies.length > 0) {
     headers.cookie = headers.cookie ? `${headers.cookie}; ${cookies.join('; ')}` : cookies.join('; ');
   }

@@ -4,6 +4,7 @@ import { scopeHostsOf } from '../config/scope-hosts.js';
 import type { ScopeRules } from '../core/rules.js';
 import { discoveredUrl } from '../core/url.js';
 import type { JobRuntime } from '../engine/job-runtime.js';
+import type { CookieJar } from '../ports/cookie-jar.js';
 import type { EnqueueRequest } from '../ports/frontier.js';
 import { compileExtractor, compileRequest } from './job-request.js';
 
@@ -19,7 +20,7 @@ function robotsSettings(robots: JobConfig['robots'], userAgent: string) {
 }
 
 /** Compiles a job's config into the objects the scheduler runs. */
-export function compileJob(job: JobConfig, defaultUserAgent = 'crawld'): JobRuntime {
+export function compileJob(job: JobConfig, defaultUserAgent = 'crawld', cookieJar?: CookieJar): JobRuntime {
   const scope: ScopeRules = {
     hosts: scopeHostsOf(job),
     include: job.scope.include.map((r) => new RegExp(r)),
@@ -28,7 +29,8 @@ export function compileJob(job: JobConfig, defaultUserAgent = 'crawld'): JobRunt
     // Hosts the config names are the scope; otherwise where the seeds redirect joins it.
     ...(job.scope.hosts ? {} : { redirectHosts: new Set<string>() }),
   };
-  const request = compileRequest(job.request);
+  // With a jar, request.cookies seed it (cookie-jars.ts) instead of riding on every request.
+  const request = compileRequest(job.request, cookieJar !== undefined);
   return {
     id: job.id,
     extractor: compileExtractor(job.extract),
@@ -54,6 +56,7 @@ export function compileJob(job: JobConfig, defaultUserAgent = 'crawld'): JobRunt
     ...robotsSettings(job.robots, request.headers['user-agent'] ?? defaultUserAgent),
     detectChanges: job.detectChanges ?? job.recrawlIntervalMs !== undefined,
     ...(job.render.kind === 'browser' ? { render: job.render } : {}),
+    ...(cookieJar !== undefined ? { cookieJar } : {}),
   };
 }
 

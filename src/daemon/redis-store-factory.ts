@@ -1,4 +1,5 @@
 import { Cluster, Redis } from 'ioredis';
+import { RedisCookieStore } from '../adapters/cookies/redis-cookie-store.js';
 import { RedisFrontier } from '../adapters/frontier/redis.js';
 import {
   clientOptions,
@@ -83,6 +84,7 @@ export function createRedisStore(config: CrawldConfig, deps: FrontierDeps): Buil
         { ...options, client, keyPrefix, ...(deps.onRateError ? { onError: deps.onRateError } : {}) },
         deps.clock,
       ),
+    createCookieStore: () => new RedisCookieStore(client, keyPrefix),
     giveUp: () => frontier.giveUp(),
     close: async () => {
       closing = true;

@@ -1,5 +1,6 @@
 import type { RecrawlPolicy } from '../core/recrawl-interval.js';
 import type { NormaliseOptions, ScopeRules } from '../core/rules.js';
+import type { CookieJar } from '../ports/cookie-jar.js';
 import type { Extractor } from '../ports/extractor.js';
 import type { RenderRequest } from '../ports/fetcher.js';
 
@@ -32,6 +33,8 @@ export interface JobRuntime {
   readonly method?: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
+  /** The job's cookie jar (jobs[].cookies.jar); unset: no cookies but the request's own header. */
+  readonly cookieJar?: CookieJar;
   /** Set for jobs rendered in a browser (jobs[].render.kind browser); unset: plain HTTP. */
   readonly render?: RenderRequest;
 }

@@ -64,6 +64,7 @@ export class TaskRunner {
         ...(headers !== undefined ? { headers } : {}),
         ...(job.proxy !== undefined ? { proxy: job.proxy } : {}),
         ...(job.body !== undefined ? { body: job.body } : {}),
+        ...(job.cookieJar !== undefined ? { cookieJar: job.cookieJar } : {}),
         followRedirect: (target) => this.#followRedirect(task, job, target),
         ...(job.render !== undefined ? { render: job.render } : {}),
       });

@@ -2,6 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { CrawlEmitter } from '../core/events.js';
 import type { FrontierStats } from '../ports/frontier.js';
 import { registerBrowserMetrics } from './browser-metrics.js';
+import { registerCookieMetrics } from './cookie-metrics.js';
 import { HostLabels } from './host-labels.js';
 import * as known from './label-values.js';
 import { registerRobotsMetrics } from './robots-metrics.js';
@@ -20,6 +21,8 @@ export interface MetricSources {
   ready(): boolean;
   /** How many proxies are configured (labels 0..n-1 of crawld_proxy_requests_total). */
   proxies?(): number;
+  /** [job, cookies held] of each job's cookie jar. */
+  cookieJars?(): Iterable<readonly [string, number]>;
 }
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -350,7 +353,9 @@ export function createMetrics(
     duration.zero({ host: label });
     return label;
   };
+  const addCookieJob = registerCookieMetrics(events, registry, sources.cookieJars?.bind(sources));
   const addJob = (jobId: string): void => {
+    addCookieJob(jobId);
     zero(pages, 'result', known.PAGE_RESULTS, { crawl_job: jobId });
     for (const c of [items, extractErrors, changes]) zero(c, 'crawl_job', [jobId]);
     jobDuration.zero({ crawl_job: jobId });

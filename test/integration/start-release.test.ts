@@ -68,6 +68,8 @@ async function portFree(port: number): Promise<boolean> {
 
 const OPENED_BEFORE_SINKS = [
   'sinks flushed',
+  'cookie jars',
+  'cookie store',
   'breakers',
   'fetcher',
   'loop governor',
@@ -148,4 +150,8 @@ it('stop() releases everything the start opened, last opened first', async () =>
   expect(existsSync(join(config.dataDir, 'crawld.lock'))).toBe(false);
   expect(await portFree(config.http.port!)).toBe(true);
   expect(openFiles().filter((p) => p.startsWith(config.frontier.path!))).toEqual([]);
+  // The cookie jars' file beside the frontier is closed too.
+  const cookies = join(config.frontier.path!, '..', 'cookies.db');
+  expect(existsSync(cookies)).toBe(true);
+  expect(openFiles().filter((p) => p.startsWith(cookies))).toEqual([]);
 });

@@ -46,6 +46,30 @@ describe('config', () => {
     expect(issues.some((i) => i.startsWith('fetch.maxBodyBytes:'))).toBe(true);
   });
 
+  it('jobs[].cookies: a jar by default, false or { jar: false } for none, bad bounds named', () => {
+    const seeds = ['https://example.com/'];
+    const jobs = validateConfig({
+      jobs: [
+        { id: 'a', seeds },
+        { id: 'b', seeds, cookies: false },
+      ],
+    }).jobs;
+    expect(jobs[0]!.cookies).toEqual({ jar: true, maxPerDomain: 50, maxTotal: 3000 });
+    expect(jobs[1]!.cookies.jar).toBe(false);
+    expect(validateConfig({ jobs: [{ id: 'c', seeds, cookies: { jar: false } }] }).jobs[0]!.cookies.jar).toBe(
+      false,
+    );
+    const issues = issuesOf(() =>
+      validateConfig({ jobs: [{ id: 'a', seeds, cookies: { maxTotal: 0, maxPerDomain: 1.5, jars: true } }] }),
+    );
+    expect(issues.some((i) => i.startsWith('jobs[0].cookies.maxTotal:'))).toBe(true);
+    expect(issues.some((i) => i.startsWith('jobs[0].cookies.maxPerDomain:'))).toBe(true);
+    expect(issues).toContain('jobs[0].cookies.jars: unknown key');
+    expect(issuesOf(() => validateConfig({ fetch: { maxRefreshDelaySeconds: -1 } }))[0]).toMatch(
+      /^fetch\.maxRefreshDelaySeconds:/,
+    );
+  });
+
   it('refuses unknown keys with their path', () => {
     const issues = issuesOf(() =>
       validateConfig({ jobs: [{ id: 'a', seeds: ['http://x.example/'], maxDepht: 3 }] }),

@@ -5,14 +5,8 @@
  * not every host's. It also records each change (put or removal) for the persistent store.
  */
 import { type Callback, Cookie, type ErrorCallback, MemoryCookieStore, type Nullable } from 'tough-cookie';
+import type { CookieLimits } from '../../core/cookie-limits.js';
 import type { CookieChange } from '../../ports/cookie-store.js';
-
-export interface CookieLimits {
-  /** Cookies sharing one domain (RFC 6265 §6.1: at least 50). */
-  readonly maxPerDomain: number;
-  /** Cookies in the jar (RFC 6265 §6.1: at least 3000). */
-  readonly maxTotal: number;
-}
 
 /** A cookie's identity: RFC 6265 §5.3 step 11 replaces a cookie of the same domain, path and name. */
 export function cookieId(domain: string, path: string, key: string): string {

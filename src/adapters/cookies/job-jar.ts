@@ -6,9 +6,10 @@
  * found after a cookie was stored is leased after it was written, and fetched with it.
  */
 import { CookieJar as ToughJar } from 'tough-cookie';
+import type { CookieLimits } from '../../core/cookie-limits.js';
 import type { CookieJar } from '../../ports/cookie-jar.js';
 import type { CookieStore } from '../../ports/cookie-store.js';
-import { BoundedCookieStore, type CookieLimits } from './bounded-store.js';
+import { BoundedCookieStore } from './bounded-store.js';
 
 /**
  * RFC 6265bis §5.7 (and every browser): a cookie whose name and value together pass 4096
@@ -72,10 +73,14 @@ export class JobCookieJar implements CookieJar {
     }
   }
 
-  /** The config's `request.cookies`, set for `url` as that URL's server would set them. */
-  async seed(url: URL, cookies: Readonly<Record<string, string>>): Promise<void> {
+  /**
+   * The config's `request.cookies`, set for `url` as that URL's server would set them: host-only
+   * on its host, or for `domain` and its subdomains.
+   */
+  async seed(url: URL, cookies: Readonly<Record<string, string>>, domain?: string): Promise<void> {
+    const attrs = domain === undefined ? '; Path=/' : `; Path=/; Domain=${domain}`;
     for (const [name, value] of Object.entries(cookies)) {
-      this.#jar.setCookieSync(`${name}=${value}; Path=/`, url.href, { ignoreError: true });
+      this.#jar.setCookieSync(`${name}=${value}${attrs}`, url.href, { ignoreError: true });
     }
     await this.#flush();
   }

@@ -170,6 +170,9 @@ export class PageRun {
       headers,
       ...(body !== null && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
       ...(this.o.request.proxy !== undefined ? { proxy: this.o.request.proxy } : {}),
+      // The job's jar, by its rules per URL: the browser's own Cookie header is dropped above, so
+      // the page sends what an HTTP fetch would, and what its responses set serves the crawl.
+      ...(this.o.request.cookieJar !== undefined ? { cookieJar: this.o.request.cookieJar } : {}),
       signal: this.o.signal,
     };
   }

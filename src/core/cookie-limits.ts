@@ -1,0 +1,13 @@
+/**
+ * How many cookies a job's jar keeps (jobs[].cookies): RFC 6265 §6.1's minimums for a user
+ * agent, which every browser exceeds a little (Chrome: 180 per domain, 3,300 in all). A crawl
+ * over 100,000 hosts keeps maxTotal cookies, the least recently used going first.
+ */
+export interface CookieLimits {
+  /** Cookies sharing one domain. */
+  readonly maxPerDomain: number;
+  /** Cookies in the jar. */
+  readonly maxTotal: number;
+}
+
+export const cookieLimitDefaults: CookieLimits = Object.freeze({ maxPerDomain: 50, maxTotal: 3000 });
