@@ -105,7 +105,7 @@ describe('crawl --once on a site that needs cookies and refreshes', () => {
     expect(second.code, second.stderr).toBe(0);
     const again = readJsonl(join(dataDir, 'results.jsonl')).find((r) => String(r.url).endsWith('again=1'));
     expect(again?.status).toBe(200);
-    expect((again?.fields as { title?: string }).title).toBe('target: session');
+    expect((again?.fields as { title?: string } | undefined)?.title).toBe('target: session');
   });
 });
 
