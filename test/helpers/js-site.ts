@@ -113,6 +113,28 @@ export async function startJsSite(products = 5): Promise<JsSite> {
         .end(JSON.stringify({ title: `Product ${id}`, price: (id * 1.5).toFixed(2), links }));
     }
     if (url.pathname === '/api/tick') return res.writeHead(200, { 'content-type': 'text/plain' }).end('t');
+    // A page that opens a session in its document's response and reads it from its script's
+    // API call: rendered right only if the page's requests carry the cookie jar.
+    if (url.pathname === '/account') {
+      return res
+        .writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'set-cookie': 'sid=J5; Path=/; HttpOnly',
+        })
+        .end(
+          html(`<div id="app"></div><script>
+fetch('/api/me').then((r) => r.ok ? r.json() : { name: 'anonymous' }).then((me) => {
+  document.getElementById('app').innerHTML = '<h1 class="title">' + me.name + '</h1>';
+});
+</script>`),
+        );
+    }
+    if (url.pathname === '/api/me') {
+      const ok = /(?:^|;\s*)sid=J5(?:;|$)/.test(req.headers.cookie ?? '');
+      return ok
+        ? res.writeHead(200, { 'content-type': 'application/json' }).end('{"name":"signed in"}')
+        : res.writeHead(401, { 'content-type': 'application/json' }).end('{}');
+    }
     if (url.pathname === '/api/slow') {
       const t = setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('slow done'), 1500);
       res.on('close', () => clearTimeout(t));

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { LookupFunction } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobCookieJar } from '../../src/adapters/cookies/job-jar.js';
+import { VolatileCookieStore } from '../../src/adapters/cookies/volatile-cookie-store.js';
 import { BrowserFetcher, DEFAULT_RENDER } from '../../src/adapters/fetch/browser/browser-fetcher.js';
 import type { BlockedRequestReason } from '../../src/adapters/fetch/browser/options.js';
 import { UndiciFetcher } from '../../src/adapters/fetch/undici-fetcher.js';
@@ -75,6 +77,21 @@ describe('BrowserFetcher with real Chromium', () => {
   });
 
   const url = (path: string) => `http://shop.test:${site.port}${path}`;
+
+  it("sends the job's cookie jar with the page's own requests: a session its document opened", async () => {
+    const jar = new JobCookieJar({
+      jobId: 'b',
+      store: new VolatileCookieStore(),
+      limits: { maxPerDomain: 50, maxTotal: 3000 },
+    });
+    const titled = render({ waitForSelector: 'h1.title' });
+    const signedIn = await browser.fetch({ url: url('/account'), render: titled, cookieJar: jar });
+    expect(signedIn.body.toString()).toContain('<h1 class="title">signed in</h1>');
+    expect(await jar.cookieHeader(new URL(url('/')))).toBe('sid=J5');
+    // Without a jar the page's API call goes without the session.
+    const anonymous = await browser.fetch({ url: url('/account'), render: titled });
+    expect(anonymous.body.toString()).toContain('<h1 class="title">anonymous</h1>');
+  });
 
   it('returns the DOM the page script rendered from its JSON', async () => {
     const res = await browser.fetch({ url: url('/products/1'), render: product });
