@@ -87,6 +87,8 @@ export class JobCookieJar implements CookieJar {
 
   async cookieHeader(url: URL): Promise<string> {
     if (this.#o.store.shared) await this.#fresh();
+    // Most sites set no cookie at all: skip tough-cookie's URL parse and domain walk.
+    if (this.#mem.size === 0) return '';
     const header = this.#jar.getCookieStringSync(url.href);
     // Expired cookies found on the way were removed: persisted in the background.
     void this.#flush();
