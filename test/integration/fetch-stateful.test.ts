@@ -6,7 +6,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { JobCookieJar } from '../../src/adapters/cookies/job-jar.js';
 import { VolatileCookieStore } from '../../src/adapters/cookies/volatile-cookie-store.js';
-import { RedirectLoopError, RedirectOutOfScopeError, TooManyRedirectsError } from '../../src/core/errors.js';
+import {
+  BlockedAddressError,
+  RedirectLoopError,
+  RedirectOutOfScopeError,
+  TooManyRedirectsError,
+} from '../../src/core/errors.js';
 import { closeAll, html, makeFetcher, rejectionOf, startServer } from './fetch-helpers.js';
 
 afterEach(closeAll);
@@ -139,6 +144,20 @@ describe('UndiciFetcher: meta refresh and the Refresh header', () => {
       makeFetcher().fetch({ url: `${out.origin}/`, followRedirect: (u) => u.hostname === '127.0.0.1' }),
     );
     expect(err).toBeInstanceOf(RedirectOutOfScopeError);
+  });
+
+  it('a refresh passes the SSRF guard like a redirect: to a refused address it is blocked', async () => {
+    const inner = await startServer(html('<p>internal</p>'));
+    const server = await startServer(
+      html(`<meta http-equiv="refresh" content="0;url=http://127.0.0.1:${inner.port}/admin">`),
+    );
+    const guarded = makeFetcher({
+      addressPolicy: { allowPrivateNetworks: false, allow: [`127.0.0.1:${server.port}`] },
+    });
+    expect(await rejectionOf(guarded.fetch({ url: `${server.origin}/` }))).toBeInstanceOf(
+      BlockedAddressError,
+    );
+    expect(inner.requests).toBe(0);
   });
 
   it('does not refresh a 404, a HEAD or a non-HTML body', async () => {
