@@ -1,18 +1,18 @@
 /**
  * The daemon's cookie jars: one per job with `cookies.jar`, over the cookie store that sits
- * beside the frontier (frontier-types.ts createCookieStore). A reload keeps a job's jar, and
+ * beside the frontier (frontier-types.ts createMapStore('cookies')). A reload keeps a job's jar, and
  * with it the sessions it holds.
  */
 import { JobCookieJar, type JobJarObserver } from '../adapters/cookies/job-jar.js';
 import type { JobConfig } from '../config/config.js';
 import { scopeHostsOf } from '../config/scope-hosts.js';
-import type { CookieStore } from '../ports/cookie-store.js';
+import type { SharedMapStore } from '../ports/shared-map.js';
 
 export class CookieJars {
   readonly #jars = new Map<string, { jar: JobCookieJar; limits: string }>();
 
   constructor(
-    private readonly store: CookieStore,
+    private readonly store: SharedMapStore,
     private readonly observer: JobJarObserver,
   ) {}
 

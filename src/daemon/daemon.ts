@@ -172,7 +172,7 @@ async function openStores(root: Root) {
 
 /** The jobs' cookie jars, in the store beside the frontier; their writes end before the frontier closes. */
 async function openCookieJars(root: Root, store: BuiltFrontier): Promise<CookieJars> {
-  const cookieStore = store.createCookieStore();
+  const cookieStore = store.createMapStore('cookies');
   await cookieStore.open();
   root.stack.push('cookie store', () => cookieStore.close());
   const jars = new CookieJars(cookieStore, {

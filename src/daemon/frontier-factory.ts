@@ -4,10 +4,10 @@
  * its health, and (for Redis) the shared rate limiter on the same connection.
  */
 import { dirname, join, resolve } from 'node:path';
-import { SqliteCookieStore } from '../adapters/cookies/sqlite-cookie-store.js';
-import { VolatileCookieStore } from '../adapters/cookies/volatile-cookie-store.js';
 import { MemoryFrontier } from '../adapters/frontier/memory.js';
 import { SqliteFrontier } from '../adapters/frontier/sqlite.js';
+import { SqliteMapStore } from '../adapters/shared-map/sqlite-map-store.js';
+import { VolatileMapStore } from '../adapters/shared-map/volatile-map-store.js';
 import type { CrawldConfig } from '../config/config.js';
 import { isRedisKind } from '../config/config-schema.js';
 import { systemClock } from '../core/clock.js';
@@ -34,10 +34,10 @@ export async function createFrontier(config: CrawldConfig, deps: FrontierDeps): 
       // A single daemon learns of new work from its own enqueues (Scheduler.kick).
       scheduling: { idlePollMs: 0 },
       recoverAtStart: true,
-      createCookieStore: () =>
+      createMapStore: (kind) =>
         f.kind === 'memory'
-          ? new VolatileCookieStore()
-          : new SqliteCookieStore(join(dirname(resolve(path)), 'cookies.db')),
+          ? new VolatileMapStore()
+          : new SqliteMapStore(join(dirname(resolve(path)), `${kind}.db`), kind),
       giveUp: () => {},
       close: async () => {},
     };

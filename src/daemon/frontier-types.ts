@@ -5,9 +5,9 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { LocalRateLimiterOptions } from '../core/local-rate-limiter.js';
-import type { CookieStore } from '../ports/cookie-store.js';
 import type { Frontier } from '../ports/frontier.js';
 import type { SyncRateLimiter } from '../ports/rate-limiter.js';
+import type { SharedMapStore } from '../ports/shared-map.js';
 
 export interface FrontierDeps {
   readonly clock: Clock;
@@ -20,6 +20,9 @@ export interface FrontierDeps {
   /** Errors of the shared rate limiter's bucket fetches. */
   readonly onRateError?: (err: unknown) => void;
 }
+
+/** What a map store beside the frontier holds; its file name and key part. */
+export type MapKind = 'cookies' | 'render';
 
 export interface BuiltFrontier {
   readonly frontier: Frontier;
@@ -44,10 +47,11 @@ export interface BuiltFrontier {
   /** Rate limiter with buckets shared through the store; undefined: in-process buckets. */
   readonly createRateLimiter?: (options: LocalRateLimiterOptions) => SyncRateLimiter;
   /**
-   * Where the jobs' cookie jars are kept, beside the frontier: a SQLite file next to it, its
-   * Redis (shared by the daemons), or memory. The caller opens and closes it.
+   * Where the jobs' cookie jars (`cookies`) and render decisions (`render`) are kept, beside
+   * the frontier: a SQLite file next to it (`KIND.db`), its Redis (shared by the daemons), or
+   * memory. The caller opens and closes it.
    */
-  readonly createCookieStore: () => CookieStore;
+  readonly createMapStore: (kind: MapKind) => SharedMapStore;
   /** Stops retries in flight (shutdown must not wait for a store that is down). */
   giveUp(): void;
   /** After frontier.close(): releases what the factory opened besides it. */

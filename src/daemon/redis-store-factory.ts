@@ -1,5 +1,4 @@
 import { Cluster, Redis } from 'ioredis';
-import { RedisCookieStore } from '../adapters/cookies/redis-cookie-store.js';
 import { RedisFrontier } from '../adapters/frontier/redis.js';
 import {
   clientOptions,
@@ -8,6 +7,7 @@ import {
   type RedisLike,
 } from '../adapters/frontier/redis-client.js';
 import { RedisRateLimiter } from '../adapters/rate/redis-rate-limiter.js';
+import { RedisMapStore } from '../adapters/shared-map/redis-map-store.js';
 import type { CrawldConfig } from '../config/config.js';
 import { ConfigError, RedisUnavailableError } from '../core/errors.js';
 import { RetryingFrontier } from '../engine/retrying-frontier.js';
@@ -84,7 +84,7 @@ export function createRedisStore(config: CrawldConfig, deps: FrontierDeps): Buil
         { ...options, client, keyPrefix, ...(deps.onRateError ? { onError: deps.onRateError } : {}) },
         deps.clock,
       ),
-    createCookieStore: () => new RedisCookieStore(client, keyPrefix),
+    createMapStore: (kind) => new RedisMapStore(client, keyPrefix, kind),
     giveUp: () => frontier.giveUp(),
     close: async () => {
       closing = true;

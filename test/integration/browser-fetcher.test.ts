@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import type { LookupFunction } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobCookieJar } from '../../src/adapters/cookies/job-jar.js';
-import { VolatileCookieStore } from '../../src/adapters/cookies/volatile-cookie-store.js';
 import { BrowserFetcher, DEFAULT_RENDER } from '../../src/adapters/fetch/browser/browser-fetcher.js';
 import type { BlockedRequestReason } from '../../src/adapters/fetch/browser/options.js';
 import { UndiciFetcher } from '../../src/adapters/fetch/undici-fetcher.js';
+import { VolatileMapStore } from '../../src/adapters/shared-map/volatile-map-store.js';
 import { FetchError } from '../../src/core/errors.js';
 import type { RenderRequest } from '../../src/ports/fetcher.js';
 import { CHROMIUM, type JsSite, startJsSite } from '../helpers/js-site.js';
@@ -81,7 +81,7 @@ describe('BrowserFetcher with real Chromium', () => {
   it("sends the job's cookie jar with the page's own requests: a session its document opened", async () => {
     const jar = new JobCookieJar({
       jobId: 'b',
-      store: new VolatileCookieStore(),
+      store: new VolatileMapStore(),
       limits: { maxPerDomain: 50, maxTotal: 3000 },
     });
     const titled = render({ waitForSelector: 'h1.title' });

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { JobCookieJar } from '../../src/adapters/cookies/job-jar.js';
-import { VolatileCookieStore } from '../../src/adapters/cookies/volatile-cookie-store.js';
+import { VolatileMapStore } from '../../src/adapters/shared-map/volatile-map-store.js';
 import {
   BlockedAddressError,
   RedirectLoopError,
@@ -19,7 +19,7 @@ afterEach(closeAll);
 const newJar = () =>
   new JobCookieJar({
     jobId: 't',
-    store: new VolatileCookieStore(),
+    store: new VolatileMapStore(),
     limits: { maxPerDomain: 50, maxTotal: 3000 },
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JobCookieJar, withinSizeLimits } from '../../src/adapters/cookies/job-jar.js';
-import { VolatileCookieStore } from '../../src/adapters/cookies/volatile-cookie-store.js';
+import { VolatileMapStore } from '../../src/adapters/shared-map/volatile-map-store.js';
 
 const limits = { maxPerDomain: 50, maxTotal: 3000 };
 
@@ -8,7 +8,7 @@ function jar(l = limits) {
   const received: string[] = [];
   const j = new JobCookieJar({
     jobId: 'j',
-    store: new VolatileCookieStore(),
+    store: new VolatileMapStore(),
     limits: l,
     observer: { received: (_job, outcome) => received.push(outcome) },
   });

@@ -6,7 +6,7 @@
  */
 import { type Callback, Cookie, type ErrorCallback, MemoryCookieStore, type Nullable } from 'tough-cookie';
 import type { CookieLimits } from '../../core/cookie-limits.js';
-import type { CookieChange } from '../../ports/cookie-store.js';
+import type { MapChange } from '../../ports/shared-map.js';
 
 /** A cookie's identity: RFC 6265 §5.3 step 11 replaces a cookie of the same domain, path and name. */
 export function cookieId(domain: string, path: string, key: string): string {
@@ -19,7 +19,7 @@ export class BoundedCookieStore extends MemoryCookieStore {
   /** Every cookie by id, least recently used first (a Map keeps insertion order). */
   readonly #byId = new Map<string, Cookie>();
   readonly #perDomain = new Map<string, number>();
-  #changes: CookieChange[] = [];
+  #changes: MapChange[] = [];
   /** Applying another writer's changes: not recorded as ours. */
   #quiet = false;
 
@@ -35,14 +35,14 @@ export class BoundedCookieStore extends MemoryCookieStore {
   }
 
   /** The changes since the last call, oldest first. */
-  drainChanges(): CookieChange[] {
+  drainChanges(): MapChange[] {
     const out = this.#changes;
     this.#changes = [];
     return out;
   }
 
   /** Applies stored changes (load, or another daemon's writes) without recording them. */
-  apply(changes: readonly CookieChange[], reset: boolean): void {
+  apply(changes: readonly MapChange[], reset: boolean): void {
     this.#quiet = true;
     try {
       if (reset) {

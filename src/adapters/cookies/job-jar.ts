@@ -8,7 +8,8 @@
 import { CookieJar as ToughJar } from 'tough-cookie';
 import type { CookieLimits } from '../../core/cookie-limits.js';
 import type { CookieJar } from '../../ports/cookie-jar.js';
-import type { CookieStore } from '../../ports/cookie-store.js';
+import type { SharedMapStore } from '../../ports/shared-map.js';
+import { type MapOp, MapSync } from '../shared-map/map-sync.js';
 import { BoundedCookieStore } from './bounded-store.js';
 
 /**
@@ -24,12 +25,13 @@ export interface JobJarObserver {
   /** One Set-Cookie header line handled. */
   received?(jobId: string, outcome: CookieOutcome): void;
   /** The store failed (Redis down): the jar goes on from memory. Never carries a cookie value. */
-  storeError?(jobId: string, op: 'load' | 'write' | 'sync', error: unknown): void;
+  storeError?(jobId: string, op: MapOp, error: unknown): void;
 }
 
 export interface JobJarOptions {
   readonly jobId: string;
-  readonly store: CookieStore;
+  /** Where the jar is kept: its map is named for the job. */
+  readonly store: SharedMapStore;
   readonly limits: CookieLimits;
   /** Epoch ms; expiry itself is judged by tough-cookie on the system clock. @default Date.now */
   readonly now?: () => number;
@@ -40,17 +42,18 @@ export class JobCookieJar implements CookieJar {
   readonly #o: JobJarOptions;
   readonly #mem: BoundedCookieStore;
   readonly #jar: ToughJar;
-  /** The store's version this jar has applied. */
-  #version = 0;
-  #syncing: Promise<void> | undefined;
-  #nextSync: Promise<void> | undefined;
-  /** Writes in flight, in order (a later write must not overtake an earlier one). */
-  #writing: Promise<void> = Promise.resolve();
+  readonly #sync: MapSync;
 
   constructor(options: JobJarOptions) {
     this.#o = options;
     this.#mem = new BoundedCookieStore(options.limits, options.now ?? Date.now);
     this.#jar = new ToughJar(this.#mem, { rejectPublicSuffixes: true, looseMode: false });
+    this.#sync = new MapSync({
+      store: options.store,
+      map: options.jobId,
+      apply: (changes, reset) => this.#mem.apply(changes, reset),
+      onError: (op, error) => options.observer?.storeError?.(options.jobId, op, error),
+    });
   }
 
   get jobId(): string {
@@ -63,14 +66,8 @@ export class JobCookieJar implements CookieJar {
   }
 
   /** Loads what the store kept. A store that cannot be read leaves the jar empty, not the job down. */
-  async open(): Promise<void> {
-    try {
-      const snap = await this.#o.store.load(this.#o.jobId);
-      this.#mem.apply(snap.cookies, true);
-      this.#version = snap.version;
-    } catch (err) {
-      this.#o.observer?.storeError?.(this.#o.jobId, 'load', err);
-    }
+  open(): Promise<void> {
+    return this.#sync.load();
   }
 
   /**
@@ -86,7 +83,7 @@ export class JobCookieJar implements CookieJar {
   }
 
   async cookieHeader(url: URL): Promise<string> {
-    if (this.#o.store.shared) await this.#fresh();
+    await this.#sync.fresh();
     // Most sites set no cookie at all: skip tough-cookie's URL parse and domain walk.
     if (this.#mem.size === 0) return '';
     const header = this.#jar.getCookieStringSync(url.href);
@@ -111,44 +108,7 @@ export class JobCookieJar implements CookieJar {
   }
 
   #flush(): Promise<void> {
-    const changes = this.#mem.drainChanges();
-    if (changes.length === 0) return this.#writing;
-    this.#writing = this.#writing.then(() =>
-      this.#o.store.write(this.#o.jobId, changes).catch((err: unknown) => {
-        this.#o.observer?.storeError?.(this.#o.jobId, 'write', err);
-      }),
-    );
-    return this.#writing;
-  }
-
-  /**
-   * Applies other daemons' changes made before this call. A sync already in flight may have
-   * read the store before a change this caller depends on, so callers arriving during one
-   * share the next, which starts after it.
-   */
-  #fresh(): Promise<void> {
-    if (!this.#syncing) {
-      this.#syncing = this.#sync().finally(() => {
-        this.#syncing = undefined;
-      });
-      return this.#syncing;
-    }
-    this.#nextSync ??= this.#syncing.then(() => {
-      this.#nextSync = undefined;
-      return this.#fresh();
-    });
-    return this.#nextSync;
-  }
-
-  async #sync(): Promise<void> {
-    try {
-      const got = await this.#o.store.changesSince(this.#o.jobId, this.#version);
-      if (got.version === this.#version && !got.reset) return;
-      this.#mem.apply(got.changes, got.reset);
-      this.#version = got.version;
-    } catch (err) {
-      this.#o.observer?.storeError?.(this.#o.jobId, 'sync', err);
-    }
+    return this.#sync.write(this.#mem.drainChanges());
   }
 }
 

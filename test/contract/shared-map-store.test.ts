@@ -1,13 +1,13 @@
 /**
- * The CookieStore port on each store (one contract), and jars sharing one on a real Redis.
+ * The SharedMapStore port on each store (one contract), and jars sharing one on a real Redis.
  */
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobCookieJar } from '../../src/adapters/cookies/job-jar.js';
-import { RedisCookieStore } from '../../src/adapters/cookies/redis-cookie-store.js';
-import { SqliteCookieStore } from '../../src/adapters/cookies/sqlite-cookie-store.js';
-import type { CookieStore } from '../../src/ports/cookie-store.js';
+import { RedisMapStore } from '../../src/adapters/shared-map/redis-map-store.js';
+import { SqliteMapStore } from '../../src/adapters/shared-map/sqlite-map-store.js';
+import type { SharedMapStore } from '../../src/ports/shared-map.js';
 import { tempDir } from '../helpers/cli.js';
 import { type RedisServer, startRedis } from '../helpers/redis-server.js';
 
@@ -29,12 +29,15 @@ afterAll(async () => {
 const limits = { maxPerDomain: 50, maxTotal: 3000 };
 const u = (s: string) => new URL(s);
 
-const STORES: [string, () => { store: CookieStore; reopen: () => CookieStore }][] = [
+const STORES: [string, () => { store: SharedMapStore; reopen: () => SharedMapStore }][] = [
   [
     'sqlite',
     () => {
       const path = join(tempDir('crawld-cookies-'), 'cookies.db');
-      return { store: new SqliteCookieStore(path), reopen: () => new SqliteCookieStore(path) };
+      return {
+        store: new SqliteMapStore(path, 'cookies'),
+        reopen: () => new SqliteMapStore(path, 'cookies'),
+      };
     },
   ],
   [
@@ -42,14 +45,14 @@ const STORES: [string, () => { store: CookieStore; reopen: () => CookieStore }][
     () => {
       const prefix = `t${Math.random().toString(36).slice(2)}`;
       return {
-        store: new RedisCookieStore(client(), prefix),
-        reopen: () => new RedisCookieStore(client(), prefix),
+        store: new RedisMapStore(client(), prefix, 'cookies'),
+        reopen: () => new RedisMapStore(client(), prefix, 'cookies'),
       };
     },
   ],
 ];
 
-describe.each(STORES)('CookieStore contract: %s', (_name, make) => {
+describe.each(STORES)('SharedMapStore contract: %s', (_name, make) => {
   it('keeps what a jar stored, per job, and a removal removes', async () => {
     const { store, reopen } = make();
     await store.open();
@@ -81,10 +84,13 @@ describe.each(STORES)('CookieStore contract: %s', (_name, make) => {
   });
 });
 
-describe('RedisCookieStore shared by two daemons', () => {
+describe('RedisMapStore shared by two daemons', () => {
   it("a cookie one daemon's jar stored is sent by the other's next request; removals too", async () => {
     const prefix = `share${Date.now()}`;
-    const [s1, s2] = [new RedisCookieStore(client(), prefix), new RedisCookieStore(client(), prefix)];
+    const [s1, s2] = [
+      new RedisMapStore(client(), prefix, 'cookies'),
+      new RedisMapStore(client(), prefix, 'cookies'),
+    ];
     await s1.open();
     await s2.open();
     const one = new JobCookieJar({ jobId: 'j', store: s1, limits });
@@ -109,7 +115,7 @@ describe('RedisCookieStore shared by two daemons', () => {
 
   it('a daemon further behind than the log reloads the whole jar', async () => {
     const prefix = `behind${Date.now()}`;
-    const s1 = new RedisCookieStore(client(), prefix);
+    const s1 = new RedisMapStore(client(), prefix, 'cookies');
     await s1.open();
     const writer = new JobCookieJar({
       jobId: 'j',

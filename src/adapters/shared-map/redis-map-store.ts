@@ -1,16 +1,16 @@
 /**
- * The jars of a Redis frontier's crawl, in its Redis, shared by its daemons. Per job, under one
- * hash tag (one slot on a Cluster): a hash of cookies by id, a version counter, and a log of
- * which id changed at which version, so a daemon fetches only what changed since its version.
- * The log keeps the last LOG_LIMIT changes; a daemon further behind reloads the whole jar.
+ * Named maps in a Redis frontier's Redis, shared by its daemons. Per map, under one hash tag
+ * (one slot on a Cluster): a hash of entries by id, a version counter, and a log of which id
+ * changed at which version, so a daemon fetches only what changed since its version. The log
+ * keeps the last LOG_LIMIT changes; a daemon further behind reloads the whole map.
  */
-import type { CookieChange, CookieChanges, CookieSnapshot, CookieStore } from '../../ports/cookie-store.js';
+import type { MapChange, MapChanges, MapSnapshot, SharedMapStore } from '../../ports/shared-map.js';
 import { mapRedisError, type RedisLike, type ScriptArg, script } from '../frontier/redis-client.js';
 
-/** Changes kept in the log (ids of changed cookies), far more than a jar holds. */
+/** Changes kept in the log (ids of changed entries), far more than a cookie jar holds. */
 const LOG_LIMIT = 10_000;
 
-/** KEYS: cookies hash, version, log zset, floor. ARGV: log limit, then id, json ('' removes) pairs. */
+/** KEYS: entries hash, version, log zset, floor. ARGV: log limit, then id, json ('' removes) pairs. */
 const WRITE = `
 local v = 0
 for i = 2, #ARGV, 2 do
@@ -57,37 +57,39 @@ for i = 1, #ids do
 end
 return out`;
 
-export class RedisCookieStore implements CookieStore {
+export class RedisMapStore implements SharedMapStore {
   readonly shared = true;
 
+  /** Keys `{PREFIX:KIND:MAP}:*`: `kind` a fixed word of the caller's (cookies, render). */
   constructor(
     private readonly client: RedisLike,
     private readonly keyPrefix: string,
+    private readonly kind: string,
   ) {}
 
   async open(): Promise<void> {
     const has = this.client as unknown as Record<string, unknown>;
-    if (typeof has.crawldCookieWrite !== 'function')
-      this.client.defineCommand('crawldCookieWrite', { numberOfKeys: 4, lua: WRITE });
-    if (typeof has.crawldCookieChanges !== 'function')
-      this.client.defineCommand('crawldCookieChanges', { numberOfKeys: 4, lua: CHANGES });
+    if (typeof has.crawldMapWrite !== 'function')
+      this.client.defineCommand('crawldMapWrite', { numberOfKeys: 4, lua: WRITE });
+    if (typeof has.crawldMapChanges !== 'function')
+      this.client.defineCommand('crawldMapChanges', { numberOfKeys: 4, lua: CHANGES });
   }
 
-  async load(jobId: string): Promise<CookieSnapshot> {
-    const got = await this.changesSince(jobId, -1);
-    return { cookies: got.changes, version: got.version };
+  async load(map: string): Promise<MapSnapshot> {
+    const got = await this.changesSince(map, -1);
+    return { entries: got.changes, version: got.version };
   }
 
-  async write(jobId: string, changes: readonly CookieChange[]): Promise<void> {
+  async write(map: string, changes: readonly MapChange[]): Promise<void> {
     if (changes.length === 0) return;
     const args: ScriptArg[] = [LOG_LIMIT];
     for (const c of changes) args.push(c.id, c.json ?? '');
-    await this.#call('crawldCookieWrite', jobId, args);
+    await this.#call('crawldMapWrite', map, args);
   }
 
-  async changesSince(jobId: string, version: number): Promise<CookieChanges> {
-    const reply = (await this.#call('crawldCookieChanges', jobId, [version])) as (string | number)[];
-    const changes: CookieChange[] = [];
+  async changesSince(map: string, version: number): Promise<MapChanges> {
+    const reply = (await this.#call('crawldMapChanges', map, [version])) as (string | number)[];
+    const changes: MapChange[] = [];
     for (let i = 2; i + 1 < reply.length; i += 2) {
       const json = String(reply[i + 1]);
       changes.push(json === '' ? { id: String(reply[i]) } : { id: String(reply[i]), json });
@@ -97,9 +99,9 @@ export class RedisCookieStore implements CookieStore {
 
   async close(): Promise<void> {}
 
-  async #call(name: string, jobId: string, args: readonly ScriptArg[]): Promise<unknown> {
-    const tag = `{${this.keyPrefix}:cookies:${jobId}}`;
-    const keys = [`${tag}:jar`, `${tag}:v`, `${tag}:log`, `${tag}:floor`];
+  async #call(name: string, map: string, args: readonly ScriptArg[]): Promise<unknown> {
+    const tag = `{${this.keyPrefix}:${this.kind}:${map}}`;
+    const keys = [`${tag}:map`, `${tag}:v`, `${tag}:log`, `${tag}:floor`];
     try {
       return await script(this.client, name, keys, args);
     } catch (err) {

@@ -1,0 +1,80 @@
+/**
+ * One process's copy of a map kept in a SharedMapStore: loads it, writes its own changes in
+ * order, and (on a shared store) takes the other daemons' changes before each read that must
+ * see them. A read that starts after a write (by any daemon) was stored sees that write: a sync
+ * already in flight may have read the store before it, so callers arriving during one share
+ * the next, which starts after it.
+ */
+import type { MapChange, SharedMapStore } from '../../ports/shared-map.js';
+
+export type MapOp = 'load' | 'write' | 'sync';
+
+export interface MapSyncOptions {
+  readonly store: SharedMapStore;
+  readonly map: string;
+  /** Applies stored changes to the local copy: the load (reset), or other writers' changes. */
+  readonly apply: (changes: readonly MapChange[], reset: boolean) => void;
+  /** The store failed: the local copy goes on as it is. */
+  readonly onError?: (op: MapOp, error: unknown) => void;
+}
+
+export class MapSync {
+  readonly #o: MapSyncOptions;
+  /** The store's version this copy has applied. */
+  #version = 0;
+  #syncing: Promise<void> | undefined;
+  #nextSync: Promise<void> | undefined;
+  /** Writes in flight, in order (a later write must not overtake an earlier one). */
+  #writing: Promise<void> = Promise.resolve();
+
+  constructor(options: MapSyncOptions) {
+    this.#o = options;
+  }
+
+  /** Loads what the store kept. A store that cannot be read leaves the copy empty. */
+  async load(): Promise<void> {
+    try {
+      const snap = await this.#o.store.load(this.#o.map);
+      this.#o.apply(snap.entries, true);
+      this.#version = snap.version;
+    } catch (err) {
+      this.#o.onError?.('load', err);
+    }
+  }
+
+  /** Resolves when changes made by others before this call are applied (at once if not shared). */
+  fresh(): Promise<void> {
+    if (!this.#o.store.shared) return Promise.resolve();
+    if (!this.#syncing) {
+      this.#syncing = this.#sync().finally(() => {
+        this.#syncing = undefined;
+      });
+      return this.#syncing;
+    }
+    this.#nextSync ??= this.#syncing.then(() => {
+      this.#nextSync = undefined;
+      return this.fresh();
+    });
+    return this.#nextSync;
+  }
+
+  /** Stores this copy's changes after those before them; resolves when stored (never rejects). */
+  write(changes: readonly MapChange[]): Promise<void> {
+    if (changes.length === 0) return this.#writing;
+    this.#writing = this.#writing.then(() =>
+      this.#o.store.write(this.#o.map, changes).catch((err: unknown) => this.#o.onError?.('write', err)),
+    );
+    return this.#writing;
+  }
+
+  async #sync(): Promise<void> {
+    try {
+      const got = await this.#o.store.changesSince(this.#o.map, this.#version);
+      if (got.version === this.#version && !got.reset) return;
+      this.#o.apply(got.changes, got.reset);
+      this.#version = got.version;
+    } catch (err) {
+      this.#o.onError?.('sync', err);
+    }
+  }
+}
