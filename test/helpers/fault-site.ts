@@ -26,6 +26,8 @@ export interface LoggedRequest {
   readonly path: string;
   readonly atMs: number;
   readonly answer: 'ok' | 'reset' | number;
+  /** Page requests in flight at the site when this one arrived, itself included. */
+  readonly inflight: number;
 }
 
 export interface FaultSiteOptions {
@@ -34,6 +36,12 @@ export interface FaultSiteOptions {
   readonly fault?: (req: FaultRequest) => FaultAnswer;
   /** Delay before each answer. @default 0 */
   readonly latencyMs?: number;
+  /**
+   * Requests in flight answered at latencyMs; the n-th in flight beyond it waits latencyMs × n /
+   * capacity (the demo site's knee), so the host holds the crawler to capacity / latencyMs
+   * pages/s by latency alone. @default unlimited
+   */
+  readonly capacity?: number;
 }
 
 export interface FaultSite {
@@ -71,6 +79,7 @@ export async function startFaultSite(options: FaultSiteOptions): Promise<FaultSi
   const log: LoggedRequest[] = [];
   const seen = new Map<string, number>();
   const sockets = new Set<Socket>();
+  let inflight = 0;
 
   const server = http.createServer((req, res) => {
     const path = req.url ?? '/';
@@ -78,11 +87,13 @@ export async function startFaultSite(options: FaultSiteOptions): Promise<FaultSi
       res.writeHead(404, { 'content-type': 'text/plain' }).end('none');
       return;
     }
+    inflight++;
+    res.once('close', () => inflight--);
     const atMs = now();
     const nth = (seen.get(path) ?? 0) + 1;
     seen.set(path, nth);
     const answer = fault({ path, nth, atMs });
-    log.push({ path, atMs, answer: typeof answer === 'string' ? answer : answer.status });
+    log.push({ path, atMs, answer: typeof answer === 'string' ? answer : answer.status, inflight });
     const respond = () => {
       if (answer === 'reset') {
         req.socket.resetAndDestroy();
@@ -99,7 +110,10 @@ export async function startFaultSite(options: FaultSiteOptions): Promise<FaultSi
       }
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageBody(i, options.pages));
     };
-    if (options.latencyMs) setTimeout(respond, options.latencyMs);
+    let delay = options.latencyMs ?? 0;
+    if (options.capacity !== undefined && inflight > options.capacity)
+      delay = (delay * inflight) / options.capacity;
+    if (delay > 0) setTimeout(respond, delay);
     else respond();
   });
   server.on('connection', (s) => {

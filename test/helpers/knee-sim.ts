@@ -21,6 +21,13 @@ export interface KneeSimOptions {
   readonly lagMs?: number | ((atMs: number) => number);
   /** Latency multiplier as a function of simulated time, to model a server getting slower. @default 1 */
   readonly slowdown?: (atMs: number) => number;
+  /**
+   * The server is down from fromMs to toMs (sim time): a request started then fails as a drop
+   * (a connection reset) after baseMs. With `breaker`, nothing is sent from the first failure
+   * to toMs, and the first success after it calls the algorithm's resume(), as a half-open probe
+   * that closes the breaker does; without, the client keeps sending into the outage.
+   */
+  readonly outage?: { readonly fromMs: number; readonly toMs: number; readonly breaker?: boolean };
 }
 
 export interface KneeSimResult {
@@ -43,12 +50,34 @@ export function runKneeSim(options: KneeSimOptions): KneeSimResult {
   let serverInflight = 0;
   let completed = 0;
   let stopped = false;
+  const outage = options.outage;
+  let broken = false;
+  let waking = false;
+  const down = (atMs: number) => outage !== undefined && atMs >= outage.fromMs && atMs < outage.toMs;
 
   const fill = (): void => {
     for (;;) {
       if (stopped) return;
+      const startedMs = clock.monotonic() - start;
+      if (broken && down(startedMs)) {
+        // The breaker is open: wake up when the server is back.
+        if (!waking)
+          clock.setTimer(() => {
+            waking = false;
+            fill();
+          }, outage!.toMs - startedMs);
+        waking = true;
+        return;
+      }
       const permit = limiter.tryAcquire();
       if (!permit) return;
+      if (down(startedMs)) {
+        clock.setTimer(() => {
+          if (outage!.breaker) broken = true;
+          permit.dropped();
+        }, baseMs);
+        continue;
+      }
       serverInflight++;
       const noise = 1 + jitter * (2 * random() - 1);
       const load = Math.max(1, serverInflight / knee);
@@ -58,6 +87,10 @@ export function runKneeSim(options: KneeSimOptions): KneeSimResult {
         serverInflight--;
         completed++;
         permit.success({ rttMs: latency + lag, lagMs: lag });
+        if (broken) {
+          broken = false;
+          limiter.algorithm.resume?.();
+        }
       }, latency + lag);
     }
   };

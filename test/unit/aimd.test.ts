@@ -15,6 +15,34 @@ function window(limit: AimdLimit, clock: FakeClock, rttMs: number, inflight: num
   }
 }
 
+/** Windows in which every sample is a drop (a connection reset): each cuts once. */
+function outage(limit: AimdLimit, clock: FakeClock, windows: number) {
+  for (let w = 0; w < windows; w++) {
+    for (let i = 0; i < 4; i++) {
+      clock.advance(34);
+      limit.onSample({ rttMs: 50, inflight: limit.limit, dropped: true });
+    }
+  }
+}
+
+/**
+ * Slow start to 40, held and cut at the knee (latency 1.5 × target twice: 40 → 26), then +1 per
+ * window under target: 26, 27 shown good, the limit at 28.
+ */
+function atKnee() {
+  const m = make({ slowStart: true });
+  for (const [rtt, inflight] of [
+    [50, 10],
+    [50, 20],
+    [150, 40],
+    [150, 40],
+    [50, 26],
+    [50, 27],
+  ] as const)
+    window(m.limit, m.clock, rtt, inflight);
+  return m;
+}
+
 /** The limits these cases were written for (the product defaults are 8 and 256). */
 const LIMITS = { initialLimit: 10, maxLimit: 200 } as const;
 
@@ -76,23 +104,85 @@ describe('AimdLimit', () => {
     expect(limit.limit).toBe(24); // just over target: backoffRatio, and additive windows from now on
   });
 
-  it('resume() after an outage: back to doubling per window instead of +1 per window', () => {
+  it('resume() after an outage: doubles back to the last good limit, then grows additively', () => {
+    const { clock, limit } = atKnee();
+    expect(limit.limit).toBe(28); // served within target at 27 in flight, now trying 28
+    outage(limit, clock, 4); // the drops of an outage: one cut per window, 28 → 25 → 22 → 19 → 17
+    expect(limit.limit).toBe(17);
+    limit.resume(); // the breaker closed
+    window(limit, clock, 50, 17);
+    expect(limit.limit).toBe(27); // ×2 but no further than the last good limit (not 34)...
+    window(limit, clock, 50, 27);
+    expect(limit.limit).toBe(28); // ...then additive again
+  });
+
+  it('a success of a request sent after the last drop ends an outage the breaker did not see', () => {
+    const { clock, limit } = atKnee();
+    outage(limit, clock, 4);
+    expect(limit.limit).toBe(17);
+    const drop = () => limit.onSample({ rttMs: 50, inflight: limit.limit, dropped: true });
+    clock.advance(10);
+    drop(); // a new window's first drop: 17 → 15
+    clock.advance(10);
+    const sentAt = clock.monotonic();
+    clock.advance(10);
+    drop(); // still failing after sentAt
+    // Requests sent at sentAt (after the cut, before the last drop) answer: usable samples, but
+    // they do not say the outage is over, so the limit grows as in steady state.
+    window(limit, clock, 50, 15, { startedAt: sentAt }); // closes the window of the cut
+    window(limit, clock, 50, 15, { startedAt: sentAt });
+    expect(limit.limit).toBe(16);
+    // A request sent after the last drop answers (no resume(): no breaker opened).
+    window(limit, clock, 50, 16);
+    expect(limit.limit).toBe(27);
+    window(limit, clock, 50, 27);
+    expect(limit.limit).toBe(28);
+  });
+
+  it('after an outage a drop cuts by backoffRatio and a latency cut ends the regrowth', () => {
+    const again = atKnee();
+    outage(again.limit, again.clock, 4);
+    again.limit.resume();
+    outage(again.limit, again.clock, 1); // down again at once: ×0.9, not halved as in the first slow start
+    expect(again.limit.limit).toBe(15);
+    // A host that came back slower: over target, cut towards its new knee; the good limit
+    // falls with the cut, so the next outage regrows to it, not to the old 27.
+    const slower = atKnee();
+    outage(slower.limit, slower.clock, 4);
+    slower.limit.resume();
+    window(slower.limit, slower.clock, 200, 17);
+    expect(slower.limit.limit).toBe(8); // twice the target: ends it at once, at most half
+    window(slower.limit, slower.clock, 50, 8);
+    expect(slower.limit.limit).toBe(9);
+    outage(slower.limit, slower.clock, 1);
+    expect(slower.limit.limit).toBe(8);
+    slower.limit.resume();
+    window(slower.limit, slower.clock, 50, 8);
+    expect(slower.limit.limit).toBe(9); // +1: 8 was the last good limit, so no doubling to 16
+  });
+
+  it('without a good limit yet, a closed breaker restarts the first, unbounded slow start', () => {
     const { clock, limit } = make({ slowStart: true });
-    window(limit, clock, 50, 10);
-    expect(limit.limit).toBe(20);
-    // The outage: drops cut it (halved in slow start, which ends), then additive increase.
-    clock.advance(100);
-    limit.onSample({ rttMs: 0, inflight: 20, dropped: true });
+    limit.onSample({ rttMs: 0, inflight: 10, dropped: true }); // before any verdict
+    expect(limit.limit).toBe(5);
+    limit.resume();
+    window(limit, clock, 50, 5); // closes the cut's window
+    window(limit, clock, 50, 5);
     expect(limit.limit).toBe(10);
     window(limit, clock, 50, 10);
-    window(limit, clock, 50, 10);
-    const additive = limit.limit;
-    expect(additive).toBe(11); // +1 per window now (the cut's window holds)
+    expect(limit.limit).toBe(20);
+    // (Successes alone do not: 'slow start ends on a drop too' grows 5 → 6.)
+  });
+
+  it('slowStart: false: a recovered host grows as in steady state', () => {
+    const { clock, limit } = make({ initialLimit: 20 });
+    window(limit, clock, 50, 20);
+    expect(limit.limit).toBe(21);
+    outage(limit, clock, 2);
+    expect(limit.limit).toBe(16);
     limit.resume();
-    window(limit, clock, 50, additive);
-    expect(limit.limit).toBe(2 * additive);
-    window(limit, clock, 50, 2 * additive);
-    expect(limit.limit).toBe(4 * additive);
+    window(limit, clock, 50, 16);
+    expect(limit.limit).toBe(17);
   });
 
   it('slow start: a mild excess must show twice to end it; a clear one ends it at once', () => {
@@ -487,6 +577,32 @@ describe('AimdLimit on a simulated server with a capacity knee', () => {
     expect(w.max).toBeLessThanOrEqual(1.3 * K);
     // Close to the server's capacity: K / baseMs = 0.32 requests per ms.
     expect(result.completed / 180_000).toBeGreaterThan(0.9 * (K / 100));
+  });
+
+  it.each([
+    ['a breaker stops the requests and its probe resumes the limit', true],
+    ['no breaker: the drops go on, the first success after them resumes it', false],
+  ])('a 6 s outage at the knee: %s; back near the knee within a second, never past it', (_, breaker) => {
+    const clock = new FakeClock();
+    const limiter = new ConcurrencyLimiter(new AimdLimit({}, clock), clock);
+    const result = runKneeSim({
+      clock,
+      limiter,
+      knee: K,
+      baseMs: 100,
+      durationMs: 70_000,
+      jitter: 0.2,
+      outage: { fromMs: 60_000, toMs: 66_000, breaker },
+    });
+    const before = result.window(50_000, 60_000);
+    expect(before.min).toBeGreaterThanOrEqual(0.7 * K);
+    // The drops cut the limit: once per window, without a breaker for all of the 6 s.
+    expect(result.window(65_000, 66_000).max).toBeLessThan(before.min);
+    // The first success comes 100 ms after the recovery; doubling back takes a few short windows.
+    const after = result.window(67_000, 70_000);
+    expect(after.min).toBeGreaterThanOrEqual(0.7 * K);
+    // Doubled back no further than the last good limit: the knee holds.
+    expect(result.window(66_000, 70_000).max).toBeLessThanOrEqual(Math.max(1.3 * K, before.max));
   });
 
   it('neither collapses nor drifts when event-loop lag inflates every sample', () => {

@@ -61,6 +61,16 @@ export class AimdCore implements WindowedAlgorithm {
   #slowStart: boolean;
   /** Slow start only: the last window with a verdict was over target, but by less than a cut. */
   #mildlyOver = false;
+  /**
+   * TCP's ssthresh: the largest concurrency the host last served within target (a window with
+   * no drop, its latency not over target), lowered by latency cuts and never by drops, so an
+   * outage leaves it as it was before. Undefined until a window has shown one.
+   */
+  #goodLimit: number | undefined;
+  /** Slow start after an outage stops here (undefined: the first slow start, unbounded). */
+  #regrowTo: number | undefined;
+  /** clock.monotonic() of the last drop, until a request sent after it succeeds. */
+  #lastDropAt: number | undefined;
 
   constructor(settings: AimdSettings, clock: Clock) {
     this.#o = settings;
@@ -93,9 +103,35 @@ export class AimdCore implements WindowedAlgorithm {
     return () => this.#listeners.delete(listener);
   }
 
-  /** After an outage: its drops cut a healthy host's limit; slow start finds it again fast. */
+  /** The breaker closed after an outage. */
   resume(): void {
-    this.#slowStart = this.#o.slowStart;
+    this.#recover(true);
+  }
+
+  /** A success of a request sent after the last drop ends an outage the breaker may not have seen. */
+  onOutcome(sample: LimitSample): void {
+    if (sample.dropped) this.#lastDropAt = this.#clock.monotonic();
+    else if (
+      this.#lastDropAt !== undefined &&
+      (sample.startedAt ?? Number.POSITIVE_INFINITY) >= this.#lastDropAt
+    )
+      this.#recover(false);
+  }
+
+  /**
+   * An outage ended: its drops cut the limit of a host that was not overloaded. Slow start
+   * doubles it back to the last good limit and stops there (TCP: slow start up to ssthresh,
+   * then additive increase), so the host is back at its rate in a few short windows without
+   * being pushed past its knee. With no good limit known yet, a closed breaker restarts the
+   * first, unbounded slow start.
+   */
+  #recover(breakerClosed: boolean): void {
+    this.#lastDropAt = undefined;
+    if (!this.#o.slowStart) return;
+    const to = this.#goodLimit;
+    if (to === undefined ? !breakerClosed : this.#limit >= to) return;
+    this.#slowStart = true;
+    this.#regrowTo = to;
     this.#mildlyOver = false;
   }
 
@@ -132,7 +168,7 @@ export class AimdCore implements WindowedAlgorithm {
     // A limit nobody used says nothing about the server (as Netflix AIMDLimit).
     const used = w.maxInflight * 2 >= this.limit;
     if (this.#probing) this.#endProbe(w.latencyMs, used, w.now);
-    else if (!w.cut && w.latencyMs !== undefined) this.#judge(w.latencyMs, used);
+    else if (!w.cut && w.latencyMs !== undefined) this.#judge(w.latencyMs, used, w.maxInflight);
     // No verdict (samples lagged, or started before the last cut): hold. Growing here would
     // let a CPU-bound crawler, all of whose samples are discounted, drift past the knee.
     if (!this.#probing && w.now >= this.#nextProbeAt && this.#o.absoluteMs === undefined) {
@@ -156,7 +192,7 @@ export class AimdCore implements WindowedAlgorithm {
     }
   }
 
-  #judge(latency: number, used: boolean): void {
+  #judge(latency: number, used: boolean, maxInflight: number): void {
     // In slow start the baseline is the probe's: windows right after a doubling complete in
     // bursts, and their queue estimate reads low.
     if (this.#o.absoluteMs === undefined && !this.#slowStart) this.#updateBaseline(latency);
@@ -166,6 +202,7 @@ export class AimdCore implements WindowedAlgorithm {
     this.#lastLatencyMs = latency;
     this.#lastTargetMs = target;
     const over = latency > target * (1 + this.#o.tolerance);
+    if (!over && used) this.#goodLimit = Math.max(this.#goodLimit ?? 0, Math.min(this.#limit, maxInflight));
     if (over && this.#slowStart && latency < 2 * (this.#baselineMs ?? target) && !this.#mildlyOver) {
       // Slow start ends for good at its first cut: one noisy window (a stall of our own process)
       // must not end it. A doubling that lands at twice the knee doubles the latency: that ends
@@ -202,26 +239,40 @@ export class AimdCore implements WindowedAlgorithm {
    * +`increase`, the classic additive probe; capped at `maxGrowthRatio`.
    */
   #grow(targetOverLatency: number): void {
+    if (this.#slowStart) {
+      const to = this.#regrowTo;
+      if (to !== undefined && this.#limit * 2 >= to) this.#endSlowStart();
+      this.#set(to === undefined ? this.#limit * 2 : Math.min(to, this.#limit * 2), 'increase');
+      return;
+    }
     const proportional = Math.floor(this.#limit * Math.min(this.#o.maxGrowthRatio, targetOverLatency));
-    const next = this.#slowStart ? this.#limit * 2 : Math.max(this.#limit + this.#o.increase, proportional);
-    this.#set(next, 'increase');
+    this.#set(Math.max(this.#limit + this.#o.increase, proportional), 'increase');
   }
 
   /**
    * A latency cut goes towards where the latency puts the knee (Little's law again): limit ×
    * target / latency, cutting by at least backoffRatio and at most half (in slow start, half is
-   * the last limit that was under target). A drop cuts by backoffRatio, or halves in slow start.
+   * the last limit that was under target). A drop cuts by backoffRatio, or halves in the first
+   * slow start (after an outage the doublings only went back to a limit known to be good). A
+   * latency cut also lowers the good limit to the cut's: the knee is below it now.
    */
   #decrease(reason: AimdChangeReason, targetOverLatency?: number): void {
     const ratio =
       targetOverLatency !== undefined
         ? Math.max(0.5, Math.min(this.#o.backoffRatio, targetOverLatency))
-        : this.#slowStart
+        : this.#slowStart && this.#regrowTo === undefined
           ? 0.5
           : this.#o.backoffRatio;
-    this.#slowStart = false;
+    this.#endSlowStart();
     // The limit is an integer, so floor(limit × ratio) < limit: every cut makes progress.
     this.#set(Math.floor(this.#limit * ratio), reason);
+    if (reason === 'latency' && this.#goodLimit !== undefined)
+      this.#goodLimit = Math.min(this.#goodLimit, this.#limit);
+  }
+
+  #endSlowStart(): void {
+    this.#slowStart = false;
+    this.#regrowTo = undefined;
   }
 
   #set(limit: number, reason: AimdChangeReason): void {

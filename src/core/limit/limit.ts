@@ -31,7 +31,8 @@ export interface LimitAlgorithm {
   onChange(listener: (limit: number, reason?: string) => void): () => void;
   /**
    * The host is back after an outage (its breaker closed): the cuts its failures caused say
-   * nothing about its capacity, so the algorithm may grow fast again. Optional.
+   * nothing about its capacity, so the algorithm may grow fast again, back to the limit the
+   * host last served well at. Optional.
    */
   resume?(): void;
 }
