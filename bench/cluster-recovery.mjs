@@ -3,6 +3,8 @@
 //   npm run build && node bench/cluster-recovery.mjs [--lease-ms default,20000] [--runs 1]
 //       [--pages 3000] [--latency-ms 50] [--kill-at 0.33] [--left 1000,1480] [--scenarios kill,newcomer]
 //       [--cli PATH (another build's crawld.mjs, e.g. a copy of main's, to compare)]
+//       [--fixed-limit N (every daemon at N requests in flight, no AIMD: the newcomer's share
+//        then shows what the lease-ahead holds back, apart from its limit's ramp-up)]
 //
 // Real processes as a user runs them: a throwaway redis-server on 127.0.0.1, the demo site
 // (`crawld site`), and `crawld run --config FILE --once` daemons sharing one Redis frontier
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     'kill-at': { type: 'string', default: '0.33' },
     left: { type: 'string', default: '1000,1480' },
     scenarios: { type: 'string', default: 'kill,newcomer' },
+    'fixed-limit': { type: 'string' },
   },
 });
 const RUNS = Number(values.runs);
@@ -47,6 +50,7 @@ const KILL_AT = Number(values['kill-at']);
 const LEASES = values['lease-ms'].split(',').map((s) => (s === 'default' ? undefined : Number(s)));
 const LEFTS = values.left.split(',').map(Number);
 const SCENARIOS = values.scenarios.split(',');
+const FIXED = values['fixed-limit'] === undefined ? undefined : Number(values['fixed-limit']);
 const CLI = resolve(values.cli);
 if (!existsSync(CLI)) {
   console.error(`${CLI} missing: run npm run build first`);
@@ -133,6 +137,7 @@ function startDaemon(dir, redisUrl, prefix, origin, i, leaseMs) {
       ...(leaseMs !== undefined && leaseMs <= 60_000 ? { totalTimeoutMs: Math.floor(leaseMs / 2) } : {}),
     },
     jobs: [{ id: 'site', seeds: [`${origin}/`] }],
+    ...(FIXED ? { concurrency: { adaptive: false, maxPerHost: FIXED, initialPerHost: FIXED } } : {}),
   };
   const file = join(dir, `${id}.json`);
   writeFileSync(file, JSON.stringify(config));
@@ -241,7 +246,8 @@ const redis = await startRedis();
 const site = startCli(['site', '--port', '0', '--pages', String(PAGES), '--latency-ms', String(LATENCY_MS)]);
 const origin = (await site.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1];
 console.log(
-  `cluster recovery bench: ${PAGES} pages, ${LATENCY_MS} ms latency, redis ${redis.version}, ${RUNS} run(s) each`,
+  `cluster recovery bench: ${PAGES} pages, ${LATENCY_MS} ms latency, redis ${redis.version}, ${RUNS} run(s) each` +
+    (FIXED ? `, every daemon at ${FIXED} in flight (no AIMD)` : ''),
 );
 try {
   if (SCENARIOS.includes('kill')) {

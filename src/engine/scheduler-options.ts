@@ -9,6 +9,13 @@ import type { FetcherKind } from '../ports/control-plane.js';
  */
 export const LEASE_KEEPER = { extendWhenLeft: 0.5, batchWindow: 0.25, retryMs: 1000 } as const;
 
+/**
+ * What the scheduler leases ahead (lease-ahead.ts): the tasks it started in the last windowMs,
+ * counted in `slices` slices, and never fewer than minTasks (a daemon that starts, or comes back
+ * from idle, leases that many; each task it then starts raises the bound).
+ */
+export const LEASE_AHEAD = { windowMs: 1000, slices: 8, minTasks: 16 } as const;
+
 /** Default of maxWaitingHosts: as many hosts as the control plane keeps state for (POLITE_HOSTS). */
 export const MAX_WAITING_HOSTS = 10_000;
 
@@ -16,7 +23,10 @@ export interface SchedulerOptions {
   /** Identity used as lease owner. */
   readonly owner: string;
   readonly leaseMs: number;
-  /** Upper bound on leased tasks held in memory waiting for their host (all hosts). */
+  /**
+   * Upper bound on leased tasks held in memory waiting for their host (all hosts). Below it the
+   * buffers hold about a second of the daemon's fetching (lease-ahead.ts).
+   */
   readonly bufferSize: number;
   /**
    * Hosts in a politeness or rate-limit wait whose next task may be buffered beyond bufferSize
@@ -35,7 +45,7 @@ export interface SchedulerOptions {
    * they are empty. A lease has a fixed cost (a write transaction, the excluded hosts): leasing
    * whenever one task had started made one small lease per completion (docs/performance.md,
    * session 15).
-   * @default a quarter of bufferSize
+   * @default a quarter of what the buffers may hold (lease-ahead.ts)
    */
   readonly minLeaseBatch?: number;
   /**
@@ -68,20 +78,4 @@ export interface SchedulerCounters {
   skipped: number;
   deferred: number;
   lost: number;
-}
-
-/** minLeaseBatch, or its default: a quarter of bufferSize (at least 1). */
-export function minLeaseBatch(o: SchedulerOptions): number {
-  return Math.max(1, o.minLeaseBatch ?? Math.floor(o.bufferSize / 4));
-}
-
-/** What to lease now: bufferRoom once it reaches minLeaseBatch or the buffers are empty, else 0. */
-export function leaseRoom(o: SchedulerOptions, waitingHosts: number, buffered: number): number {
-  const room = bufferRoom(o, waitingHosts, buffered);
-  return room >= minLeaseBatch(o) || (buffered === 0 && room > 0) ? room : 0;
-}
-
-/** How many more tasks the buffers take: bufferSize, plus one per waiting host (maxWaitingHosts). */
-export function bufferRoom(o: SchedulerOptions, waitingHosts: number, buffered: number): number {
-  return o.bufferSize + Math.min(waitingHosts, o.maxWaitingHosts ?? MAX_WAITING_HOSTS) - buffered;
 }

@@ -8,7 +8,8 @@ import { HostHolds } from './host-holds.js';
 import { HostQueues } from './host-queues.js';
 import { idleWake } from './idle-wake.js';
 import { InflightTasks } from './inflight-tasks.js';
-import { bufferRoom, leaseRoom, type SchedulerCounters, type SchedulerOptions } from './scheduler-options.js';
+import { LeaseAhead } from './lease-ahead.js';
+import type { SchedulerCounters, SchedulerOptions } from './scheduler-options.js';
 import type { TaskRunner } from './task-runner.js';
 import { WakeTimer } from './wake-timer.js';
 
@@ -35,6 +36,7 @@ export class Scheduler {
   #again = false;
   #frontierEmpty = false;
   readonly #futile: FutileLeases;
+  readonly #ahead: LeaseAhead;
   readonly #timer: WakeTimer;
   #finished!: () => void;
   readonly #finishedPromise = new Promise<void>((r) => {
@@ -52,6 +54,7 @@ export class Scheduler {
     private readonly options: SchedulerOptions,
   ) {
     this.#futile = new FutileLeases(clock);
+    this.#ahead = new LeaseAhead(options, clock);
     this.#timer = new WakeTimer(clock, () => this.kick());
     this.#inflight = new InflightTasks(runner, events, { frontier, clock, leaseMs: options.leaseMs });
   }
@@ -167,7 +170,8 @@ export class Scheduler {
     // The exclusions are built only for a lease: on every pump they cost a look at every
     // buffered host (thousands in a broad crawl), mostly with the buffer full and no lease.
     let futile = false;
-    if (!this.#frontierEmpty && leaseRoom(this.options, this.#holds.waitingCount, this.#buffers.size) > 0) {
+    this.#ahead.update(this.control.globalLimit() - this.control.inflight());
+    if (!this.#frontierEmpty && this.#ahead.leaseRoom(this.#holds.waitingCount, this.#buffers.size) > 0) {
       const exclude = this.#holds.deferredHosts();
       for (const host of this.#buffers.hosts()) {
         if (this.#buffers.hostSize(host) >= this.#hostBufferCap(host)) exclude.add(host);
@@ -202,13 +206,12 @@ export class Scheduler {
   /** Leases into the buffers; false when the loop stopped running meanwhile (tasks handed back). */
   async #lease(exclude: ReadonlySet<string>): Promise<boolean> {
     const tasks = await this.frontier.lease({
-      max: bufferRoom(this.options, this.#holds.waitingCount, this.#buffers.size),
+      max: this.#ahead.room(this.#holds.waitingCount, this.#buffers.size),
       leaseMs: this.options.leaseMs,
       owner: this.options.owner,
       excludeHosts: exclude,
-      // A shared frontier gives each host no more than its buffer has room for: one lease of
-      // a one-host crawl took up to bufferSize (1024 by default) and left a daemon started
-      // later nothing to lease.
+      // A shared frontier gives each host no more than its buffer has room for, so that one
+      // daemon does not lease ahead what another could start.
       maxPerHost: (host) => this.#hostBufferCap(host) - this.#buffers.hostSize(host),
     });
     if (this.#state !== 'running') {
@@ -274,14 +277,12 @@ export class Scheduler {
   }
 
   #hostBufferCap(host: string): number {
-    // A host told to wait starts one task per wait: a second buffered task would sit out a
-    // whole politeness gap in the buffer, and with every host so the buffer covered half the
-    // hosts it could (1,024 tasks, ~600 hosts in bench/breadth.mjs).
-    if (this.#holds.waitingUntil(host, this.clock.now()) !== undefined) return 1;
-    return Math.min(this.options.perHostBuffer, Math.max(2, this.control.hostLimit(host) * 2));
+    const waiting = this.#holds.waitingUntil(host, this.clock.now()) !== undefined;
+    return this.#ahead.hostCap(this.control.hostLimit(host), waiting);
   }
 
   #start(task: Task, permit: Permit): void {
+    this.#ahead.started();
     this.#inflight.start(task, permit, (t, result) => {
       this.counters[result]++;
       this.options.jobGate?.release(t.jobId, t.host);

@@ -1,0 +1,139 @@
+/**
+ * How far the scheduler leases ahead of its fetching: about a second of it. The buffers (leased,
+ * not started) may hold as many tasks as the daemon started in the last second (what it
+ * fetches in a second at its current limits: concurrency, rate limits, politeness, CPU), or
+ * as its free global slots can start now if more, at least LEASE_AHEAD.minTasks, at most
+ * bufferSize; plus one task per host waiting out a delay.
+ * A fixed buffer (2 x concurrency.global, 1024 by default, and twice a host's limit per host)
+ * was seconds of work on a loaded machine, which daemons sharing a frontier held while one
+ * that joined late found nothing to lease (test/e2e/cluster-newcomer.test.ts).
+ *
+ * The bound moves with the rate and cannot starve the daemon: when the buffers are empty it
+ * leases at once, every task it starts raises the bound, and a lease takes a round trip, far
+ * less than the second of fetching the buffers hold.
+ */
+import type { Clock } from '../core/clock.js';
+import { LEASE_AHEAD, MAX_WAITING_HOSTS, type SchedulerOptions } from './scheduler-options.js';
+
+/**
+ * Tasks started in a sliding window of about LEASE_AHEAD.windowMs: the current slice and the
+ * slices before it, LEASE_AHEAD.slices in all (windowMs / slices wide each).
+ */
+export class StartMeter {
+  readonly #counts = new Array<number>(LEASE_AHEAD.slices).fill(0);
+  /** The slice number (monotonic time / slice width) each entry of #counts counts. */
+  readonly #slices = new Array<number>(LEASE_AHEAD.slices).fill(-1);
+  readonly #width = LEASE_AHEAD.windowMs / LEASE_AHEAD.slices;
+
+  constructor(private readonly clock: Clock) {}
+
+  started(): void {
+    const slice = Math.floor(this.clock.monotonic() / this.#width);
+    const i = slice % LEASE_AHEAD.slices;
+    if (this.#slices[i] !== slice) {
+      this.#slices[i] = slice;
+      this.#counts[i] = 0;
+    }
+    this.#counts[i]!++;
+  }
+
+  /** Tasks started in the window that ends now. */
+  count(): number {
+    const slice = Math.floor(this.clock.monotonic() / this.#width);
+    let n = 0;
+    for (let i = 0; i < LEASE_AHEAD.slices; i++) {
+      if (this.#slices[i]! > slice - LEASE_AHEAD.slices) n += this.#counts[i]!;
+    }
+    return n;
+  }
+}
+
+/**
+ * What the buffers may hold besides the waiting hosts' one task each: the tasks started in the
+ * last second, or what the free slots can start now if more (a daemon that joins a crawl under
+ * way leases at once what it can start, not minTasks), at least minTasks, at most bufferSize.
+ */
+export function leaseAhead(
+  o: Pick<SchedulerOptions, 'bufferSize'>,
+  startedLastSecond: number,
+  freeSlots: number,
+): number {
+  return Math.min(o.bufferSize, Math.max(LEASE_AHEAD.minTasks, startedLastSecond, freeSlots));
+}
+
+/** minLeaseBatch, or its default: a quarter of what the buffers may hold (at least 1). */
+export function minLeaseBatch(o: Pick<SchedulerOptions, 'minLeaseBatch'>, ahead: number): number {
+  return Math.max(1, o.minLeaseBatch ?? Math.floor(ahead / 4));
+}
+
+/** How many more tasks the buffers take: `ahead`, plus one per waiting host (maxWaitingHosts). */
+export function bufferRoom(
+  o: Pick<SchedulerOptions, 'maxWaitingHosts'>,
+  ahead: number,
+  waitingHosts: number,
+  buffered: number,
+): number {
+  return Math.max(0, ahead + Math.min(waitingHosts, o.maxWaitingHosts ?? MAX_WAITING_HOSTS) - buffered);
+}
+
+/** What to lease now: bufferRoom once it reaches minLeaseBatch or the buffers are empty, else 0. */
+export function leaseRoom(
+  o: Pick<SchedulerOptions, 'maxWaitingHosts' | 'minLeaseBatch'>,
+  ahead: number,
+  waitingHosts: number,
+  buffered: number,
+): number {
+  const room = bufferRoom(o, ahead, waitingHosts, buffered);
+  return room >= minLeaseBatch(o, ahead) || (buffered === 0 && room > 0) ? room : 0;
+}
+
+/**
+ * A host's share of the buffers: twice its concurrency limit (at most perHostBuffer), within
+ * what the buffers may hold; one task for a host told to wait, since a second would sit out a
+ * whole politeness gap in the buffer (with every host so, the buffer covered half the hosts it
+ * could: 1,024 tasks, ~600 hosts in bench/breadth.mjs).
+ */
+export function hostBufferCap(
+  o: Pick<SchedulerOptions, 'perHostBuffer'>,
+  ahead: number,
+  hostLimit: number,
+  waiting: boolean,
+): number {
+  if (waiting) return 1;
+  return Math.min(o.perHostBuffer, ahead, Math.max(2, hostLimit * 2));
+}
+
+/** The scheduler's lease-ahead state: the start meter and the bound it gives, as of the last pump. */
+export class LeaseAhead {
+  readonly #meter: StartMeter;
+  #ahead: number = LEASE_AHEAD.minTasks;
+
+  constructor(
+    private readonly options: SchedulerOptions,
+    clock: Clock,
+  ) {
+    this.#meter = new StartMeter(clock);
+  }
+
+  /** A task started. */
+  started(): void {
+    this.#meter.started();
+  }
+
+  /** Takes the bound from the starts of the last second and the free slots (once per pump). */
+  update(freeSlots: number): void {
+    this.#ahead = leaseAhead(this.options, this.#meter.count(), freeSlots);
+  }
+
+  room(waitingHosts: number, buffered: number): number {
+    return bufferRoom(this.options, this.#ahead, waitingHosts, buffered);
+  }
+
+  leaseRoom(waitingHosts: number, buffered: number): number {
+    return leaseRoom(this.options, this.#ahead, waitingHosts, buffered);
+  }
+
+  hostCap(hostLimit: number, waiting: boolean): number {
+    return hostBufferCap(this.options, this.#ahead, hostLimit, waiting);
+  }
+}
