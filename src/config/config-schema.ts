@@ -270,8 +270,11 @@ const configBase = z.strictObject({
         .regex(/^[^{}\s]{1,64}$/, { message: 'must be 1-64 characters without braces or spaces' })
         .optional(),
       maxPending: positiveInt.default(5_000_000),
-      /** Visibility timeout: a dead daemon's leased tasks return to the queue after this. */
-      leaseMs: positiveMs.default(300_000),
+      /**
+       * Visibility timeout: a dead daemon's leased tasks return to the queue at most this long
+       * after its death (a running task's lease is extended by its holder while it runs).
+       */
+      leaseMs: positiveMs.default(120_000),
     })
     .prefault({})
     .superRefine(frontierIssues),
@@ -532,16 +535,11 @@ function frontierIssues(
 
 /**
  * What a Redis frontier cannot do, found before any daemon starts: store priorities beyond
- * its range, or keep a lease shorter than a fetch (another daemon would fetch the page too).
+ * its range. (A lease may be shorter than a fetch: the daemon extends the lease of a task
+ * while it runs, engine/lease-keeper.ts.)
  */
 function redisIssues(config: z.output<typeof configBase>, ctx: z.RefinementCtx): void {
   if (!isRedisKind(config.frontier.kind)) return;
-  if (config.frontier.leaseMs <= config.fetch.totalTimeoutMs)
-    ctx.addIssue({
-      code: 'custom',
-      path: ['frontier', 'leaseMs'],
-      message: `must be longer than fetch.totalTimeoutMs (${config.fetch.totalTimeoutMs}) with frontier kind '${config.frontier.kind}'`,
-    });
   const check = (value: number, path: PropertyKey[]) => {
     if (value < REDIS_PRIORITY_MIN || value > REDIS_PRIORITY_MAX)
       ctx.addIssue({
