@@ -95,9 +95,14 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
     const seconds = (clock.now() - daemon.startedAt) / 1000;
     const rate = seconds > 0 ? c.ok / seconds : 0;
     const results = describeSinks(config, resolve(config.dataDir));
+    const r = daemon.renderPaths;
+    const render =
+      r.http + r.browser + r.both > 0
+        ? `; render auto: ${r.http} http, ${r.browser} browser, ${r.both} both`
+        : '';
     process.stdout.write(
       `crawld: done in ${seconds.toFixed(1)} s: ${c.ok} ok, ${c.dead} failed, ${c.skipped} skipped, ` +
-        `${c.retry} retries, ${rate.toFixed(1)} pages/s; results in ${results}\n`,
+        `${c.retry} retries, ${rate.toFixed(1)} pages/s${render}; results in ${results}\n`,
     );
   }
   await new Promise<void>((r) => logger.on('finish', r).end());

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RENDER_CHOICE_BOUNDS, renderChoiceDefaults } from '../core/render-choice.js';
 import { positiveMs } from './config-units.js';
 
 /**
@@ -9,10 +10,19 @@ import { positiveMs } from './config-units.js';
 /** Resource types a render may skip; a crawl reads the DOM, not pixels. */
 export const BLOCKABLE_RESOURCES = ['image', 'media', 'font', 'stylesheet'] as const;
 
-/** jobs[].render: http (undici, no JavaScript) or browser (headless Chromium). */
+const bounded = (b: { readonly min: number; readonly max: number }) => z.number().int().min(b.min).max(b.max);
+
+/**
+ * jobs[].render: http (undici, no JavaScript), browser (headless Chromium), or auto (per host,
+ * whichever gets the job's fields and links: core/render-choice.ts, docs/browser.md).
+ */
 export const renderSchema = z
   .strictObject({
-    kind: z.enum(['http', 'browser']).default('http'),
+    kind: z.enum(['http', 'browser', 'auto']).default('http'),
+    /** auto: pages of a new host fetched both ways and compared before it is decided. */
+    samplePages: bounded(RENDER_CHOICE_BOUNDS.samplePages).default(renderChoiceDefaults.samplePages),
+    /** auto: on a host decided http, one page in this many is also rendered and compared. */
+    recheckEvery: bounded(RENDER_CHOICE_BOUNDS.recheckEvery).default(renderChoiceDefaults.recheckEvery),
     /** The page event a render waits for before reading the DOM. */
     waitUntil: z.enum(['load', 'domcontentloaded', 'networkidle']).default('load'),
     /** Then also wait until this CSS selector matches (attached to the DOM). */

@@ -70,6 +70,15 @@ export interface CrawlEvents {
   cookie: { jobId: string; outcome: 'stored' | 'rejected' };
   /** A job's cookie store failed (load, write, or reading other daemons' changes): the jar goes on from memory. */
   cookieStoreError: { jobId: string; op: 'load' | 'write' | 'sync'; error: unknown };
+  /** render kind auto: how a page was fetched (http, browser, or both to compare). */
+  renderPath: { jobId: string; path: 'http' | 'browser' | 'both' };
+  /** render kind auto: a host decided (here or by another daemon) to use http or the browser. */
+  renderDecision: { jobId: string; host: string; decision: 'http' | 'browser' };
+  /**
+   * render kind auto: HTTP missed what the browser found, on a sample page, a re-check, or a
+   * page of an http host missing a required field; the host now uses the browser.
+   */
+  renderDisagreement: { jobId: string; foundBy: 'sample' | 'recheck' | 'missing_field' };
   /** A task failed inside crawld itself (sink or frontier error); its lease will expire and it comes back. */
   internalError: { where: string; error: unknown };
   /** The browser path (adapters/fetch/browser): one render done, in seconds. */

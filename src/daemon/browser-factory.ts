@@ -20,7 +20,7 @@ const SUBRESOURCE_TYPES = ['text/*', 'application/*', 'image/*', 'font/*', 'audi
  */
 export function pageFetcher(config: CrawldConfig, http: UndiciFetcher, events: CrawlEmitter): Fetcher {
   const b = config.fetch.browser;
-  const needed = config.jobs.some((j) => j.render.kind === 'browser');
+  const needed = config.jobs.some((j) => j.render.kind !== 'http');
   const executablePath = b.executablePath ?? findChromium();
   if (needed && b.executablePath !== undefined && !isExecutable(b.executablePath))
     throw new ConfigError([`fetch.browser.executablePath: ${b.executablePath} is not an executable file`]);

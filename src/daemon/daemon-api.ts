@@ -31,6 +31,10 @@ export interface Daemon extends StatusSource {
   readonly httpUrl: string | undefined;
   /** Hosts whose robots.txt is unreachable (RFC 9309 §2.3.1.4), for the status page. */
   robotsUnreachable(): UnreachableHost[];
+  /** Each decided host of `render: { kind: auto }` jobs: [job, host, decision]. */
+  renderChoices(): Iterable<readonly [string, string, 'http' | 'browser']>;
+  /** Pages of `render: { kind: auto }` jobs by how they were fetched, since start. */
+  readonly renderPaths: Readonly<Record<'http' | 'browser' | 'both', number>>;
   /** Resolves when the crawl loop ends (once-mode end or stop()). */
   run(): Promise<void>;
   /**

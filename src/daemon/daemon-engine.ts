@@ -180,7 +180,18 @@ export function createScheduler(root: Root, p: RunnerParts) {
     ...(scheduling.minLeaseLeftMs !== undefined ? { minLeaseLeftMs: scheduling.minLeaseLeftMs } : {}),
     once: root.once,
     jobGate,
-    fetcherKind: (jobId) => (p.jobs.get(jobId)?.render?.kind === 'browser' ? 'browser' : 'http'),
+    fetcherKind: (jobId, host) => fetcherKindOf(p.jobs.get(jobId), host),
   });
   return { scheduler, jobGate };
+}
+
+/**
+ * Whose limit a task's host gets, for the kind of its first request: a browser job's renders;
+ * an auto job's while its host learns or renders, plain HTTP once it is decided so.
+ */
+function fetcherKindOf(job: JobRuntime | undefined, host: string): 'http' | 'browser' {
+  const kind = job?.render?.kind;
+  if (kind === 'browser') return 'browser';
+  if (kind !== 'auto') return 'http';
+  return job?.renderDecisions?.get(host).decision === 'http' ? 'http' : 'browser';
 }

@@ -25,6 +25,7 @@ import type { DaemonHttp } from './daemon-http.js';
 import { proxyCount } from './fetcher-options.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import { compileJob, seedRequests } from './jobs.js';
+import type { RenderChoices } from './render-choices.js';
 import { beginClosingSinks } from './sink-factory.js';
 
 export interface DaemonParts {
@@ -39,6 +40,7 @@ export interface DaemonParts {
   readonly pageState: PageStateStore | undefined;
   readonly changeSinks: readonly ChangeSink[];
   readonly cookies: CookieJars;
+  readonly renderChoices: RenderChoices;
 }
 
 const BREAKER_CODE = { closed: 0, halfOpen: 1, open: 2 } as const;
@@ -58,6 +60,7 @@ function daemonMetrics(root: Root, p: DaemonParts, ready: () => boolean) {
       ready,
       proxies: () => proxyCount(p.fetching.fetchOptions),
       cookieJars: () => p.cookies.sizes(),
+      renderHosts: () => p.renderChoices.decided(),
     },
     { version: VERSION },
     {
@@ -90,6 +93,8 @@ export function daemonHandle(root: Root, p: DaemonParts): Daemon {
     control: p.fetching.control,
     httpUrl: p.http?.url,
     robotsUnreachable: () => p.fetching.robots.unreachable(),
+    renderChoices: () => p.renderChoices.decided(),
+    renderPaths: countRenderPaths(root),
     run: () => (running ??= scheduler.run()),
     async serveHttp() {
       if (p.http) await p.http.serve(daemon, running ?? Promise.resolve());
@@ -119,6 +124,15 @@ export function daemonHandle(root: Root, p: DaemonParts): Daemon {
   return daemon;
 }
 
+/** Pages of auto-render jobs by path, for the --once summary. */
+function countRenderPaths(root: Root): Record<'http' | 'browser' | 'both', number> {
+  const counts = { http: 0, browser: 0, both: 0 };
+  root.events.on('renderPath', (e) => {
+    counts[e.path]++;
+  });
+  return counts;
+}
+
 async function applyReload(
   root: Root,
   p: DaemonParts,
@@ -137,7 +151,11 @@ async function applyReload(
   for (const job of next.jobs) {
     const isNew = !p.jobs.has(job.id);
     if (isNew) addJob(job.id);
-    const compiled = compileJob(job, next.fetch.userAgent, await p.cookies.forJob(job));
+    const state = {
+      cookieJar: await p.cookies.forJob(job),
+      renderDecisions: await p.renderChoices.forJob(job),
+    };
+    const compiled = compileJob(job, next.fetch.userAgent, state);
     // Hosts the job's seeds redirected to stay in its scope across a reload.
     for (const h of p.jobs.get(job.id)?.scope.redirectHosts ?? []) compiled.scope.redirectHosts?.add(h);
     p.jobs.set(job.id, compiled);

@@ -11,7 +11,6 @@ import { recoverLeases } from '../engine/recovery.js';
 import { createLogger, type Logger, redactUrl } from '../observe/logger.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
-import { CookieJars } from './cookie-jars.js';
 import type { Daemon, DaemonOptions } from './daemon-api.js';
 import { buildControl, createFetching, createScheduler, type Live, type Root } from './daemon-engine.js';
 import { daemonHandle } from './daemon-handle.js';
@@ -20,6 +19,7 @@ import { lockDataDir } from './data-dir-lock.js';
 import { openFrontier } from './frontier-factory.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import { instanceIdOf } from './instance-id.js';
+import { openJobStates } from './job-states.js';
 import { compileJob, seedRequests } from './jobs.js';
 import { startLagMonitor } from './lag-monitor.js';
 import { startLoopGovernor } from './loop-governor.js';
@@ -70,10 +70,12 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     );
     stack.push('loop governor', () => governor.stop());
     const fetching = createFetching(root, http?.url);
-    const cookies = await openCookieJars(root, store);
+    const { cookies, renderChoices } = await openJobStates(root, store);
     const jobs = new Map<string, JobRuntime>();
-    for (const j of config.jobs)
-      jobs.set(j.id, compileJob(j, config.fetch.userAgent, await cookies.forJob(j)));
+    for (const j of config.jobs) {
+      const state = { cookieJar: await cookies.forJob(j), renderDecisions: await renderChoices.forJob(j) };
+      jobs.set(j.id, compileJob(j, config.fetch.userAgent, state));
+    }
     const storage = await openSinks(root, jobs);
     const partial = new PartialRecords();
     const sinksFor = sinksForJob(config, storage.sinks);
@@ -98,6 +100,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       jobs,
       sitemaps,
       cookies,
+      renderChoices,
       ...storage,
     });
   });
@@ -131,6 +134,9 @@ function crawlEvents(logger: Logger): CrawlEmitter {
       op: e.op,
       error: String(e.error),
     }),
+  );
+  events.on('renderDecision', (e) =>
+    logger.info('host render decided', { job: e.jobId, host: e.host, decision: e.decision }),
   );
   events.on('scopeWidened', (e) =>
     logger.info('seed redirected: host joins the scope', { job: e.jobId, host: e.host, from: e.from }),
@@ -168,19 +174,6 @@ async function openStores(root: Root) {
     return opened;
   });
   return { store, lag, http };
-}
-
-/** The jobs' cookie jars, in the store beside the frontier; their writes end before the frontier closes. */
-async function openCookieJars(root: Root, store: BuiltFrontier): Promise<CookieJars> {
-  const cookieStore = store.createMapStore('cookies');
-  await cookieStore.open();
-  root.stack.push('cookie store', () => cookieStore.close());
-  const jars = new CookieJars(cookieStore, {
-    received: (jobId, outcome) => root.events.emit('cookie', { jobId, outcome }),
-    storeError: (jobId, op, error) => root.events.emit('cookieStoreError', { jobId, op, error }),
-  });
-  root.stack.push('cookie jars', () => jars.close());
-  return jars;
 }
 
 /** The result sinks, the page state and the change sinks, each opened and on the stack. */

@@ -6,6 +6,7 @@ import { discoveredUrl } from '../core/url.js';
 import type { JobRuntime } from '../engine/job-runtime.js';
 import type { CookieJar } from '../ports/cookie-jar.js';
 import type { EnqueueRequest } from '../ports/frontier.js';
+import type { RenderDecisions } from '../ports/render-decisions.js';
 import { compileExtractor, compileRequest } from './job-request.js';
 
 /** `robots: true | false | { txt, meta, dropNoindex }` as the runner reads it. */
@@ -20,7 +21,14 @@ function robotsSettings(robots: JobConfig['robots'], userAgent: string) {
 }
 
 /** Compiles a job's config into the objects the scheduler runs. */
-export function compileJob(job: JobConfig, defaultUserAgent = 'crawld', cookieJar?: CookieJar): JobRuntime {
+/** What a job keeps beside the frontier: its cookie jar and, for render kind auto, its hosts' decisions. */
+export interface JobState {
+  readonly cookieJar?: CookieJar | undefined;
+  readonly renderDecisions?: RenderDecisions | undefined;
+}
+
+export function compileJob(job: JobConfig, defaultUserAgent = 'crawld', state: JobState = {}): JobRuntime {
+  const { cookieJar, renderDecisions } = state;
   const scope: ScopeRules = {
     hosts: scopeHostsOf(job),
     include: job.scope.include.map((r) => new RegExp(r)),
@@ -55,9 +63,23 @@ export function compileJob(job: JobConfig, defaultUserAgent = 'crawld', cookieJa
     maxLinksPerPage: job.scope.maxLinksPerPage,
     ...robotsSettings(job.robots, request.headers['user-agent'] ?? defaultUserAgent),
     detectChanges: job.detectChanges ?? job.recrawlIntervalMs !== undefined,
-    ...(job.render.kind === 'browser' ? { render: job.render } : {}),
+    ...(job.render.kind !== 'http' ? { render: job.render } : {}),
+    ...(job.render.kind === 'auto'
+      ? { renderChoice: { samplePages: job.render.samplePages, recheckEvery: job.render.recheckEvery } }
+      : {}),
+    requiredFields: requiredFields(job.extract),
     ...(cookieJar !== undefined ? { cookieJar } : {}),
+    ...(renderDecisions !== undefined ? { renderDecisions } : {}),
   };
+}
+
+/** The names of the fields a job marks `required` (HTML or JSON rules). */
+function requiredFields(extract: JobConfig['extract']): string[] {
+  return Object.entries(extract?.fields ?? {})
+    .filter(
+      ([, rule]) => typeof rule === 'object' && rule !== null && 'required' in rule && rule.required === true,
+    )
+    .map(([name]) => name);
 }
 
 export function seedRequests(job: JobConfig): EnqueueRequest[] {

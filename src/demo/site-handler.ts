@@ -21,6 +21,8 @@ export class DemoSiteHandler {
   /** The listening port, for the origin of a request without a Host header. */
   port: number;
   #epochOf: () => number;
+  /** JavaScript mode (options.js), switchable while the site runs (setJs). */
+  #js: boolean;
   #sitemap: { origin: string; body: Buffer } | undefined;
   readonly #filler: Buffer;
   readonly #byPath = new Map<string, number>();
@@ -36,11 +38,17 @@ export class DemoSiteHandler {
   constructor(private readonly o: DemoSiteOptions) {
     this.port = o.port;
     this.#epochOf = o.priceEpoch ?? (() => 0);
+    this.#js = o.js;
     this.#filler = renderFiller(o.seed);
   }
 
   setPriceEpoch(epoch: number): void {
     this.#epochOf = () => epoch;
+  }
+
+  /** A shop that starts (or stops) rendering its products with JavaScript. */
+  setJs(on: boolean): void {
+    this.#js = on;
   }
 
   stats() {
@@ -99,7 +107,7 @@ export class DemoSiteHandler {
     const o = this.o;
     const i = pageIndex(path, o.pages);
     if (i !== undefined) return this.#page(req, res, path, nth, i);
-    const api = o.js ? productApiIndex(path, o.pages) : undefined;
+    const api = this.#js ? productApiIndex(path, o.pages) : undefined;
     if (api !== undefined)
       return this.#send(res, 200, 'application/json', JSON.stringify(productJson(api, o, this.#epochOf())));
     const origin = `http://${req.headers.host ?? `${o.host}:${this.port}`}`;
@@ -130,7 +138,7 @@ export class DemoSiteHandler {
       res.end();
       return;
     }
-    if (o.js) {
+    if (this.#js) {
       this.#pagesServed++;
       return this.#send(res, 200, 'text/html; charset=utf-8', renderShell(i));
     }

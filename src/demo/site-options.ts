@@ -70,5 +70,7 @@ export interface DemoSite {
   readonly port: number;
   stats(): DemoSiteStats & { readonly byPath: Readonly<Record<string, number>> };
   setPriceEpoch(epoch: number): void;
+  /** Switches JavaScript mode while the site runs: a shop that starts rendering client-side. */
+  setJs(on: boolean): void;
   close(): Promise<void>;
 }

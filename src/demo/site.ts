@@ -43,6 +43,9 @@ export async function startDemoSite(options: Partial<DemoSiteOptions> = {}): Pro
     setPriceEpoch(epoch: number) {
       handler.setPriceEpoch(epoch);
     },
+    setJs(on: boolean) {
+      handler.setJs(on);
+    },
     close() {
       handler.cancelPending();
       return new Promise<void>((resolve, reject) => {

@@ -1,8 +1,10 @@
 import type { RecrawlPolicy } from '../core/recrawl-interval.js';
+import type { RenderChoiceOptions } from '../core/render-choice.js';
 import type { NormaliseOptions, ScopeRules } from '../core/rules.js';
 import type { CookieJar } from '../ports/cookie-jar.js';
 import type { Extractor } from '../ports/extractor.js';
 import type { RenderRequest } from '../ports/fetcher.js';
+import type { RenderDecisions } from '../ports/render-decisions.js';
 
 /** A job as the scheduler runs it: config compiled into ready objects. */
 export interface JobRuntime {
@@ -35,8 +37,17 @@ export interface JobRuntime {
   readonly body?: string;
   /** The job's cookie jar (jobs[].cookies.jar); unset: no cookies but the request's own header. */
   readonly cookieJar?: CookieJar;
-  /** Set for jobs rendered in a browser (jobs[].render.kind browser); unset: plain HTTP. */
+  /**
+   * Set for jobs rendered in a browser (jobs[].render.kind browser) or per host as it needs
+   * (kind auto, with `renderChoice`); unset: plain HTTP.
+   */
   readonly render?: RenderRequest;
+  /** kind auto: how hosts are sampled and re-checked (core/render-choice.ts). */
+  readonly renderChoice?: RenderChoiceOptions;
+  /** kind auto: each host's state, kept beside the frontier. */
+  readonly renderDecisions?: RenderDecisions;
+  /** The names of the job's required fields (a page without them is incomplete). @default [] */
+  readonly requiredFields?: readonly string[];
 }
 
 /** How long to wait before attempt number `attempt` (1 = first retry). */

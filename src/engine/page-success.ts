@@ -13,6 +13,7 @@ import type { Task } from '../ports/frontier.js';
 import type { PageState } from '../ports/page-state.js';
 import type { ResultRecord } from '../ports/sink.js';
 import { detectChange } from './change-detection.js';
+import { extractPage } from './extract-page.js';
 import type { JobRuntime } from './job-runtime.js';
 import { enqueueLinks } from './link-enqueue.js';
 import { writeRecord } from './record-writer.js';
@@ -25,8 +26,10 @@ export async function onSuccess(
   job: JobRuntime,
   res: FetchResponse,
   prev: PageState | undefined,
+  extracted?: Extraction | HtmlTooDeepError,
 ): Promise<TaskResult> {
-  const extraction = extract(job, res);
+  // Render kind auto extracted the page already, to compare it with its other fetch.
+  const extraction = extracted ?? extractPage(job, res);
   // The HTML extractors refuse a page nested thousands deep: any parser would block the
   // event loop for minutes on it.
   if (extraction instanceof HtmlTooDeepError) return skip(deps, task, extraction.reason);
@@ -73,23 +76,6 @@ export async function onSuccess(
     decodeFallback: extraction.encodingFallback === true,
   });
   return 'ok';
-}
-
-/** The page's fields and links; a too-deep page comes back as its error, to be skipped. */
-function extract(job: JobRuntime, res: FetchResponse): Extraction | HtmlTooDeepError {
-  try {
-    return job.extractor.extract({
-      url: res.url,
-      contentType: res.contentType,
-      contentTypeHeader: res.headers['content-type'],
-      body: res.body,
-      ...(job.robotsMeta ? { robotsNames: ['robots', job.robotsToken ?? 'crawld'] } : {}),
-    });
-  } catch (err) {
-    if (err instanceof HtmlTooDeepError) return err;
-    // An extractor bug must not take the daemon down: record the page without fields.
-    return { fields: {}, links: [], errors: [`extractor: ${String(err)}`] };
-  }
 }
 
 function resultRecord(

@@ -68,7 +68,7 @@ export interface SchedulerOptions {
   /** Jobs' own limits per (job, host), checked before the control plane's host gate. */
   readonly jobGate?: JobGate;
   /** What serves a job's requests, told to the control plane with each admit. @default 'http' */
-  readonly fetcherKind?: (jobId: string) => FetcherKind;
+  readonly fetcherKind?: (jobId: string, host: string) => FetcherKind;
 }
 
 export interface SchedulerCounters {

@@ -254,7 +254,7 @@ export class Scheduler {
         // Infinity: a job's slot frees when one of its tasks ends, which kicks the pump.
         if (!pick) return soonest;
       }
-      const adm = this.control.admit(host, this.options.fetcherKind?.(pick!.jobId));
+      const adm = this.control.admit(host, this.options.fetcherKind?.(pick!.jobId, host));
       if (adm.kind === 'go') {
         this.#buffers.remove(host, pick!);
         gate?.acquire(pick!.jobId, host);

@@ -1,10 +1,11 @@
 import { HttpStatusError } from '../core/errors.js';
 import { hostInScope } from '../core/url.js';
 import type { Outcome, Permit } from '../ports/control-plane.js';
-import type { FetchResponse } from '../ports/fetcher.js';
+import type { FetchRequest, FetchResponse } from '../ports/fetcher.js';
 import type { Task } from '../ports/frontier.js';
 import type { PageState } from '../ports/page-state.js';
 import type { RobotsVerdict } from '../ports/robots.js';
+import { type AutoFetched, fetchAuto } from './auto-render.js';
 import { onFetchError } from './fetch-failure.js';
 import type { JobRuntime } from './job-runtime.js';
 import { conditionalHeaders, hasValidator } from './page-memory.js';
@@ -55,23 +56,27 @@ export class TaskRunner {
     // robots.txt (and a first contact's connect) took time under the permit: the next page of
     // the host waits minDelayMs from this page, not from before robots.txt (docs/politeness.md).
     permit.requestStarting?.();
-    let res: FetchResponse;
+    const request: FetchRequest = {
+      url: wireUrl(task),
+      signal,
+      ...(job.method !== undefined ? { method: job.method } : {}),
+      ...(headers !== undefined ? { headers } : {}),
+      ...(job.proxy !== undefined ? { proxy: job.proxy } : {}),
+      ...(job.body !== undefined ? { body: job.body } : {}),
+      ...(job.cookieJar !== undefined ? { cookieJar: job.cookieJar } : {}),
+      followRedirect: (target) => this.#followRedirect(task, job, target),
+      ...(job.render !== undefined ? { render: job.render } : {}),
+    };
+    let fetched: AutoFetched;
     try {
-      res = await this.deps.fetcher.fetch({
-        url: wireUrl(task),
-        signal,
-        ...(job.method !== undefined ? { method: job.method } : {}),
-        ...(headers !== undefined ? { headers } : {}),
-        ...(job.proxy !== undefined ? { proxy: job.proxy } : {}),
-        ...(job.body !== undefined ? { body: job.body } : {}),
-        ...(job.cookieJar !== undefined ? { cookieJar: job.cookieJar } : {}),
-        followRedirect: (target) => this.#followRedirect(task, job, target),
-        ...(job.render !== undefined ? { render: job.render } : {}),
-      });
+      fetched =
+        job.render?.kind === 'auto'
+          ? await fetchAuto(this.deps, task, job, request)
+          : { res: await this.deps.fetcher.fetch(request), path: 'http' };
     } catch (err) {
       return onFetchError(this.deps, task, permit, err);
     }
-    return this.#answered(task, job, permit, res, prev);
+    return this.#answered(task, job, permit, fetched, prev);
   }
 
   /** The server answered: tell the control plane how, then end the task by its status. */
@@ -79,7 +84,7 @@ export class TaskRunner {
     task: Task,
     job: JobRuntime,
     permit: Permit,
-    res: FetchResponse,
+    { res, extraction }: AutoFetched,
     prev: PageState | undefined,
   ): Promise<TaskResult> {
     const retryAfterMs = this.deps.retry.retryAfterMs(res.headers['retry-after']);
@@ -102,7 +107,7 @@ export class TaskRunner {
       wireBytes: res.wireBytes,
       bytes: res.body.length,
     });
-    if (res.status >= 200 && res.status < 300) return onSuccess(this.deps, task, job, res, prev);
+    if (res.status >= 200 && res.status < 300) return onSuccess(this.deps, task, job, res, prev, extraction);
     // 304 only answers a request that carried a validator; one to a request without is an
     // error (http_304 below), as the server answered a question nobody asked.
     if (res.status === 304 && job.recrawl && hasValidator(prev))

@@ -5,6 +5,7 @@ import { registerBrowserMetrics } from './browser-metrics.js';
 import { registerCookieMetrics } from './cookie-metrics.js';
 import { HostLabels } from './host-labels.js';
 import * as known from './label-values.js';
+import { registerRenderMetrics } from './render-metrics.js';
 import { registerRobotsMetrics } from './robots-metrics.js';
 import { registerSinkMetrics } from './sink-metrics.js';
 
@@ -23,6 +24,8 @@ export interface MetricSources {
   proxies?(): number;
   /** [job, cookies held] of each job's cookie jar. */
   cookieJars?(): Iterable<readonly [string, number]>;
+  /** [job, host, decision] of each decided host of render kind auto jobs. */
+  renderHosts?(): Iterable<readonly [string, string, 'http' | 'browser']>;
 }
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -410,6 +413,7 @@ export function createMetrics(
   registerSinkMetrics(events, registry, config.sinks ?? []);
   registerRobotsMetrics(events, registry);
   registerBrowserMetrics(events, registry);
+  registerRenderMetrics(events, registry, sources.renderHosts?.bind(sources));
   events.on('internalError', () => internalErrors.inc());
   events.on('throttled', (e) => {
     throttled.inc({ host: hosts.label(e.host), reason: e.reason });

@@ -168,7 +168,19 @@ export async function collectStatus(d: StatusSource, sampler: RateSampler, now: 
       shown: hosts.rows,
     },
     robots: { unreachable: d.robotsUnreachable().slice(0, MAX_HOSTS) },
+    render: renderChoices(d),
   };
+}
+
+/** How the hosts of `render: { kind: auto }` jobs are fetched: counts, and the first hosts. */
+function renderChoices(d: StatusSource) {
+  const count = { http: 0, browser: 0 };
+  const shown: { job: string; host: string; decision: 'http' | 'browser' }[] = [];
+  for (const [job, host, decision] of d.renderChoices?.() ?? []) {
+    count[decision]++;
+    if (shown.length < MAX_HOSTS) shown.push({ job, host, decision });
+  }
+  return { ...count, shown };
 }
 
 export type StatusJson = Awaited<ReturnType<typeof collectStatus>>;

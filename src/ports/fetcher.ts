@@ -2,7 +2,8 @@ import type { CookieJar } from './cookie-jar.js';
 
 /** How a browser fetcher renders a page (jobs[].render); other fetchers ignore it. */
 export interface RenderRequest {
-  readonly kind: 'http' | 'browser';
+  /** auto is resolved per host by the engine (engine/auto-render.ts); a fetcher reads it as http. */
+  readonly kind: 'http' | 'browser' | 'auto';
   readonly waitUntil: 'load' | 'domcontentloaded' | 'networkidle';
   /** Then wait until this CSS selector is attached to the DOM. */
   readonly waitForSelector?: string | undefined;
@@ -40,6 +41,11 @@ export interface FetchRequest {
    * for its URL and stores what the response sets. Undefined: no cookies but `headers`' own.
    */
   readonly cookieJar?: CookieJar;
+  /**
+   * The document, already fetched over HTTP for this request: a browser fetcher renders it
+   * instead of fetching it again (render kind auto compares both from one GET).
+   */
+  readonly document?: FetchResponse;
   /** Render in a browser (jobs[].render); undefined or kind http: a plain HTTP fetch. */
   readonly render?: RenderRequest;
   /** Aborts the request (shutdown); the fetch then rejects with AbortedError. */

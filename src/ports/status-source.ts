@@ -38,4 +38,6 @@ export interface StatusSource {
   };
   readonly control: Pick<ControlPlane, 'inflight' | 'globalLimit' | 'hostSnapshots'>;
   robotsUnreachable(): readonly UnreachableRobots[];
+  /** Each decided host of `render: { kind: auto }` jobs: [job, host, decision]. */
+  renderChoices?(): Iterable<readonly [string, string, 'http' | 'browser']>;
 }

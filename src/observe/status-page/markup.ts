@@ -80,6 +80,11 @@ export const STATUS_HTML = `<!doctype html>
     <ul id="robots-unreachable"></ul>
     <p id="robots-empty" class="empty">None.</p>
   </section>
+  <section>
+    <h2 class="section" title="render: { kind: auto } jobs: each host is fetched over HTTP or rendered in the browser, whichever gets the job's fields and links">How hosts are fetched (render: auto) <small id="render-count"></small></h2>
+    <ul id="render-choices"></ul>
+    <p id="render-empty" class="empty">No host decided yet.</p>
+  </section>
 </main>
 <footer>Updated <span id="updated">never</span> · refreshes every second ·
   <a href="api/status">api/status</a> · <a href="api/stats">api/stats</a> · <a href="metrics">metrics</a></footer>

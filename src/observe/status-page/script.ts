@@ -119,6 +119,17 @@ export const STATUS_JS = `'use strict';
     set('robots-count', '(' + n(hosts.length) + ')');
   }
 
+  function renderChoices(s) {
+    const r = s.render || { http: 0, browser: 0, shown: [] };
+    $('render-choices').replaceChildren(...r.shown.map((h) => {
+      const li = document.createElement('li');
+      li.textContent = h.host + ' (' + h.job + '): ' + h.decision;
+      return li;
+    }));
+    $('render-empty').hidden = r.shown.length > 0;
+    set('render-count', '(' + n(r.http) + ' http, ' + n(r.browser) + ' browser)');
+  }
+
   function render(s) {
     const state = STATES.includes(s.state) ? s.state : 'unknown';
     $('state').className = 'badge ' + state;
@@ -151,6 +162,7 @@ export const STATUS_JS = `'use strict';
     renderSpark();
     renderHosts(s);
     renderRobots(s);
+    renderChoices(s);
     document.title = r(s.rates.pagesPerSec) + ' pages/s · ' + state + ' · crawld';
     set('updated', new Date().toLocaleTimeString());
     $('conn').className = 'conn';

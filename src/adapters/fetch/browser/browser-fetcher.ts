@@ -68,7 +68,8 @@ export class BrowserFetcher implements Fetcher {
     try {
       // The document first, with the page fetcher's rules: a 404, a redirect to a refused
       // address or a JSON answer never costs a browser page.
-      const document = await this.o.documentFetcher.fetch({ ...request, signal: controller.signal });
+      const document =
+        request.document ?? (await this.o.documentFetcher.fetch({ ...request, signal: controller.signal }));
       if (document.status < 200 || document.status > 299 || !HTML_TYPES.has(document.contentType)) {
         return document;
       }
