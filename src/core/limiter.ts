@@ -208,6 +208,16 @@ export class HostLimiters {
     return initial;
   }
 
+  /**
+   * The host's requests are now served by another fetcher (render kind auto decided it): its
+   * limit starts again from that fetcher's, as a new host's would. Requests in flight release
+   * on the limiter they took; the new one counts only those admitted after.
+   */
+  setKind(host: string, kind: FetcherKind): void {
+    if (this.#hosts.peek(host)) this.#hosts.delete(host);
+    this.#limiter(host, kind);
+  }
+
   /** The host is back after an outage: let its limit grow fast again (LimitAlgorithm.resume). */
   resume(host: string): void {
     this.#hosts.peek(host)?.algorithm.resume?.();

@@ -96,6 +96,9 @@ export function createFetching(root: Root, listenerUrl?: string) {
   // Closing the page fetcher closes the browser, when there is one, then the http fetcher.
   root.stack.push('fetcher', () => pages.close());
   const control = new SwappableControlPlane(root.live.built.control);
+  // A host of a render kind auto job decided http gets an http host's limit, not the render
+  // limit its sample pages started it on.
+  root.events.on('renderDecision', (e) => control.fetcherChanged(e.host, e.decision));
   // A reload replaces the breakers: the ones live at the end are closed.
   root.stack.push('breakers', () => root.live.built.breakers.close());
   // robots.txt on the page fetcher's connections, with its own limits: at most 5 redirects

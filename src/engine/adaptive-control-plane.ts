@@ -161,6 +161,10 @@ export class AdaptiveControlPlane implements ControlPlane {
     return this.#d.limiters.onAvailable(() => listener());
   }
 
+  fetcherChanged(host: string, kind: FetcherKind): void {
+    this.#d.limiters.setKind(host, kind);
+  }
+
   hostLimit(host: string): number {
     return this.#d.limiters.limitOf(host);
   }

@@ -53,6 +53,10 @@ export class SwappableControlPlane implements ControlPlane {
     return () => this.#listeners.delete(listener);
   }
 
+  fetcherChanged(host: string, kind: FetcherKind): void {
+    this.#current.fetcherChanged?.(host, kind);
+  }
+
   hostLimit(host: string): number {
     return this.#current.hostLimit(host);
   }

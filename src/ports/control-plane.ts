@@ -62,6 +62,11 @@ export interface ControlPlane {
   admit(host: string, kind?: FetcherKind): Admission;
   /** Called when a slot frees or a breaker/host pause may have ended; returns an unsubscribe. */
   onAvailable(listener: () => void): () => void;
+  /**
+   * A host's requests are now served by another fetcher (render kind auto decided it): its
+   * concurrency limit starts again from that fetcher's.
+   */
+  fetcherChanged?(host: string, kind: FetcherKind): void;
   /** The per-host concurrency limit now (for stats, status page and buffer sizing). */
   hostLimit(host: string): number;
   /** Milliseconds until the host's open breaker lets a probe through; 0 when it is not open. */

@@ -171,3 +171,25 @@ describe('HostLimiters', () => {
     expect(kinds.slice(-2)).toEqual(['browser', 'http']);
   });
 });
+
+describe('HostLimiters.setKind (render kind auto decides a host)', () => {
+  it('makes the host a new limiter of the new kind; permits in flight release on the old one', () => {
+    const clock = new FakeClock();
+    const limiters = new HostLimiters(
+      { createLimit: (_h, kind) => new FixedLimit(kind === 'browser' ? 2 : 16) },
+      clock,
+    );
+    const a = limiters.tryAcquire('h', 'browser');
+    const b = limiters.tryAcquire('h', 'browser');
+    expect(limiters.tryAcquire('h', 'browser')).toBeUndefined();
+    limiters.setKind('h', 'http');
+    expect(limiters.limitOf('h')).toBe(16);
+    expect(limiters.inflightOf('h')).toBe(0);
+    const c = limiters.tryAcquire('h', 'http');
+    expect(c).toBeDefined();
+    a?.ignore();
+    b?.ignore();
+    expect(limiters.inflight).toBe(1);
+    expect(limiters.inflightOf('h')).toBe(1);
+  });
+});
