@@ -23,11 +23,17 @@ export interface KneeSimOptions {
   readonly slowdown?: (atMs: number) => number;
   /**
    * The server is down from fromMs to toMs (sim time): a request started then fails as a drop
-   * (a connection reset) after baseMs. With `breaker`, nothing is sent from the first failure
-   * to toMs, and the first success after it calls the algorithm's resume(), as a half-open probe
-   * that closes the breaker does; without, the client keeps sending into the outage.
+   * (a connection reset) after baseMs; with `failEvery` n, only every n-th one does (a flaky
+   * host). With `breaker`, nothing is sent from the first failure to toMs, and the first
+   * success after it calls the algorithm's resume(), as a half-open probe that closes the
+   * breaker does; without, the client keeps sending into the outage.
    */
-  readonly outage?: { readonly fromMs: number; readonly toMs: number; readonly breaker?: boolean };
+  readonly outage?: {
+    readonly fromMs: number;
+    readonly toMs: number;
+    readonly breaker?: boolean;
+    readonly failEvery?: number;
+  };
 }
 
 export interface KneeSimResult {
@@ -53,6 +59,7 @@ export function runKneeSim(options: KneeSimOptions): KneeSimResult {
   const outage = options.outage;
   let broken = false;
   let waking = false;
+  let sentInOutage = 0;
   const down = (atMs: number) => outage !== undefined && atMs >= outage.fromMs && atMs < outage.toMs;
 
   const fill = (): void => {
@@ -71,7 +78,7 @@ export function runKneeSim(options: KneeSimOptions): KneeSimResult {
       }
       const permit = limiter.tryAcquire();
       if (!permit) return;
-      if (down(startedMs)) {
+      if (down(startedMs) && ++sentInOutage % (outage!.failEvery ?? 1) === 0) {
         clock.setTimer(() => {
           if (outage!.breaker) broken = true;
           permit.dropped();

@@ -116,24 +116,19 @@ describe('AimdLimit', () => {
     expect(limit.limit).toBe(28); // ...then additive again
   });
 
-  it('a success of a request sent after the last drop ends an outage the breaker did not see', () => {
+  it('a window without a drop ends an outage the breaker did not see', () => {
     const { clock, limit } = atKnee();
-    outage(limit, clock, 4);
-    expect(limit.limit).toBe(17);
-    const drop = () => limit.onSample({ rttMs: 50, inflight: limit.limit, dropped: true });
-    clock.advance(10);
-    drop(); // a new window's first drop: 17 → 15
-    clock.advance(10);
-    const sentAt = clock.monotonic();
-    clock.advance(10);
-    drop(); // still failing after sentAt
-    // Requests sent at sentAt (after the cut, before the last drop) answer: usable samples, but
-    // they do not say the outage is over, so the limit grows as in steady state.
-    window(limit, clock, 50, 15, { startedAt: sentAt }); // closes the window of the cut
-    window(limit, clock, 50, 15, { startedAt: sentAt });
-    expect(limit.limit).toBe(16);
-    // A request sent after the last drop answers (no resume(): no breaker opened).
-    window(limit, clock, 50, 16);
+    // A flaky host: one request in four fails. Every window has a drop: one cut per window,
+    // and the successes between the drops do not start the regrowth.
+    for (let w = 0; w < 3; w++) {
+      for (const dropped of [false, false, false, true]) {
+        clock.advance(34);
+        limit.onSample({ rttMs: 50, inflight: limit.limit, dropped });
+      }
+    }
+    expect(limit.limit).toBe(19); // 28 → 25 → 22 → 19
+    // The first window without a drop (no resume(): no breaker opened) doubles back to 27.
+    window(limit, clock, 50, 19);
     expect(limit.limit).toBe(27);
     window(limit, clock, 50, 27);
     expect(limit.limit).toBe(28);
@@ -603,6 +598,24 @@ describe('AimdLimit on a simulated server with a capacity knee', () => {
     expect(after.min).toBeGreaterThanOrEqual(0.7 * K);
     // Doubled back no further than the last good limit: the knee holds.
     expect(result.window(66_000, 70_000).max).toBeLessThanOrEqual(Math.max(1.3 * K, before.max));
+  });
+
+  it('a flaky host (one request in four fails for 6 s): one cut per 1 s window, back in 2 s', () => {
+    const clock = new FakeClock();
+    const limiter = new ConcurrencyLimiter(new AimdLimit({}, clock), clock);
+    const result = runKneeSim({
+      clock,
+      limiter,
+      knee: K,
+      baseMs: 100,
+      durationMs: 70_000,
+      jitter: 0.2,
+      outage: { fromMs: 60_000, toMs: 66_000, failEvery: 4 },
+    });
+    const before = result.window(50_000, 60_000);
+    // One cut of backoffRatio (0.9) per second: about half of before after 6 s, not the minimum.
+    expect(result.window(65_000, 66_000).min).toBeGreaterThanOrEqual(0.4 * before.min);
+    expect(result.window(68_000, 70_000).min).toBeGreaterThanOrEqual(0.7 * K);
   });
 
   it('neither collapses nor drifts when event-loop lag inflates every sample', () => {

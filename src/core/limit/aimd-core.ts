@@ -26,6 +26,7 @@ export interface AimdSettings {
   readonly tolerance: number;
   readonly maxLagFraction: number;
   readonly slowStart: boolean;
+  readonly windowMs: number;
   /** Absolute target; undefined: relative to the probed baseline. */
   readonly absoluteMs: number | undefined;
   readonly ratio: number;
@@ -69,8 +70,9 @@ export class AimdCore implements WindowedAlgorithm {
   #goodLimit: number | undefined;
   /** Slow start after an outage stops here (undefined: the first slow start, unbounded). */
   #regrowTo: number | undefined;
-  /** clock.monotonic() of the last drop, until a request sent after it succeeds. */
-  #lastDropAt: number | undefined;
+  /** A drop came, and no window without one has closed since. */
+  #failing = false;
+  #lastDropCutAt = Number.NEGATIVE_INFINITY;
 
   constructor(settings: AimdSettings, clock: Clock) {
     this.#o = settings;
@@ -108,16 +110,6 @@ export class AimdCore implements WindowedAlgorithm {
     this.#recover(true);
   }
 
-  /** A success of a request sent after the last drop ends an outage the breaker may not have seen. */
-  onOutcome(sample: LimitSample): void {
-    if (sample.dropped) this.#lastDropAt = this.#clock.monotonic();
-    else if (
-      this.#lastDropAt !== undefined &&
-      (sample.startedAt ?? Number.POSITIVE_INFINITY) >= this.#lastDropAt
-    )
-      this.#recover(false);
-  }
-
   /**
    * An outage ended: its drops cut the limit of a host that was not overloaded. Slow start
    * doubles it back to the last good limit and stops there (TCP: slow start up to ssthresh,
@@ -126,7 +118,7 @@ export class AimdCore implements WindowedAlgorithm {
    * first, unbounded slow start.
    */
   #recover(breakerClosed: boolean): void {
-    this.#lastDropAt = undefined;
+    this.#failing = false;
     if (!this.#o.slowStart) return;
     const to = this.#goodLimit;
     if (to === undefined ? !breakerClosed : this.#limit >= to) return;
@@ -135,8 +127,9 @@ export class AimdCore implements WindowedAlgorithm {
     this.#mildlyOver = false;
   }
 
+  /** Short windows in slow start, and while failing: the first window without a drop says the host is back. */
   phase(): WindowPhase {
-    return this.#probing ? 'probe' : this.#slowStart ? 'slowStart' : 'steady';
+    return this.#probing ? 'probe' : this.#slowStart || this.#failing ? 'slowStart' : 'steady';
   }
 
   /** The requests still draining from above the probe limit must not close a probe window. */
@@ -160,7 +153,12 @@ export class AimdCore implements WindowedAlgorithm {
     return !this.#probing || inflight <= this.#probeAt;
   }
 
+  /** At most one cut per windowMs: the short windows of a failing host must not cut faster than steady ones. */
   onDrop(): void {
+    this.#failing = true;
+    const now = this.#clock.monotonic();
+    if (now - this.#lastDropCutAt < this.#o.windowMs) return;
+    this.#lastDropCutAt = now;
     this.#decrease('drop');
   }
 
@@ -168,7 +166,13 @@ export class AimdCore implements WindowedAlgorithm {
     // A limit nobody used says nothing about the server (as Netflix AIMDLimit).
     const used = w.maxInflight * 2 >= this.limit;
     if (this.#probing) this.#endProbe(w.latencyMs, used, w.now);
-    else if (!w.cut && w.latencyMs !== undefined) this.#judge(w.latencyMs, used, w.maxInflight);
+    else if (!w.cut && w.latencyMs !== undefined) {
+      // A window served without a drop after drops ends an outage the breaker may not have seen
+      // (a host failing one request in four never opens it). Not a single success: between
+      // the drops of a flaky host it would restart the regrowth again and again.
+      if (this.#failing) this.#recover(false);
+      this.#judge(w.latencyMs, used, w.maxInflight);
+    }
     // No verdict (samples lagged, or started before the last cut): hold. Growing here would
     // let a CPU-bound crawler, all of whose samples are discounted, drift past the knee.
     if (!this.#probing && w.now >= this.#nextProbeAt && this.#o.absoluteMs === undefined) {

@@ -33,8 +33,6 @@ export interface WindowedAlgorithm extends Omit<LimitAlgorithm, 'onSample'> {
   usable(sample: LimitSample): boolean;
   /** The window's first drop: cut now. */
   onDrop(): void;
-  /** Every sample, drop or not, as it comes: lets the rules see an outage end. */
-  onOutcome?(sample: LimitSample): void;
   onWindow(window: LimitWindow): void;
 }
 
@@ -83,7 +81,6 @@ export class WindowedLimit implements LimitAlgorithm {
   onSample(sample: LimitSample): void {
     const now = this.#clock.monotonic();
     this.#windowStart ??= now;
-    this.#delegate.onOutcome?.(sample);
     if (this.#delegate.counts(sample)) this.#count++;
     this.#maxInflight = Math.max(this.#maxInflight, sample.inflight);
     if (sample.dropped) {
