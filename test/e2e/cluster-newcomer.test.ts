@@ -2,7 +2,10 @@
  * Daemons that join a crawl under way still get work: three `crawld run --once` on one Redis
  * frontier and one host, started a second apart, with crawld's default concurrency. Without a
  * bound on what one daemon leases ahead per host, the first ones held the host's ready tasks
- * and a later one could fetch nothing for most of the crawl.
+ * and a later one could fetch nothing for most of the crawl; with a fixed bound (1024 tasks,
+ * twice a host's limit) the third, started on a loaded machine with ~1,000 of 3,000 pages
+ * left, fetched none of them (issue 37). Now the buffers hold about a second of a daemon's
+ * fetching (engine/lease-ahead.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { countLines } from '../helpers/cli.js';
@@ -40,8 +43,10 @@ describe('daemons started later on a shared frontier', () => {
     expect(codes, fx.members.map((m) => m.proc.stderr()).join('\n')).toEqual([0, 0, 0]);
     const perDaemon = fx.members.map((m) => countLines(m.results));
     const waits = firstPage.map((t, i) => ((t ?? Number.NaN) - started[i]!) / 1000);
+    const shares = perDaemon.map((n, i) => `${((100 * n) / (PAGES - (doneBefore[i] ?? 0))).toFixed(0)} %`);
     console.log(
-      `cluster newcomer: pages per daemon ${perDaemon.join(', ')} (done before each started: ${doneBefore.join(', ')}); first page ${waits.map((w) => w.toFixed(1)).join(', ')} s after start`,
+      `cluster newcomer: pages per daemon ${perDaemon.join(', ')} (done before each started: ${doneBefore.join(', ')}; ` +
+        `share of the pages left then: ${shares.join(', ')}); first page ${waits.map((w) => w.toFixed(1)).join(', ')} s after start`,
     );
     const counts = countByUrl(fx.members.map((m) => m.results));
     expect(sitePages(fx.origin, PAGES).filter((u) => !counts.has(u))).toEqual([]);

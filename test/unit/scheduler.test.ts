@@ -312,6 +312,29 @@ describe('Scheduler', () => {
     expect(e.clock.pendingTimers()).toBe(0);
   });
 
+  for (const leaseMs of [3_000, 120_000]) {
+    it(`takes back a dead owner's lease within idlePollMs of its expiry (leaseMs ${leaseMs})`, async () => {
+      const s = await site(1);
+      const e = await engineFor(s);
+      await e.frontier.enqueue([{ url: `${s.origin}/p0`, jobId: 'j' }]);
+      // Another daemon leased it and died: nothing acks or extends it.
+      await e.frontier.lease({ max: 1, leaseMs, owner: 'dead' });
+      const leasedAt = e.clock.now();
+      const scheduler = e.scheduler({ leaseMs, idlePollMs: 500 });
+      const done = scheduler.run();
+      let startedAt: number | undefined;
+      while (startedAt === undefined) {
+        e.clock.advance(100);
+        await turns(5);
+        if (scheduler.inflightCount + scheduler.counters.ok > 0) startedAt = e.clock.now();
+      }
+      expect(startedAt - leasedAt).toBeGreaterThanOrEqual(leaseMs);
+      expect(startedAt - leasedAt).toBeLessThanOrEqual(leaseMs + 500 + 100);
+      await done;
+      expect(scheduler.counters.ok).toBe(1);
+    });
+  }
+
   it('stop() waits the drain time by the clock, then aborts and hands the task back uncharged', async () => {
     const s = await startSite({ '/hang': () => {} });
     sites.push(s);
