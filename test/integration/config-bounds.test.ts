@@ -42,7 +42,9 @@ function nodeAt(schema: Schema, path: Path, sample: unknown): Schema {
     if (['default', 'prefault', 'optional', 'nullable', 'readonly', 'catch'].includes(d.type)) {
       s = d.innerType as Schema;
     } else if (d.type === 'pipe') {
-      s = d.in as Schema;
+      // A preprocess is a pipe from a transform to the schema that parses the result.
+      const input = d.in as Schema;
+      s = def(input).type === 'transform' ? (d.out as Schema) : input;
     } else if (d.type === 'union') {
       const options = d.options as Schema[];
       s = options.find((o) => (o as z.ZodType).safeParse(sample).success) ?? options[0]!;

@@ -38,6 +38,8 @@ describe('jobs[].render', () => {
   it('defaults to the http path, and fills the browser defaults', () => {
     expect(validateConfig(base).jobs[0]?.render).toEqual({
       kind: 'http',
+      samplePages: 3,
+      recheckEvery: 20,
       waitUntil: 'load',
       timeoutMs: 30_000,
       blockResources: ['image', 'media', 'font', 'stylesheet'],
@@ -51,6 +53,8 @@ describe('jobs[].render', () => {
     expect(bad({ kind: 'browser', waitUntil: 'idle' })).toThrow(/render\.waitUntil/);
     expect(bad({ kind: 'browser', blockResources: ['script'] })).toThrow(/render\.blockResources/);
     expect(bad({ kind: 'browser', timeoutMs: 0 })).toThrow(/render\.timeoutMs/);
+    expect(bad({ kind: 'auto', samplePages: 0 })).toThrow(/render\.samplePages/);
+    expect(bad({ kind: 'auto', recheckEvery: 1 })).toThrow(/render\.recheckEvery/);
   });
 });
 

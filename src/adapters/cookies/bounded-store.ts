@@ -48,8 +48,14 @@ export class BoundedCookieStore extends MemoryCookieStore {
       if (reset) {
         for (const c of [...this.#byId.values()]) this.#remove(c.domain ?? '', c.path ?? '', c.key);
       }
-      for (const ch of changes) {
-        const cookie = ch.json === undefined ? undefined : parseStored(ch.json);
+      const parsed = changes.map((ch) => ({
+        ch,
+        cookie: ch.json === undefined ? undefined : parseStored(ch.json),
+      }));
+      // A load comes in the store's order: put the cookies back oldest first, so that cookies
+      // of one path length are sent in creation order again (RFC 6265 §5.4).
+      if (reset) parsed.sort((a, b) => creationOf(a.cookie) - creationOf(b.cookie));
+      for (const { ch, cookie } of parsed) {
         if (cookie) {
           this.#put(cookie);
         } else {
@@ -178,6 +184,10 @@ export class BoundedCookieStore extends MemoryCookieStore {
     }
     if (victim) this.#remove(victim.domain ?? '', victim.path ?? '', victim.key);
   }
+}
+
+function creationOf(c: Cookie | undefined): number {
+  return c?.creation instanceof Date ? c.creation.getTime() : 0;
 }
 
 function parseStored(json: string): Cookie | undefined {
