@@ -22,7 +22,7 @@
 //
 // Figures are wall-clock on this machine (loaded, 2 cores): the kill figure is dominated by
 // leaseMs, which load does not stretch; the newcomer's share is a ratio within one run.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -223,6 +223,11 @@ async function newcomerRun(redisUrl, origin, left) {
   await late.proc.waitFor(/crawld started/);
   const startedAt = Date.now();
   const doneAtStart = total(members);
+  // What the first two hold then (leased: in flight or buffered) and what is left to lease.
+  const totals = execFileSync('redis-cli', ['-u', `${redisUrl}/0`, 'HGETALL', `{${prefix}}:totals`], {
+    encoding: 'utf8',
+  }).split('\n');
+  const field = (f) => Number(totals[totals.indexOf(f) + 1] ?? Number.NaN);
   let firstAt;
   const watch = setInterval(() => {
     if (firstAt === undefined && lines(late.results) > 0) firstAt = Date.now();
@@ -236,6 +241,8 @@ async function newcomerRun(redisUrl, origin, left) {
     codes,
     doneAtStart,
     leftAtStart,
+    heldAtStart: field('l'),
+    pendingAtStart: field('n'),
     mine,
     share: mine / leftAtStart,
     firstS: firstAt === undefined ? Number.NaN : (firstAt - startedAt) / 1000,
@@ -270,6 +277,7 @@ try {
         const n = await newcomerRun(redis.url, origin, left);
         console.log(
           `  newcomer, started with ${n.leftAtStart} of ${PAGES} pages left (asked ${left}): ` +
+            `the others held ${n.heldAtStart}, ${n.pendingAtStart} to lease; ` +
             `fetched ${n.mine} = ${(n.share * 100).toFixed(1)} % of them (a third: 33.3 %); ` +
             `first page ${n.firstS.toFixed(2)} s after its start; exit codes ${n.codes.join(', ')}`,
         );
