@@ -112,5 +112,5 @@ describe.each(['5xx', 'reset', 'flaky'] as const)('outage (%s), 16 in flight at 
     expect(during).toBeLessThanOrEqual(40);
     // The first request after recovery within 3 s (open 1 s, a failed probe, open 2 s: ~0.5 s).
     expect(after[0]!.atMs - to).toBeLessThan(3000);
-  });
+  }, 90_000);
 });
