@@ -58,7 +58,7 @@ export class AimdCore implements WindowedAlgorithm {
   #lastTargetMs: number | undefined;
   /** Latency verdict of the previous window (undefined: it had none). */
   #prevLatencyMs: number | undefined;
-  /** Slow start lasts until the first cut. */
+  /** Slow start lasts until the first cut; after an outage, until the cut or #regrowTo. */
   #slowStart: boolean;
   /** Slow start only: the last window with a verdict was over target, but by less than a cut. */
   #mildlyOver = false;
