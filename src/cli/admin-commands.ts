@@ -4,9 +4,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type DeadLetterView, deadLetterView, MAX_DLQ_LIMIT } from '../admin/admin-validate.js';
+import { type DeadLetterView, deadLetterView, MAX_DLQ_LIMIT } from '../admin/validate.js';
 import { type CrawldConfig, loadConfigFile, validateConfig } from '../config/config.js';
-import { isHttpUrl, isRedisKind } from '../config/config-schema.js';
+import { isHttpUrl, isRedisKind } from '../config/schema.js';
 import {
   AdminApiError,
   ConfigError,

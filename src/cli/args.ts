@@ -1,6 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { isRedisUrl, parseRedisClusterUrl } from '../config/config-schema.js';
-import { isPostgresUrl } from '../config/config-schema-io.js';
+import { isRedisUrl, parseRedisClusterUrl } from '../config/schema.js';
+import { isPostgresUrl } from '../config/schema-io.js';
 import { UsageError } from '../core/errors.js';
 
 export function parse(argv: string[], options: NonNullable<ParseArgsConfig['options']>) {

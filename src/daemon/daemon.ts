@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { MemoryPageStateStore, SqlitePageStateStore } from '../adapters/page-state/sqlite-page-state.js';
-import { resolveAdminToken } from '../admin/admin-auth.js';
+import { resolveAdminToken } from '../admin/auth.js';
 import type { CrawldConfig } from '../config/config.js';
 import { loopLimitOptionsOf } from '../config/control-options.js';
 import { systemClock } from '../core/clock.js';
@@ -11,13 +11,13 @@ import { recoverLeases } from '../engine/recovery.js';
 import { createLogger, type Logger, redactUrl } from '../observe/logger.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
-import type { Daemon, DaemonOptions } from './daemon-api.js';
-import { buildControl, createFetching, createScheduler, type Live, type Root } from './daemon-engine.js';
-import { daemonHandle } from './daemon-handle.js';
-import { openHttp } from './daemon-http.js';
+import type { Daemon, DaemonOptions } from './api.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { buildControl, createFetching, createScheduler, type Live, type Root } from './engine.js';
 import { openFrontier } from './frontier-factory.js';
 import type { BuiltFrontier } from './frontier-types.js';
+import { daemonHandle } from './handle.js';
+import { openHttp } from './http.js';
 import { instanceIdOf } from './instance-id.js';
 import { openJobStates } from './job-states.js';
 import { compileJob, seedRequests } from './jobs.js';
@@ -27,7 +27,7 @@ import { ReleaseStack, withReleasers } from './release-stack.js';
 import { createChangeSinks, createSinks, sinksForJob } from './sink-factory.js';
 import { createSitemaps } from './sitemap-factory.js';
 
-export type { Daemon, DaemonOptions } from './daemon-api.js';
+export type { Daemon, DaemonOptions } from './api.js';
 export { instanceIdOf } from './instance-id.js';
 
 /**

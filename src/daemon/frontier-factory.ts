@@ -4,12 +4,12 @@
  * its health, and (for Redis) the shared rate limiter on the same connection.
  */
 import { dirname, join, resolve } from 'node:path';
-import { MemoryFrontier } from '../adapters/frontier/memory.js';
-import { SqliteFrontier } from '../adapters/frontier/sqlite.js';
+import { MemoryFrontier } from '../adapters/frontier/memory/frontier.js';
+import { SqliteFrontier } from '../adapters/frontier/sqlite/frontier.js';
 import { SqliteMapStore } from '../adapters/shared-map/sqlite-map-store.js';
 import { VolatileMapStore } from '../adapters/shared-map/volatile-map-store.js';
 import type { CrawldConfig } from '../config/config.js';
-import { isRedisKind } from '../config/config-schema.js';
+import { isRedisKind } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
 import type { BuiltFrontier, FrontierDeps } from './frontier-types.js';
 import { instanceIdOf } from './instance-id.js';

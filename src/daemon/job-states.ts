@@ -1,5 +1,5 @@
 import { CookieJars } from './cookie-jars.js';
-import type { Root } from './daemon-engine.js';
+import type { Root } from './engine.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import { RenderChoices } from './render-choices.js';
 

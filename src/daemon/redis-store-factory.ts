@@ -1,11 +1,11 @@
 import { Cluster, Redis } from 'ioredis';
-import { RedisFrontier } from '../adapters/frontier/redis.js';
 import {
   clientOptions,
   clusterOptions,
   parseNode,
   type RedisLike,
-} from '../adapters/frontier/redis-client.js';
+} from '../adapters/frontier/redis/client.js';
+import { RedisFrontier } from '../adapters/frontier/redis/frontier.js';
 import { RedisRateLimiter } from '../adapters/rate/redis-rate-limiter.js';
 import { RedisMapStore } from '../adapters/shared-map/redis-map-store.js';
 import type { CrawldConfig } from '../config/config.js';

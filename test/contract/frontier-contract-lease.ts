@@ -9,7 +9,7 @@ import {
   req,
   url,
   useFrontier,
-} from './frontier-contract-helpers.js';
+} from '../helpers/frontier-contract.js';
 
 export type AcrossHosts = 'fifo' | 'fair';
 

@@ -8,7 +8,7 @@ import {
   req,
   url,
   useFrontier,
-} from './frontier-contract-helpers.js';
+} from '../helpers/frontier-contract.js';
 
 export function queueCases(make: MakeFrontier): void {
   const setup = useFrontier(make);

@@ -7,11 +7,11 @@
  * the FakeClock only: no test sleeps and no URL is ever fetched.
  */
 import { describe, expect, it } from 'vitest';
-import { lease, leaseOne, type MakeFrontier, req, useFrontier } from './frontier-contract-helpers.js';
+import { lease, leaseOne, type MakeFrontier, req, useFrontier } from '../helpers/frontier-contract.js';
 import { type AcrossHosts, leaseCases } from './frontier-contract-lease.js';
 import { queueCases } from './frontier-contract-queue.js';
 
-export type { MakeFrontier } from './frontier-contract-helpers.js';
+export type { MakeFrontier } from '../helpers/frontier-contract.js';
 
 /**
  * `acrossHosts`: how the adapter orders ready tasks of different hosts within a priority

@@ -2,22 +2,22 @@
 // bytes as Lua packs for the same record, so they read the same and cost the same memory.
 import { hash } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { RedisFrontier } from '../../src/adapters/frontier/redis.js';
-import { hashOf } from '../../src/adapters/frontier/redis-enqueue-wire.js';
-import { WITHQ } from '../../src/adapters/frontier/redis-lua-enqueue.js';
+import { hashOf } from '../../src/adapters/frontier/redis/enqueue-wire.js';
+import { RedisFrontier } from '../../src/adapters/frontier/redis/frontier.js';
+import { WITHQ } from '../../src/adapters/frontier/redis/lua-enqueue.js';
 import {
   ByteWriter,
   type NewRecord,
   writeHead,
   writeTail,
-} from '../../src/adapters/frontier/redis-record.js';
+} from '../../src/adapters/frontier/redis/record.js';
 import { FakeClock } from '../../src/core/clock.js';
+import { lease, paths, req, url } from '../helpers/frontier-contract.js';
 import { useRedis } from '../helpers/redis-server.js';
-import { lease, paths, req, url } from './frontier-contract-helpers.js';
 
 const redis = useRedis();
 
-/** The record as the Lua of redis-lua.ts packs it ({s, u, j, p, dp, 0, 0, q, false..., ru}). */
+/** The record as the Lua of lua.ts packs it ({s, u, j, p, dp, 0, 0, q, false..., ru}). */
 const LUA_PACK = `
 local r = {ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), 0, 0, tonumber(ARGV[6])}
 if ARGV[7] ~= '' then for i = 9, 14 do r[i] = false end r[15] = ARGV[7] end

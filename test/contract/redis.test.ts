@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { RedisFrontier } from '../../src/adapters/frontier/redis.js';
-import { LAYOUT_VERSION, RedisLayoutError } from '../../src/adapters/frontier/redis-layout.js';
+import { RedisFrontier } from '../../src/adapters/frontier/redis/frontier.js';
+import { LAYOUT_VERSION, RedisLayoutError } from '../../src/adapters/frontier/redis/layout.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { until } from '../helpers/cli.js';
+import { lease, paths, req, url } from '../helpers/frontier-contract.js';
 import { useRedis } from '../helpers/redis-server.js';
 import { frontierContract } from './frontier-contract.js';
-import { lease, paths, req, url } from './frontier-contract-helpers.js';
 
 const redis = useRedis();
 

@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteFrontier, type SqliteFrontierOptions } from '../../src/adapters/frontier/sqlite.js';
-import { urlHash } from '../../src/adapters/frontier/sqlite-dedupe.js';
-import { nextSlot } from '../../src/adapters/frontier/sqlite-schema.js';
+import { urlHash } from '../../src/adapters/frontier/sqlite/dedupe.js';
+import { SqliteFrontier, type SqliteFrontierOptions } from '../../src/adapters/frontier/sqlite/frontier.js';
+import { nextSlot } from '../../src/adapters/frontier/sqlite/schema.js';
 import { FakeClock } from '../../src/core/clock.js';
+import { lease, paths, req, url } from '../helpers/frontier-contract.js';
 import {
   COLLIDING,
   dedupeRows,
@@ -16,7 +17,6 @@ import {
   slotOf,
 } from '../helpers/sqlite-dedupe.js';
 import { frontierContract } from './frontier-contract.js';
-import { lease, paths, req, url } from './frontier-contract-helpers.js';
 
 const contract =
   (extra: Partial<SqliteFrontierOptions>) => async (clock: FakeClock, opts: { maxPending?: number }) => {

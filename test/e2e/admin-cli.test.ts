@@ -3,8 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTarget } from '../helpers/admin.js';
 import { readJsonl, runCli, startCli, tempDir, until, writeJsonConfig } from '../helpers/cli.js';
-import { startTarget } from '../integration/admin-helpers.js';
 
 const TOKEN = 'e2e-admin-token-0123456789abcdef';
 

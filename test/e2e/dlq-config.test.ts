@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTarget } from '../helpers/admin.js';
 import { runCli, tempDir, writeJsonConfig } from '../helpers/cli.js';
-import { startTarget } from '../integration/admin-helpers.js';
 
 /**
  * `crawld dlq --config FILE` finds the frontier where the config put it (frontier.path,

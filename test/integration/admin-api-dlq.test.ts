@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type AdminFixture, call, eventually, startDaemon, startTarget } from '../helpers/admin.js';
 import { tempDir } from '../helpers/cli.js';
-import { type AdminFixture, call, eventually, startDaemon, startTarget } from './admin-helpers.js';
 
 interface Item {
   id: string;

@@ -1,10 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveAdminToken } from '../../src/admin/admin-auth.js';
+import { resolveAdminToken } from '../../src/admin/auth.js';
 import { validateConfig } from '../../src/config/config.js';
 import { ConfigError } from '../../src/core/errors.js';
-import { readJsonl, tempDir } from '../helpers/cli.js';
 import {
   type AdminFixture,
   call,
@@ -13,7 +12,8 @@ import {
   startDaemon,
   startTarget,
   TOKEN,
-} from './admin-helpers.js';
+} from '../helpers/admin.js';
+import { readJsonl, tempDir } from '../helpers/cli.js';
 
 const POST_ROUTES = ['/api/urls', '/api/pause', '/api/resume', '/api/dlq/redrive'] as const;
 

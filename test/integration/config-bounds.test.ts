@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { formatPath, validateConfig } from '../../src/config/config.js';
-import { configSchema } from '../../src/config/config-schema.js';
+import { configSchema } from '../../src/config/schema.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { createDaemon } from '../../src/daemon/daemon.js';
 import { createLogger } from '../../src/observe/logger.js';

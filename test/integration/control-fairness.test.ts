@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../src/config/config.js';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
-import { deadPort, pagePaths, startDaemon, type TestDaemon, waitUntil } from './control-helpers.js';
+import { deadPort, pagePaths, startDaemon, type TestDaemon, waitUntil } from '../helpers/control.js';
 
 let site: DemoSite | undefined;
 const crawlers: TestDaemon[] = [];

@@ -8,7 +8,7 @@ import {
   startDaemon,
   startServer,
   waitUntil,
-} from './control-helpers.js';
+} from '../helpers/control.js';
 
 const track = closeAfterEach();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startDemoSite } from '../../src/demo/site.js';
 import { closeAfterEach } from '../helpers/cleanup.js';
-import { startDaemon, waitUntil } from './control-helpers.js';
+import { startDaemon, waitUntil } from '../helpers/control.js';
 
 const track = closeAfterEach();
 

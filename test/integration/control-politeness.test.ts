@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { closeAfterEach } from '../helpers/cleanup.js';
-import { html, page, pagePaths, startDaemon, startServer, waitUntil } from './control-helpers.js';
+import { html, page, pagePaths, startDaemon, startServer, waitUntil } from '../helpers/control.js';
 
 const track = closeAfterEach();
 

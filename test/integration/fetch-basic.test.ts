@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_FETCHER_OPTIONS } from '../../src/adapters/fetch/options.js';
 import { UndiciFetcher } from '../../src/adapters/fetch/undici-fetcher.js';
 import { ContentTypeError, FetchError, InvalidArgumentError } from '../../src/core/errors.js';
-import { closeAll, html, makeFetcher, rejectionOf, startServer } from './fetch-helpers.js';
+import { closeAll, html, makeFetcher, rejectionOf, startServer } from '../helpers/fetch.js';
 
 afterEach(closeAll);
 

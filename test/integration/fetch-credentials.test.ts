@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeAll, makeFetcher, startServer } from './fetch-helpers.js';
+import { closeAll, makeFetcher, startServer } from '../helpers/fetch.js';
 
 /** A job's secret headers go to the origin they were configured for, and nowhere else. */
 

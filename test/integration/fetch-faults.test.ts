@@ -9,7 +9,7 @@ import {
   HeadersTimeoutError,
   TotalTimeoutError,
 } from '../../src/core/errors.js';
-import { closeAll, makeFetcher, rejectionOf, startServer } from './fetch-helpers.js';
+import { closeAll, makeFetcher, rejectionOf, startServer } from '../helpers/fetch.js';
 
 afterEach(closeAll);
 

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { until } from '../helpers/cli.js';
-import { closeAll, makeFetcher } from './fetch-helpers.js';
+import { closeAll, makeFetcher } from '../helpers/fetch.js';
 
 afterEach(closeAll);
 

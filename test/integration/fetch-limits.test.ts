@@ -1,7 +1,7 @@
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BodyTooLargeError, DecodedTooLargeError, DecodeError } from '../../src/core/errors.js';
-import { closeAll, makeFetcher, rejectionOf, startServer } from './fetch-helpers.js';
+import { closeAll, makeFetcher, rejectionOf, startServer } from '../helpers/fetch.js';
 
 afterEach(closeAll);
 

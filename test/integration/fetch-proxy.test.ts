@@ -13,8 +13,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { proxySettingsFromEnv } from '../../src/adapters/fetch/proxy.js';
 import { BlockedAddressError, ProxyError } from '../../src/core/errors.js';
 import { tempDir } from '../helpers/cli.js';
+import { closeAll, html, makeFetcher, rejectionOf, startServer } from '../helpers/fetch.js';
 import { type ForwardProxy, startForwardProxy } from '../helpers/forward-proxy.js';
-import { closeAll, html, makeFetcher, rejectionOf, startServer } from './fetch-helpers.js';
 
 const proxies: ForwardProxy[] = [];
 afterEach(async () => {

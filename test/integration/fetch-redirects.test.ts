@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FetchError, RedirectLoopError, TooManyRedirectsError } from '../../src/core/errors.js';
-import { closeAll, html, makeFetcher, rejectionOf, startServer } from './fetch-helpers.js';
+import { closeAll, html, makeFetcher, rejectionOf, startServer } from '../helpers/fetch.js';
 
 afterEach(closeAll);
 

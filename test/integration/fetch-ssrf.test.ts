@@ -1,7 +1,7 @@
 import type { LookupFunction } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BlockedAddressError } from '../../src/core/errors.js';
-import { closeAll, html, makeFetcher, rejectionOf, startServer } from './fetch-helpers.js';
+import { closeAll, html, makeFetcher, rejectionOf, startServer } from '../helpers/fetch.js';
 
 afterEach(closeAll);
 

@@ -12,7 +12,7 @@ import {
   RedirectOutOfScopeError,
   TooManyRedirectsError,
 } from '../../src/core/errors.js';
-import { closeAll, html, makeFetcher, rejectionOf, startServer } from './fetch-helpers.js';
+import { closeAll, html, makeFetcher, rejectionOf, startServer } from '../helpers/fetch.js';
 
 afterEach(closeAll);
 

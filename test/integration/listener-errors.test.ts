@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { closeAfterEach } from '../helpers/cleanup.js';
-import { html, page, startDaemon, startServer } from './control-helpers.js';
+import { html, page, startDaemon, startServer } from '../helpers/control.js';
 
 /**
  * A 'throttled' listener that throws (a plugin, a metrics bug) inside the scheduler's pump:

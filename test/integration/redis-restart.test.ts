@@ -4,8 +4,8 @@
  * enqueued or leased before the restart is lost.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { RedisFrontier } from '../../src/adapters/frontier/redis.js';
-import { RedisUnavailableError } from '../../src/adapters/frontier/redis-client.js';
+import { RedisUnavailableError } from '../../src/adapters/frontier/redis/client.js';
+import { RedisFrontier } from '../../src/adapters/frontier/redis/frontier.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { type RedisServer, startRedis } from '../helpers/redis-server.js';
 

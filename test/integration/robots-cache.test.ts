@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RobotsCache, type RobotsOutcome } from '../../src/adapters/robots/robots-cache.js';
 import { FakeClock } from '../../src/core/clock.js';
-import { closeAll, type Handler, makeFetcher, startServer } from './fetch-helpers.js';
+import { closeAll, type Handler, makeFetcher, startServer } from '../helpers/fetch.js';
 
 const TTL = 3_600_000;
 const RETRY = 30_000;

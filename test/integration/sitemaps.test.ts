@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryFrontier } from '../../src/adapters/frontier/memory.js';
+import { MemoryFrontier } from '../../src/adapters/frontier/memory/frontier.js';
 import { decodeXml } from '../../src/adapters/parse/charset.js';
 import { MemorySitemapStateStore } from '../../src/adapters/sitemap/sitemap-state.js';
 import { validateConfig } from '../../src/config/config.js';
@@ -10,7 +10,7 @@ import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
 import { SitemapSeeder, type SitemapSettings } from '../../src/engine/sitemap-seeder.js';
 import { createLogger } from '../../src/observe/logger.js';
 import { readJsonl, tempDir } from '../helpers/cli.js';
-import { closeAll, makeFetcher, startServer, type TestServer } from './fetch-helpers.js';
+import { closeAll, makeFetcher, startServer, type TestServer } from '../helpers/fetch.js';
 
 /**
  * A site whose pages are reachable only through its sitemaps: robots.txt names an index,

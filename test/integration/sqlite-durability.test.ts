@@ -11,11 +11,13 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteFrontier } from '../../src/adapters/frontier/sqlite.js';
+import { SqliteFrontier } from '../../src/adapters/frontier/sqlite/frontier.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { expectBookkeeping } from '../helpers/sqlite-dedupe.js';
 
-const builtAdapter = fileURLToPath(new URL('../../dist/src/adapters/frontier/sqlite.js', import.meta.url));
+const builtAdapter = fileURLToPath(
+  new URL('../../dist/src/adapters/frontier/sqlite/frontier.js', import.meta.url),
+);
 const T0 = 1_700_000_000_000;
 
 const CHILD = `

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteFrontier } from '../../src/adapters/frontier/sqlite.js';
-import { urlHash } from '../../src/adapters/frontier/sqlite-dedupe.js';
-import { nextSlot, SCHEMA_VERSION } from '../../src/adapters/frontier/sqlite-schema.js';
+import { urlHash } from '../../src/adapters/frontier/sqlite/dedupe.js';
+import { SqliteFrontier } from '../../src/adapters/frontier/sqlite/frontier.js';
+import { nextSlot, SCHEMA_VERSION } from '../../src/adapters/frontier/sqlite/schema.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { COLLIDING, dedupeRows } from '../helpers/sqlite-dedupe.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { PRIORITY_MAX, PRIORITY_MIN } from '../../src/adapters/frontier/redis-keys.js';
+import { PRIORITY_MAX, PRIORITY_MIN } from '../../src/adapters/frontier/redis/keys.js';
 import { validateConfig } from '../../src/config/config.js';
-import { REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../../src/config/config-schema.js';
+import { REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../../src/config/schema.js';
 import { issuesOf } from '../helpers/config-errors.js';
 
 const job = (extra: Record<string, unknown> = {}) => ({ id: 'a', seeds: ['https://x.example/'], ...extra });

@@ -32,7 +32,7 @@ import {
 } from '../../core/local-rate-limiter.js';
 import { LruMap } from '../../core/lru-map.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
-import type { RedisLike } from '../frontier/redis-client.js';
+import type { RedisLike } from '../frontier/redis/client.js';
 import { type BucketSpec, defineTokenBucket, takeTokens } from './redis-token-bucket.js';
 
 export interface RedisRateLimiterOptions extends LocalRateLimiterOptions {

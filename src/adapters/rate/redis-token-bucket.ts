@@ -8,7 +8,7 @@
  * the script is deterministic; daemons' clocks must be roughly in sync (NTP): a clock that
  * is ahead refills early (at most burst extra), one behind refills nothing until it catches up.
  */
-import type { RedisLike } from '../frontier/redis-client.js';
+import type { RedisLike } from '../frontier/redis/client.js';
 
 /** KEYS[1] bucket hash {t tokens, at ms}. ARGV: now, ratePerSec, burst, want, min.
  *  Returns {granted, waitMs}: granted in [min, want] or 0 with the ms until min tokens exist. */

@@ -5,7 +5,7 @@
  * keeps the last LOG_LIMIT changes; a daemon further behind reloads the whole map.
  */
 import type { MapChange, MapChanges, MapSnapshot, SharedMapStore } from '../../ports/shared-map.js';
-import { mapRedisError, type RedisLike, type ScriptArg, script } from '../frontier/redis-client.js';
+import { mapRedisError, type RedisLike, type ScriptArg, script } from '../frontier/redis/client.js';
 
 /** Changes kept in the log (ids of changed entries), far more than a cookie jar holds. */
 const LOG_LIMIT = 10_000;

@@ -1,0 +1,193 @@
+/**
+ * The calls of the Redis frontier that put tasks into queues: enqueue (new URLs, forced ones
+ * back) and redrive (dead letters back). Both take FIFO sequence numbers from `{prefix}:seq`
+ * and run one host operation per host through the turn's batch (redis-batch.ts).
+ */
+import { InvalidArgumentError } from '../../../core/errors.js';
+import type { EnqueueResult } from '../../../ports/frontier.js';
+import type { PreparedRequest } from '../common.js';
+import type { HostOpBatcher } from './batch.js';
+import { batch, execAll, type RedisLike, type ScriptArg, script } from './client.js';
+import { lastSnapshot, packUrl, type Snapshot } from './codec.js';
+import { encodeEnqueue, hashOf } from './enqueue-wire.js';
+import { PRIORITY_MAX, PRIORITY_MIN, type RedisKeys, SEQ_LIMIT, splitTaskId } from './keys.js';
+
+/** What the write calls need from the frontier. */
+export interface WriteContext {
+  /** One Redis: a whole enqueue call is one ENQUEUE_MANY script (else one script per host). */
+  readonly single: boolean;
+  readonly keys: RedisKeys;
+  readonly ops: HostOpBatcher;
+  readonly maxPending: number;
+  readonly publish: (snaps: readonly (readonly [string, Snapshot])[]) => Promise<void>;
+}
+
+export function checkSeq(end: number): number {
+  if (end >= SEQ_LIMIT) throw new InvalidArgumentError(`frontier sequence exhausted (${end} >= 2^41)`);
+  return end;
+}
+
+/**
+ * One round trip reads the sequence (INCRBY), the pending count (for maxPending) and adds the
+ * hosts to the host set; then every host's share goes in the turn's batch (one script call on
+ * one Redis), or host by host near the bound, each told the room the previous ones left.
+ */
+export async function enqueuePrepared(
+  ctx: WriteContext,
+  c: RedisLike,
+  prepared: readonly PreparedRequest[],
+  now: number,
+): Promise<EnqueueResult> {
+  if (ctx.single) return enqueueSingle(ctx, c, prepared, now);
+  const byHost = groupBy(prepared, (r) => r.host);
+  const keys = ctx.keys;
+  const head = batch(c).incrby(keys.seq, prepared.length);
+  for (const b of keys.buckets) head.hget(b.totals, 'n');
+  for (const [set, hosts] of groupBy([...byHost.keys()], (h) => keys.index(h).hosts))
+    head.sadd(set, ...hosts);
+  const [end, ...rest] = await execAll(head);
+  const pending = rest.slice(0, keys.buckets.length).reduce((n: number, v) => n + Number(v ?? 0), 0);
+  let seq = checkSeq(Number(end)) - prepared.length + 1;
+  const argsOf = new Map<string, ScriptArg[]>();
+  for (const [host, rs] of byHost) {
+    const args: ScriptArg[] = [];
+    for (const r of rs) args.push(...recordArgs(r, host), seq++, requestArg(r, host));
+    argsOf.set(host, args);
+  }
+  let room = ctx.maxPending - pending;
+  const replies = new Map<string, unknown[]>();
+  if (room >= prepared.length) {
+    // Nothing can be dropped: every host in one round trip (one script call on one Redis).
+    const out = await Promise.all(
+      [...argsOf].map(([host, args]) => ctx.ops.call(host, 'enqueue', [now, prepared.length, ...args])),
+    );
+    for (const [i, host] of [...argsOf.keys()].entries()) replies.set(host, out[i]!);
+  } else {
+    for (const [host, args] of argsOf) {
+      const reply = await ctx.ops.call(host, 'enqueue', [now, Math.max(0, room), ...args]);
+      room -= Number(reply[0]);
+      replies.set(host, reply);
+    }
+  }
+  await ctx.publish([...replies].map(([host, reply]) => [host, lastSnapshot(reply)]));
+  let added = 0;
+  let duplicates = 0;
+  let dropped = 0;
+  for (const r of replies.values()) {
+    added += Number(r[0]);
+    duplicates += Number(r[1]);
+    dropped += Number(r[2]);
+  }
+  return { added, duplicates, dropped };
+}
+
+/** A request's fields as both enqueue scripts take them, in their order (lua*.ts). */
+function recordArgs(r: PreparedRequest, host: string): ScriptArg[] {
+  return [hashOf(r), packUrl(r.url, host), r.jobId, r.priority, r.depth, r.notBefore, r.force ? 1 : 0];
+}
+
+/** The URL as discovered, when it differs from the dedupe key (else empty). */
+function requestArg(r: PreparedRequest, host: string): string {
+  return r.requestUrl === undefined ? '' : packUrl(r.requestUrl, host);
+}
+
+/** Requests per ENQUEUE_MANY call: bounds one script's run time. */
+const MAX_PER_CALL = 2000;
+/** The least requests of a part, when a call is sent in parts (enqueueSingle): a call of up
+ *  to this many (a page's links) stays one script call. */
+const PART = 512;
+
+/**
+ * One Redis: the whole call in one round trip of ENQUEUE_MANY scripts (redis-enqueue-wire.ts),
+ * in parts of about a quarter of the call (at least PART requests, at most MAX_PER_CALL), each
+ * written to the connection as soon as it is encoded: the client's encoding of a part overlaps
+ * Redis's run of the one before. Each part is atomic and sees the room the previous ones left.
+ */
+async function enqueueSingle(
+  ctx: WriteContext,
+  c: RedisLike,
+  prepared: readonly PreparedRequest[],
+  now: number,
+): Promise<EnqueueResult> {
+  const b = ctx.keys.buckets[0]!;
+  const keys = [ctx.keys.seq, b.hosts, ...ctx.keys.singleList()];
+  const maxPending = Number.isFinite(ctx.maxPending) ? ctx.maxPending : -1;
+  const size = Math.min(MAX_PER_CALL, Math.max(PART, Math.ceil(prepared.length / 4)));
+  const sent: Promise<unknown>[] = [];
+  let part = new Map<string, PreparedRequest[]>();
+  let n = 0;
+  const send = () => {
+    const [hosts, reqs] = encodeEnqueue(part, n, now);
+    sent.push(script(c, 'crawldEnqueueMany', keys, [now, maxPending, n, ctx.keys.prefix, hosts, reqs]));
+    part = new Map();
+    n = 0;
+  };
+  // Whole hosts per part (a host's fixed costs are paid once a call), in the order of their
+  // first request, as one call would take them; a host of more than MAX_PER_CALL in pieces.
+  for (const [host, rs] of groupBy(prepared, (r) => r.host)) {
+    for (let i = 0; i < rs.length; i += MAX_PER_CALL) {
+      const piece = rs.length <= MAX_PER_CALL ? rs : rs.slice(i, i + MAX_PER_CALL);
+      if (n > 0 && n + piece.length > size) send();
+      part.set(host, piece);
+      n += piece.length;
+    }
+  }
+  if (n > 0) send();
+  const sum = { added: 0, duplicates: 0, dropped: 0 };
+  for (const reply of (await Promise.all(sent)) as [number, number, number, string | null][]) {
+    if (reply[0] === -1) checkSeq(reply[1]);
+    if (reply[3]) throw new Error(`enqueue script failed: ${reply[3]}`);
+    sum.added += reply[0];
+    sum.duplicates += reply[1];
+    sum.dropped += reply[2];
+  }
+  return sum;
+}
+
+/** Dead tasks back to ready, in the order of `ids` (FIFO seqs follow it); one host operation per host. */
+export async function redriveIds(
+  ctx: WriteContext,
+  c: RedisLike,
+  ids: readonly string[],
+  jobId: string,
+  now: number,
+): Promise<number> {
+  const byHost = new Map<string, string[]>();
+  for (const id of ids) {
+    const parts = splitTaskId(id);
+    if (!parts) continue;
+    const list = byHost.get(parts.host);
+    if (list) list.push(parts.suffix);
+    else byHost.set(parts.host, [parts.suffix]);
+  }
+  if (byHost.size === 0) return 0;
+  const total = [...byHost.values()].reduce((n, s) => n + s.length, 0);
+  let seq = checkSeq(await c.incrby(ctx.keys.seq, total)) - total + 1;
+  const out = await Promise.all(
+    [...byHost].map(([host, suffixes]) =>
+      ctx.ops.call(host, 'redrive', [now, jobId, ...suffixes.flatMap((s) => [s, seq++])]),
+    ),
+  );
+  await ctx.publish([...byHost.keys()].map((host, i) => [host, lastSnapshot(out[i])] as const));
+  return out.reduce((n, r) => n + Number(r[0]), 0);
+}
+
+export function checkPriorities(prepared: readonly PreparedRequest[]): void {
+  for (const r of prepared) {
+    if (r.priority < PRIORITY_MIN || r.priority > PRIORITY_MAX)
+      throw new InvalidArgumentError(
+        `priority must be in [${PRIORITY_MIN}, ${PRIORITY_MAX}], got ${r.priority}`,
+      );
+  }
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}

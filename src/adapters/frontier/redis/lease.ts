@@ -1,0 +1,204 @@
+/**
+ * lease() of the Redis frontier. The global ready index (host → score of its best task)
+ * orders hosts; the global top `max` tasks lie in the first `max` ready hosts, so lease()
+ * reads that many (plus the hosts whose delayed tasks or leases fell due). On a single Redis
+ * one TAKE script then reads each candidate's best entries, merges them by score (priority,
+ * then FIFO across hosts) and leases the best `max`, keeping the index itself: two round
+ * trips. On a Cluster (a script touches one slot) it PEEKs each host's best entries, merges
+ * them here and LEASEs each host's share, one script call per host per round (redis-batch.ts),
+ * then publishes: four round trips; with one candidate host the PEEK is skipped.
+ */
+import { randomUUID } from 'node:crypto';
+import type { LeaseOptions, Task } from '../../../ports/frontier.js';
+import { batch, execAll, type RedisLike, type ScriptArg, script } from './client.js';
+import { lastSnapshot, planLease, type Snapshot, type TaskRow, toTaskRow } from './codec.js';
+import type { RedisKeys } from './keys.js';
+import type { BatchOp } from './lua.js';
+
+/** What lease() needs from the frontier: its connection, key layout, batched host operations and publish. */
+export interface LeaseContext {
+  readonly client: RedisLike;
+  readonly keys: RedisKeys;
+  readonly call: (host: string, op: BatchOp, args: readonly ScriptArg[]) => Promise<unknown[]>;
+  readonly publish: (snaps: readonly (readonly [string, Snapshot])[]) => Promise<void>;
+  /** One Redis: one TAKE script per lease (it keeps the index); else PEEK, LEASE and publish. */
+  readonly single: boolean;
+}
+
+/** A candidate host: how many of its best tasks it may give, and whether it is due (refresh it first). */
+interface Candidate {
+  readonly host: string;
+  limit: number;
+  readonly due: boolean;
+}
+
+export async function leaseTasks(
+  ctx: LeaseContext,
+  now: number,
+  options: LeaseOptions,
+  scanHosts: number,
+): Promise<Task[]> {
+  const exclude = options.excludeHosts ?? new Set<string>();
+  // No per-host caps to ask the caller about: on one Redis the TAKE script reads the index too.
+  if (ctx.single && !options.maxPerHost) return takeFromIndex(ctx, now, options, scanHosts);
+  const scan = Math.min(options.max + exclude.size, scanHosts);
+  const { ready, due } = await readIndex(ctx.client, ctx.keys, now, scan, scanHosts);
+  // The global top `max` tasks lie in the first `max` ready hosts; due hosts may have
+  // tasks that became ready (or leases that expired) since their last publish.
+  const ranked = ready.filter((r) => !exclude.has(r.host));
+  const best = ranked.slice(0, options.max);
+  const hosts = [...new Set([...best.map((r) => r.host), ...due])].filter((h) => !exclude.has(h));
+  // One Redis: a TAKE even without candidates, since it is what takes expired leases back
+  // (they are in the lease zset, not in the index: nothing here would show them).
+  if (hosts.length === 0) return ctx.single ? take(ctx, now, options, [], '+inf', randomUUID()) : [];
+  // The host ranked k in the index (by its best task) can hold at most max - k of the global
+  // top max, and none of them scores worse than the max-th host's best (those max hosts
+  // hold max tasks at least that good): with many hosts each gives a task or two, not max.
+  // A stale index costs at most a lease of fewer tasks than max.
+  const rank = new Map(ranked.map((r, k) => [r.host, k]));
+  const single = hosts.length === 1;
+  const bound = !single && ranked.length >= options.max ? String(ranked[options.max - 1]!.score) : '+inf';
+  const dueSet = new Set(due);
+  const candidates: Candidate[] = hosts.map((host) => ({
+    host,
+    limit: single ? options.max : Math.max(1, options.max - (rank.get(host) ?? 0)),
+    due: dueSet.has(host),
+  }));
+  // What the daemon can start soon, per host: the rest stays for the other daemons.
+  if (options.maxPerHost) {
+    for (const c of candidates)
+      c.limit = Math.max(0, Math.min(c.limit, Math.floor(options.maxPerHost(c.host))));
+  }
+  const token = randomUUID();
+  if (ctx.single) return take(ctx, now, options, candidates, bound, token);
+  return peekAndLease(ctx, now, options, candidates, bound, token);
+}
+
+/** Single Redis: one TAKE call (lua-batch.ts) picks, leases and indexes. */
+async function take(
+  ctx: LeaseContext,
+  now: number,
+  options: LeaseOptions,
+  candidates: readonly Candidate[],
+  bound: string,
+  token: string,
+): Promise<Task[]> {
+  const used = candidates.filter((c) => c.limit > 0 || c.due);
+  const keys = used.map((c) => ctx.keys.host(c.host).tasks);
+  keys.push(...ctx.keys.singleList());
+  const args: ScriptArg[] = [
+    now,
+    options.max,
+    bound,
+    now + options.leaseMs,
+    options.owner,
+    token,
+    used.length,
+  ];
+  for (const c of used) args.push(c.limit, c.due ? 1 : 0);
+  return runTake(ctx, keys, args);
+}
+
+/** Single Redis, no per-host caps: one TAKE call that also reads the index (one round trip). */
+function takeFromIndex(
+  ctx: LeaseContext,
+  now: number,
+  options: LeaseOptions,
+  scanHosts: number,
+): Promise<Task[]> {
+  const exclude = [...(options.excludeHosts ?? [])];
+  const args: ScriptArg[] = [now, options.max, '+inf', now + options.leaseMs, options.owner, randomUUID()];
+  args.push(-1, scanHosts, ctx.keys.prefix, ...exclude);
+  return runTake(ctx, ctx.keys.singleList(), args);
+}
+
+async function runTake(
+  ctx: LeaseContext,
+  keys: readonly string[],
+  args: readonly ScriptArg[],
+): Promise<Task[]> {
+  const rows = (await script(ctx.client, 'crawldTake', [], [keys.length, ...keys, ...args])) as [
+    string,
+    unknown,
+  ][];
+  return rows.map(([host, row]) => toTaskRow(host, row).task);
+}
+
+/** Cluster: PEEK every candidate, merge here, LEASE each host's share, publish the snapshots. */
+async function peekAndLease(
+  ctx: LeaseContext,
+  now: number,
+  options: LeaseOptions,
+  candidates: readonly Candidate[],
+  bound: string,
+  token: string,
+): Promise<Task[]> {
+  const snaps: [string, Snapshot][] = [];
+  let plan: Map<string, { count: number; bound: number | string }>;
+  // A host just PEEKed was refreshed (due tasks promoted, expired leases taken back) in this
+  // same lease(): its LEASE skips that work (two range reads per host). What fell due in the
+  // round trip between them is taken by the next lease().
+  const peeked = candidates.length === 1 ? 0 : 1;
+  if (candidates.length === 1) {
+    plan = new Map([[candidates[0]!.host, { count: options.max, bound: '+inf' }]]);
+  } else {
+    const replies = await Promise.all(
+      candidates.map((c) => ctx.call(c.host, 'peek', [now, Math.max(1, c.limit), bound])),
+    );
+    for (const [i, c] of candidates.entries()) {
+      const snap = replies[i]![1];
+      if (snap) snaps.push([c.host, snap as Snapshot]);
+    }
+    plan = planLease(new Map(candidates.map((c, i) => [c.host, replies[i]![0] as string[]])), options.max);
+  }
+  for (const c of candidates) {
+    const p = plan.get(c.host);
+    if (!p) continue;
+    if (c.limit <= 0) plan.delete(c.host);
+    else p.count = Math.min(p.count, c.limit);
+  }
+  const leased = await Promise.all(
+    [...plan].map(([host, p]) =>
+      ctx.call(host, 'lease', [now, p.count, p.bound, now + options.leaseMs, options.owner, token, peeked]),
+    ),
+  );
+  const rows: TaskRow[] = [];
+  for (const [i, host] of [...plan.keys()].entries()) {
+    const reply = leased[i]!;
+    for (const row of reply[0] as unknown[]) rows.push(toTaskRow(host, row));
+    snaps.push([host, lastSnapshot(reply)]);
+  }
+  // The newest snapshot of each host wins in publish, so the PEEK ones cost nothing extra.
+  await ctx.publish(snaps);
+  return rows.sort((a, b) => a.score - b.score).map((r) => r.task);
+}
+
+/**
+ * The first `scan` hosts of the ready index (by their best task's score) and the hosts
+ * whose due time has come. With several index buckets (Cluster) each bucket's first `scan`
+ * are read and merged by score: the global first `scan` are among them, so lease() keeps
+ * exact priority-then-FIFO order across hosts whatever the bucket count.
+ */
+async function readIndex(
+  c: RedisLike,
+  keys: RedisKeys,
+  now: number,
+  scan: number,
+  dueLimit: number,
+): Promise<{ ready: { host: string; score: number }[]; due: string[] }> {
+  const pipe = batch(c);
+  for (const b of keys.buckets) {
+    pipe.zrange(b.ready, 0, scan - 1, 'WITHSCORES');
+    pipe.zrangebyscore(b.due, '-inf', now, 'LIMIT', 0, dueLimit);
+  }
+  const replies = (await execAll(pipe)) as string[][];
+  const ready: { host: string; score: number }[] = [];
+  const due: string[] = [];
+  for (let i = 0; i < replies.length; i += 2) {
+    const flat = replies[i]!;
+    for (let j = 0; j < flat.length; j += 2) ready.push({ host: flat[j]!, score: Number(flat[j + 1]) });
+    due.push(...replies[i + 1]!);
+  }
+  if (keys.buckets.length > 1) ready.sort((a, b) => a.score - b.score);
+  return { ready: ready.slice(0, scan), due: due.slice(0, dueLimit) };
+}
