@@ -130,15 +130,24 @@ describe('UndiciFetcher: meta refresh and the Refresh header', () => {
     );
   });
 
-  it('counts refreshes in the hop budget and asks the scope, like a 3xx', async () => {
+  it('counts refreshes in the hop budget and asks the scope, like a 3xx; past the budget the page is the answer', async () => {
     const server = await startServer((req, res) => {
       const n = Number(req.url?.slice(1));
       html(`<meta http-equiv="refresh" content="0;url=/${n + 1}">`)(req, res);
     });
-    expect(
-      await rejectionOf(makeFetcher({ maxRedirects: 3 }).fetch({ url: `${server.origin}/0` })),
-    ).toBeInstanceOf(TooManyRedirectsError);
+    const res = await makeFetcher({ maxRedirects: 3 }).fetch({ url: `${server.origin}/0` });
+    expect(res.url).toBe(`${server.origin}/3`);
+    expect(res.redirects).toHaveLength(3);
     expect(server.requests).toBe(4);
+    // A 3xx after a refresh still fails past the budget: it has no page to give.
+    const mixed = await startServer((req, res) => {
+      if (req.url === '/0') return html('<meta http-equiv="refresh" content="0;url=/1">')(req, res);
+      res.writeHead(302, { location: `/${Number(req.url?.slice(1)) + 1}` });
+      res.end();
+    });
+    expect(
+      await rejectionOf(makeFetcher({ maxRedirects: 3 }).fetch({ url: `${mixed.origin}/0` })),
+    ).toBeInstanceOf(TooManyRedirectsError);
     const out = await startServer(html('<meta http-equiv="refresh" content="0;url=http://localhost:1/x">'));
     const err = await rejectionOf(
       makeFetcher().fetch({ url: `${out.origin}/`, followRedirect: (u) => u.hostname === '127.0.0.1' }),

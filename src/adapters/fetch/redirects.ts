@@ -40,6 +40,11 @@ export class RedirectChain {
     this.#seen.add(key);
   }
 
+  /** Every hop of the budget is used: the next redirect would fail. */
+  get spent(): boolean {
+    return this.visited.length >= this.maxRedirects;
+  }
+
   /** Whether requesting `url` with `cookies` would repeat a request of this chain. */
   repeats(url: URL, cookies: string): boolean {
     return this.#seen.has(visitKey(url, cookies));

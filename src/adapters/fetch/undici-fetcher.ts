@@ -184,9 +184,10 @@ export class UndiciFetcher implements Fetcher {
       const target = refreshTarget(hop, done, this.options.maxRefreshDelaySeconds);
       if (target === undefined) return done;
       const targetCookies = jar ? await jar.cookieHeader(target) : '';
-      // A refresh to a request this chain made already would reload forever in a browser: the
-      // page that asks for it is the answer (a 3xx loop has no page to give, and fails).
-      if (chain.repeats(target, targetCookies)) return done;
+      // A refresh to a request this chain made already would reload forever in a browser, and
+      // one past the hop budget goes nowhere: the page that asks for it is the answer (a 3xx
+      // loop or a 3xx past the budget has no page to give, and fails).
+      if (chain.repeats(target, targetCookies) || chain.spent) return done;
       hop = this.#follow(request, chain.refresh(hop, target));
       cookies = targetCookies;
     }
