@@ -3,7 +3,7 @@
 // in one run.
 //
 //   node bench/breadth.mjs                          # 2000 hosts × 15 pages, 3 runs of each side
-//   node bench/breadth.mjs --runs 1                 # one of each (sessions 11-15 ran one)
+//   node bench/breadth.mjs --runs 1                 # one of each (as before commit c107dae)
 //   node bench/breadth.mjs --hosts 200 --pages 10   # a quick check
 //   node bench/breadth.mjs --cpu-prof-dir /tmp/p     # + breadth-N.cpuprofile, single-N.cpuprofile
 //                                                   # (summarise: bench/cpuprofile-summary.mjs)
@@ -20,9 +20,9 @@
 //            politeness delay (with 500 ms it would be one page per 500 ms: the comparison is of
 //            the crawler's cost of breadth, not of the delay)
 //
-// --single-site tree: the single-host side of sessions 11-14 instead, one binary tree of
+// --single-site tree: the single-host side used before commit e58ebbe instead, one binary tree of
 // hosts × pages pages whose cross links all fold onto its own /p/0 and /p/1 (3 distinct links a
-// page on average against breadth's 4.9; kept to compare with those sessions' figures).
+// page on average against breadth's 4.9; kept to compare with the figures of that time).
 //
 // Each crawl is a child process, timed spawn to exit; peak RSS from polling /proc/PID/status
 // (VmHWM). The two sides alternate, --runs (3) times each; one side alone moved by 15–25 %
@@ -44,7 +44,7 @@ const { values: opt } = parseArgs({
     hosts: { type: 'string', default: '2000' },
     pages: { type: 'string', default: '15' },
     'delay-ms': { type: 'string', default: '500' },
-    /** The single-host side: 'same' (the breadth site on one port) or 'tree' (sessions 11-14). */
+    /** The single-host side: 'same' (the breadth site on one port) or 'tree' (before e58ebbe). */
     'single-site': { type: 'string', default: 'same' },
     /** Internal (--site): how many ports serve the sites (default: one per site). */
     ports: { type: 'string' },
@@ -220,7 +220,7 @@ function crawl(name, seeds, minDelayMs) {
         '--once',
         '--no-progress',
         // An HTTP server (ephemeral port) holds the event loop open: without it a build before
-        // issue 19's fix exits 0 during the politeness gaps (unref'd wake-up timer).
+        // crawld exits 0 during the politeness gaps (its wake-up timer is unref'd).
         '--http-port',
         '0',
       ],

@@ -1,4 +1,4 @@
-// How a rendered page's fields and links are best read (issue 26): the DOM as HTML through
+// How a rendered page's fields and links are best read: the DOM as HTML through
 // crawld's own extractor, or the selectors evaluated in the page. On the JS demo shop, each
 // product page is rendered once (load, then span.price), and on that same rendered page, in a
 // rotating order, three ways give the job's record:

@@ -1,4 +1,4 @@
-// The browser path in one sitting, as ratios (issue 26):
+// The browser path in one sitting, as ratios:
 //   1. crawld's browser path against Crawlee 3's PlaywrightCrawler on the JS demo site
 //      (`crawld site --js`: every product page an HTML shell whose script fetches its JSON),
 //      both on the system Chromium with the same extraction: pages/s and the peak memory of the

@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 // crawls it in-process with crawld's defaults (adaptive limit) and prints the per-host limit
 // every second, the time to reach and stay in [0.7K, 1.3K], steady throughput and p95 latency.
 // Then the same crawl at FIXED concurrencies, and the ratio adaptive / best fixed.
-// Goals (GitHub issue "Control plane"): converge within 10 s, throughput >= 0.9 x best fixed,
+// Goals: converge within 10 s, throughput >= 0.9 x best fixed,
 // p95 <= 1.5 x target (target = ratio 1.25 x the unloaded latency).
 //
 // Why 100 ms by default: the knee must be reachable. At 20 ms the site's capacity (1600 pages/s)

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Outage benchmark (GitHub issue "Control under failure"):
+// Outage benchmark:
 //   npm run build && node bench/outage.mjs [--runs 5] [--pages 2000] [--outage-ms 6000]
 //
 // One host serving ~160 pages/s (100 ms per response, 16 in flight at most: crawld's adaptive

@@ -9,7 +9,7 @@
 // `--runs` times each:
 //   baseline   bench/baseline.mjs: undici Pool at fixed concurrency, Set dedupe, same extraction.
 //              --concurrency (nolat) and --lat-concurrency (lat) take a list; with several values
-//              each runs as baseline@C and crawld is compared with the best of them (issue 8: "the
+//              each runs as baseline@C and crawld is compared with the best of them ("the
 //              baseline at its best fixed concurrency"; at 50 ms it gains up to ~200 here)
 //   crawld     `crawld run --once` with the same extraction (h1.title text, span.price number,
 //              all links followed), defaults otherwise: adaptive concurrency, SQLite frontier,

@@ -42,7 +42,7 @@ describe('crawld run: conditional recrawls', () => {
       'crawld.yaml',
     );
     // With an HTTP port: on this branch `run` exits once its only pending work is a delayed
-    // recrawl (its timers are unref'd; issue 19 fixes that), and /metrics is checked too.
+    // recrawl (its timers are unref'd), and /metrics is checked too.
     const port = await freePort();
     const results = join(dir, 'data', 'results.jsonl');
     const metrics = await withCli(

@@ -1,6 +1,6 @@
 /**
  * A small site with the seven behaviours of real shops and portals that a stateless crawler
- * misses (GitHub issue "The stateful web"). From `/` a browser reaches seven target pages,
+ * misses. From `/` a browser reaches seven target pages,
  * each titled `target: NAME`:
  * 1. cookie wall: `/item` redirects to `/gate?next=/item` until the `consent` cookie is sent;
  *    the gate sets it and redirects back;

@@ -7,7 +7,7 @@ import { closeAll, makeFetcher } from '../helpers/fetch.js';
 afterEach(closeAll);
 
 // The agent keeps a pool per host until the host's last connection closes, so the idle time
-// it allows a connection bounds the pools of a crawl over many hosts (issue 24): whatever
+// it allows a connection bounds the pools of a crawl over many hosts: whatever
 // the server's Keep-Alive hint, at most 10 s.
 it('closes an idle keep-alive connection after 10 s although the server allows 120 s', async () => {
   const server = http.createServer((_req, res) => {

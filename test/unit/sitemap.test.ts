@@ -74,7 +74,7 @@ describe('robotsSitemaps', () => {
   });
 });
 
-describe('parseSitemap: extensions, alternates and feeds (issue 20)', () => {
+describe('parseSitemap: extensions, alternates and feeds', () => {
   it("image, video and news extensions and unknown namespaces never change a <url>'s location", () => {
     const xml = `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"

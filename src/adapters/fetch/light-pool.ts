@@ -8,7 +8,7 @@
  * limits keep a host's requests within its connections, so that queue is nearly always empty;
  * over a crawl of 2,000 hosts the rings were 33 MB of a ~130 MB heap, allocated at each host's
  * first request in the young generation and copied out of it by the next scavenges
- * (docs/performance.md, session 16).
+ * (commit 991120f; docs/history.md).
  *
  * The swap needs the Pool's queue field, which undici keeps under a private symbol: where it is
  * not found (another undici), the Pool keeps its own queue and only the memory is lost.

@@ -127,7 +127,7 @@ export class UndiciFetcher implements Fetcher {
   async close(): Promise<void> {
     await Promise.all([
       // destroy, not close: close ends each idle keep-alive socket and waits for it to go,
-      // which made a --once exit with thousands of hosts' sockets open wait (docs/performance.md).
+      // which made a --once exit with thousands of hosts' sockets open wait (commit 48127d9).
       this.#borrowed ? undefined : this.#agent.destroy(),
       this.#proxies.close(),
     ]);
