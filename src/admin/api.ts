@@ -4,9 +4,10 @@
  * POST needs the bearer token. Answers are JSON, errors `{ error, issues? }`.
  */
 import express, { type RequestHandler } from 'express';
-import { isRedisKind, REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../config/schema.js';
+import { isRedisKind } from '../config/schema.js';
 import { scopeHostsOf } from '../config/scope-hosts.js';
 import type { Daemon } from '../daemon/api.js';
+import { REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../ports/frontier.js';
 import { type AdminTokenSource, requireAdminToken } from './auth.js';
 import { deadLetterView, parseDlqQuery, parseEmpty, parseRedrive, parseSubmit } from './validate.js';
 

@@ -10,6 +10,7 @@ import { hostLimitersDefaults } from '../core/limiter.js';
 import { DEFAULT_MAX_REFRESH_DELAY_SECONDS } from '../core/refresh.js';
 import { retryAfterDefaults } from '../core/retry-after.js';
 import { DEFAULT_LINK_TAGS, LINK_TAGS, type LinkTag } from '../core/rules.js';
+import { REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../ports/frontier.js';
 import { controlIssues } from './checks.js';
 import { browserSchema, renderSchema } from './schema-browser.js';
 import {
@@ -446,10 +447,6 @@ const configBase = z.strictObject({
   changeSinks: z.array(changeSinkSchema).default([{ kind: 'jsonl' }]),
   jobs: z.array(jobSchema.superRefine(recrawlIssues)).default([]),
 });
-
-/** The Redis frontier's score packs priority into 12 bits (src/adapters/frontier/redis/keys.ts). */
-export const REDIS_PRIORITY_MIN = -2048;
-export const REDIS_PRIORITY_MAX = 2047;
 
 /** The frontier kinds kept in Redis (one server or a Cluster): shared by several daemons. */
 export function isRedisKind(kind: string): boolean {

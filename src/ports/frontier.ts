@@ -9,9 +9,10 @@
  *   priority ascending (lower number first); within a priority each host's tasks are FIFO
  *   by enqueue order. Across hosts the memory and Redis frontiers keep one FIFO; the SQLite
  *   frontier gives hosts fair turns (a host's n-th queued task before any host's (n+1)-th,
- *   a host with nothing queued joining the current turn: sqlite-fair.ts). A task that
- *   re-enters the queue (retry, recrawl, redrive, forced re-enqueue) joins the back of its
- *   priority (SQLite: of its host's turns); a task whose lease expired keeps its place.
+ *   a host with nothing queued joining the current turn: adapters/frontier/sqlite/fair.ts).
+ *   A task that re-enters the queue (retry, recrawl, redrive, forced re-enqueue) joins the
+ *   back of its priority (SQLite: of its host's turns); a task whose lease expired keeps its
+ *   place.
  * - Dedupe: a (jobId, url) pair is enqueued at most once for the life of the frontier
  *   unless `force` is set; the url must already be normalised by the caller
  *   (core/url.ts). Duplicates are counted, not errors.
@@ -27,6 +28,14 @@
  *   call, never half-way. enqueue() of a batch is one transaction.
  * - Time: adapters read time from the injected Clock only.
  */
+
+/**
+ * The priorities the Redis frontier can store: its queue score packs a priority into 12 bits
+ * and a FIFO sequence into 41 (adapters/frontier/redis/keys.ts). Its enqueue refuses others;
+ * the config and the admin API refuse them for the Redis kinds before anything runs.
+ */
+export const REDIS_PRIORITY_MIN = -2048;
+export const REDIS_PRIORITY_MAX = 2047;
 
 export interface EnqueueRequest {
   /** Absolute, normalised URL: the dedupe key. */
