@@ -12,7 +12,22 @@
 // external one would be imported, and evaluated, at start. playwright-core stays outside too: it
 // reads its own files (browser protocol tables, package.json) at run time, and the browser
 // fetcher imports it only when a job renders with a browser.
+//
+// The Redis frontier's Lua files (src/adapters/frontier/redis/lua/*.lua, read by lua-files.ts)
+// are copied beside the tsc output, which tests and benches import, and put into the bundle as
+// text (esbuild's define: CRAWLD_LUA_FILES, name -> text), so that dist/crawld.mjs reads no
+// file of its own. Both from the one source, at every build: neither copy can go stale.
+import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
+
+const LUA_SRC = 'src/adapters/frontier/redis/lua';
+const LUA_DIST = 'dist/src/adapters/frontier/redis/lua';
+const luaNames = readdirSync(LUA_SRC).filter((f) => f.endsWith('.lua'));
+rmSync(LUA_DIST, { recursive: true, force: true });
+for (const f of luaNames) cpSync(`${LUA_SRC}/${f}`, `${LUA_DIST}/${f}`);
+const luaFiles = Object.fromEntries(
+  luaNames.map((f) => [f.slice(0, -'.lua'.length), readFileSync(`${LUA_SRC}/${f}`, 'utf8')]),
+);
 
 await build({
   entryPoints: ['dist/src/cli.js'],
@@ -22,6 +37,7 @@ await build({
   format: 'esm',
   target: 'node20.18',
   external: ['better-sqlite3', 'pg-native', 'playwright-core'],
+  define: { CRAWLD_LUA_FILES: JSON.stringify(luaFiles) },
   // CommonJS dependencies call require() on Node built-ins, which an ES module lacks.
   banner: {
     js: "import { createRequire as __crawldRequire } from 'node:module';\nconst require = __crawldRequire(import.meta.url);",

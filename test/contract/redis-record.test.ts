@@ -1,23 +1,23 @@
-// Records packed by the client (redis-record.ts) against a real Redis's cmsgpack: the same
+// Records packed by the client (redis/record.ts) against a real Redis's cmsgpack: the same
 // bytes as Lua packs for the same record, so they read the same and cost the same memory.
 import { hash } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { hashOf } from '../../src/adapters/frontier/redis/enqueue-wire.js';
 import { RedisFrontier } from '../../src/adapters/frontier/redis/frontier.js';
-import { WITHQ } from '../../src/adapters/frontier/redis/lua-enqueue.js';
 import {
   ByteWriter,
   type NewRecord,
   writeHead,
   writeTail,
 } from '../../src/adapters/frontier/redis/record.js';
+import { fragment } from '../../src/adapters/frontier/redis/scripts.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { lease, paths, req, url } from '../helpers/frontier-contract.js';
 import { useRedis } from '../helpers/redis-server.js';
 
 const redis = useRedis();
 
-/** The record as the Lua of lua.ts packs it ({s, u, j, p, dp, 0, 0, q, false..., ru}). */
+/** The record as the Lua of lua/prelude.lua packs it ({s, u, j, p, dp, 0, 0, q, false..., ru}). */
 const LUA_PACK = `
 local r = {ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), 0, 0, tonumber(ARGV[6])}
 if ARGV[7] ~= '' then for i = 9, 14 do r[i] = false end r[15] = ARGV[7] end
@@ -112,7 +112,7 @@ it('appends the seq as cmsgpack packs it, at every encoding width', async () => 
   for (const q of seqs) {
     const ours = (await redis.admin.callBuffer(
       'EVAL',
-      `${WITHQ} return withq(ARGV[1], tonumber(ARGV[2]))`,
+      `${fragment('withq')} return withq(ARGV[1], tonumber(ARGV[2]))`,
       0,
       'hd',
       q,
@@ -167,7 +167,7 @@ it('mixes new, duplicate, delayed and forced URLs of one host in one call', asyn
   }
 });
 
-// A call of more than one part (redis-enqueue.ts: parts of whole hosts, a host of more than
+// A call of more than one part (redis/enqueue.ts: parts of whole hosts, a host of more than
 // 2000 requests in pieces, each part sent as encoded): FIFO within a host and a priority
 // across the parts, exact maxPending across them, every URL once.
 it('sends a big call in parts: FIFO per host and priority, maxPending exact, every URL once', async () => {

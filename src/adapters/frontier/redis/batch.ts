@@ -2,7 +2,7 @@
  * Per-turn batching of the Redis frontier's host operations. Every enqueue, peek, lease, ack,
  * retry and dead-letter of one turn of the event loop (a daemon's workers finish together, and
  * lease() peeks many hosts at once) is queued here and sent at the end of the turn as BATCH
- * script calls (lua.ts): on one Redis one call for all of them, on a Cluster one per host
+ * script calls (lua/batch.lua): on one Redis one call for all of them, on a Cluster one per host
  * (a script touches one slot). On one Redis the call also applies the hosts' snapshots to the
  * index (replies then carry an empty snapshot: nothing to publish). Each caller gets its own
  * operation's reply. Likewise the FIFO sequence numbers the turn's calls need come from one
@@ -10,7 +10,8 @@
  */
 import { batch, type RedisLike, type ScriptArg } from './client.js';
 import type { RedisKeys } from './keys.js';
-import { BATCH_OPS, type BatchOp } from './lua.js';
+import { BATCH_ENTRY } from './replies.js';
+import { BATCH_OPS, type BatchOp } from './scripts.js';
 
 interface Call {
   readonly host: string;
@@ -91,12 +92,12 @@ export class HostOpBatcher {
       (results) => {
         for (const [g, group] of groups.entries()) {
           const [err, value] = results?.[g] ?? [new Error('no reply for a batch call'), undefined];
-          const replies = value as [number, unknown][] | undefined;
+          const entries = value as unknown[][] | undefined;
           for (const [k, c] of group.entries()) {
-            const r = replies?.[k];
+            const r = entries?.[k];
             if (err || !r) c.reject(err ?? new Error('no reply for a batched operation'));
-            else if (Number(r[0]) === 1) c.resolve(r[1] as unknown[]);
-            else c.reject(new BatchReplyError(String(r[1])));
+            else if (Number(r[BATCH_ENTRY.ok]) === 1) c.resolve(r[BATCH_ENTRY.value] as unknown[]);
+            else c.reject(new BatchReplyError(String(r[BATCH_ENTRY.value])));
           }
         }
       },

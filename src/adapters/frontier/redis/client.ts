@@ -11,10 +11,7 @@ import {
   type RedisOptions,
 } from 'ioredis';
 import { CrawldError, RedisUnavailableError } from '../../../core/errors.js';
-import { HOST_SCRIPTS, hostScriptSource, PUBLISH } from './lua.js';
-import { BATCH, TAKE } from './lua-batch.js';
-import { ENQUEUE_MANY } from './lua-enqueue.js';
-import { LIST_LEASED, MIGRATE, REPAIR } from './lua-single.js';
+import { frontierScripts } from './scripts.js';
 
 /** Re-exported for the callers that import it from here; defined in core/errors.ts. */
 export { RedisUnavailableError };
@@ -109,25 +106,11 @@ export type ScriptArg = string | number | Buffer;
 type ScriptFn = (...args: ScriptArg[]) => Promise<unknown>;
 type Target = RedisLike | ChainableCommander;
 
-/** Registers every frontier script once per client (defineCommand is per client). */
+/** Registers every frontier script (scripts.ts) once per client (defineCommand is per client). */
 export function defineFrontierScripts(client: RedisLike): void {
   const has = client as unknown as Record<string, unknown>;
-  for (const name of Object.keys(HOST_SCRIPTS) as (keyof typeof HOST_SCRIPTS)[]) {
-    if (typeof has[name] !== 'function')
-      client.defineCommand(name, { numberOfKeys: 6, lua: hostScriptSource(name) });
-  }
-  if (typeof has.crawldPublish !== 'function')
-    client.defineCommand('crawldPublish', { numberOfKeys: 6, lua: PUBLISH });
-  // Six keys per operation carried: the key count is the call's first argument.
-  if (typeof has.crawldBatch !== 'function') client.defineCommand('crawldBatch', { lua: BATCH });
-  if (typeof has.crawldEnqueueMany !== 'function')
-    client.defineCommand('crawldEnqueueMany', { numberOfKeys: 9, lua: ENQUEUE_MANY });
-  if (typeof has.crawldTake !== 'function') client.defineCommand('crawldTake', { lua: TAKE });
-  if (typeof has.crawldRepair !== 'function') client.defineCommand('crawldRepair', { lua: REPAIR });
-  if (typeof has.crawldListLeasedAll !== 'function')
-    client.defineCommand('crawldListLeasedAll', { numberOfKeys: 1, lua: LIST_LEASED });
-  if (typeof has.crawldMigrate !== 'function')
-    client.defineCommand('crawldMigrate', { numberOfKeys: 6, lua: MIGRATE });
+  for (const [name, def] of Object.entries(frontierScripts()))
+    if (typeof has[name] !== 'function') client.defineCommand(name, def);
 }
 
 /** Calls a script defined with defineCommand on a client or a pipeline. */

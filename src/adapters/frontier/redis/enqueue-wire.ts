@@ -1,5 +1,5 @@
 /**
- * The wire form of one ENQUEUE_MANY call (lua-enqueue.ts): the hosts and the requests
+ * The wire form of one ENQUEUE_MANY call (lua/enqueue-many.lua): the hosts and the requests
  * as two binary strings that the script reads with struct.unpack, instead of three to seven
  * arguments a request. Per argument, ioredis builds a RESP bulk string and Redis an object
  * and a Lua string: at one URL per host per call, the arguments cost the client about as
@@ -13,7 +13,7 @@ import { ByteWriter, writeHead, writeTail } from './record.js';
 /**
  * Hosts: per host, `>I4c0I4I4`: its name, its number of requests and their size in bytes in
  * the requests string. Requests, in host order: `>c11hBI4c0` hash (11 characters), priority,
- * flags, the new record's head (redis-record.ts); flags 0 for the usual request (ready now,
+ * flags, the new record's head (record.ts); flags 0 for the usual request (ready now,
  * not forced, no record tail), else 2 (+1 when forced) and `>dI4c0`: notBefore and the
  * record's tail (empty when none).
  */

@@ -1,16 +1,18 @@
 /**
  * The calls of the Redis frontier that put tasks into queues: enqueue (new URLs, forced ones
  * back) and redrive (dead letters back). Both take FIFO sequence numbers from `{prefix}:seq`
- * and run one host operation per host through the turn's batch (redis-batch.ts).
+ * and run one host operation per host through the turn's batch (batch.ts), or on one Redis
+ * one ENQUEUE_MANY script per part of an enqueue call (lua/enqueue-many.lua).
  */
 import { InvalidArgumentError } from '../../../core/errors.js';
-import type { EnqueueResult } from '../../../ports/frontier.js';
+import { type EnqueueResult, REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../../../ports/frontier.js';
 import type { PreparedRequest } from '../common.js';
 import type { HostOpBatcher } from './batch.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from './client.js';
-import { lastSnapshot, packUrl, type Snapshot } from './codec.js';
+import { packUrl } from './codec.js';
 import { encodeEnqueue, hashOf } from './enqueue-wire.js';
-import { PRIORITY_MAX, PRIORITY_MIN, type RedisKeys, SEQ_LIMIT, splitTaskId } from './keys.js';
+import { type RedisKeys, SEQ_LIMIT, splitTaskId } from './keys.js';
+import { ENQUEUE_MANY, REPLY, type Snapshot, snapshotOf } from './replies.js';
 
 /** What the write calls need from the frontier. */
 export interface WriteContext {
@@ -65,23 +67,22 @@ export async function enqueuePrepared(
   } else {
     for (const [host, args] of argsOf) {
       const reply = await ctx.ops.call(host, 'enqueue', [now, Math.max(0, room), ...args]);
-      room -= Number(reply[0]);
+      room -= Number(reply[REPLY.enqueue.added]);
       replies.set(host, reply);
     }
   }
-  await ctx.publish([...replies].map(([host, reply]) => [host, lastSnapshot(reply)]));
-  let added = 0;
-  let duplicates = 0;
-  let dropped = 0;
+  await ctx.publish([...replies].map(([host, reply]) => [host, snapshotOf('enqueue', reply)]));
+  const sum = { added: 0, duplicates: 0, dropped: 0 };
+  const F = REPLY.enqueue;
   for (const r of replies.values()) {
-    added += Number(r[0]);
-    duplicates += Number(r[1]);
-    dropped += Number(r[2]);
+    sum.added += Number(r[F.added]);
+    sum.duplicates += Number(r[F.duplicates]);
+    sum.dropped += Number(r[F.dropped]);
   }
-  return { added, duplicates, dropped };
+  return sum;
 }
 
-/** A request's fields as both enqueue scripts take them, in their order (lua*.ts). */
+/** A request's fields as the ENQUEUE operation takes them, in their order (lua/enqueue.lua). */
 function recordArgs(r: PreparedRequest, host: string): ScriptArg[] {
   return [hashOf(r), packUrl(r.url, host), r.jobId, r.priority, r.depth, r.notBefore, r.force ? 1 : 0];
 }
@@ -98,7 +99,7 @@ const MAX_PER_CALL = 2000;
 const PART = 512;
 
 /**
- * One Redis: the whole call in one round trip of ENQUEUE_MANY scripts (redis-enqueue-wire.ts),
+ * One Redis: the whole call in one round trip of ENQUEUE_MANY scripts (enqueue-wire.ts),
  * in parts of about a quarter of the call (at least PART requests, at most MAX_PER_CALL), each
  * written to the connection as soon as it is encoded: the client's encoding of a part overlaps
  * Redis's run of the one before. Each part is atomic and sees the room the previous ones left.
@@ -134,12 +135,13 @@ async function enqueueSingle(
   }
   if (n > 0) send();
   const sum = { added: 0, duplicates: 0, dropped: 0 };
-  for (const reply of (await Promise.all(sent)) as [number, number, number, string | null][]) {
-    if (reply[0] === -1) checkSeq(reply[1]);
-    if (reply[3]) throw new Error(`enqueue script failed: ${reply[3]}`);
-    sum.added += reply[0];
-    sum.duplicates += reply[1];
-    sum.dropped += reply[2];
+  const F = ENQUEUE_MANY;
+  for (const reply of (await Promise.all(sent)) as (number | string | null)[][]) {
+    if (reply[F.added] === -1) checkSeq(Number(reply[F.lastSeq]));
+    if (reply[F.error]) throw new Error(`enqueue script failed: ${reply[F.error]}`);
+    sum.added += Number(reply[F.added]);
+    sum.duplicates += Number(reply[F.duplicates]);
+    sum.dropped += Number(reply[F.dropped]);
   }
   return sum;
 }
@@ -168,15 +170,15 @@ export async function redriveIds(
       ctx.ops.call(host, 'redrive', [now, jobId, ...suffixes.flatMap((s) => [s, seq++])]),
     ),
   );
-  await ctx.publish([...byHost.keys()].map((host, i) => [host, lastSnapshot(out[i])] as const));
-  return out.reduce((n, r) => n + Number(r[0]), 0);
+  await ctx.publish([...byHost.keys()].map((host, i) => [host, snapshotOf('redrive', out[i]!)] as const));
+  return out.reduce((n, r) => n + Number(r[REPLY.redrive.moved]), 0);
 }
 
 export function checkPriorities(prepared: readonly PreparedRequest[]): void {
   for (const r of prepared) {
-    if (r.priority < PRIORITY_MIN || r.priority > PRIORITY_MAX)
+    if (r.priority < REDIS_PRIORITY_MIN || r.priority > REDIS_PRIORITY_MAX)
       throw new InvalidArgumentError(
-        `priority must be in [${PRIORITY_MIN}, ${PRIORITY_MAX}], got ${r.priority}`,
+        `priority must be in [${REDIS_PRIORITY_MIN}, ${REDIS_PRIORITY_MAX}], got ${r.priority}`,
       );
   }
 }

@@ -2,14 +2,14 @@
  * Frontier on Redis, shared by several daemons. Each host's queues live under the hash tag
  * `{host}`. On a single Redis every call is one script (or one per 256 operations of a turn)
  * that changes the hosts and keeps the global index and totals by deltas, atomically
- * (lua-batch.ts). On a Cluster every change to a host is one Lua script on that slot,
+ * (lua/batch.lua, lua/take.lua, lua/enqueue-many.lua). On a Cluster every change to a host is one Lua script on that slot,
  * then a PUBLISH of the host's snapshot to its index bucket (versioned, so out-of-order
  * publishes converge). Layout, costs and failure behaviour: docs/redis.md.
  *
  * Deviations from the single-store adapters, all documented there: an enqueue batch is
  * atomic per host, not as a whole; on a Cluster maxPending is checked against a global
  * counter read before the batch (approximate under concurrent enqueues); priorities must lie
- * in [-2048, 2047].
+ * in [REDIS_PRIORITY_MIN, REDIS_PRIORITY_MAX] (ports/frontier.ts: [-2048, 2047]).
  */
 import { Cluster, Redis } from 'ioredis';
 import type { Clock } from '../../../core/clock.js';
@@ -37,14 +37,16 @@ import {
   type RedisLike,
   type ScriptArg,
 } from './client.js';
-import { lastSnapshot } from './codec.js';
 import { checkPriorities, checkSeq, enqueuePrepared, redriveIds, type WriteContext } from './enqueue.js';
 import { CLUSTER_INDEX_BUCKETS, RedisKeys, splitTaskId } from './keys.js';
 import { checkLayout } from './layout.js';
 import { type LeaseContext, leaseTasks } from './lease.js';
-import type { BatchOp } from './lua.js';
 import { SnapshotPublisher } from './publish.js';
 import { readDead, readLeased, readNextReadyAt, readStats, repairIndexes, repairSingle } from './read.js';
+import { REPLY, snapshotOf } from './replies.js';
+
+/** The host operations on a leased task (the task's token checked in the script). */
+type LeasedOp = 'ack' | 'retry' | 'dead' | 'extend';
 
 export interface RedisFrontierOptions {
   /** redis://[:password@]host:port[/db]. The adapter creates the client and quits it on close(). */
@@ -226,13 +228,13 @@ export class RedisFrontier implements Frontier {
 
   /**
    * ack / retry / deadLetter: one host operation on the task's slot (and on a Cluster its
-   * publish). The operations (and sequence numbers) of one turn go together (redis-batch.ts):
+   * publish). The operations (and sequence numbers) of one turn go together (batch.ts):
    * a daemon's workers finish together, and 100 acks cost one script call, not 100.
    */
   async #onLeased(
     task: Task,
     needsSeq: boolean,
-    call: (now: number, seq: number) => [BatchOp, ScriptArg[]],
+    call: (now: number, seq: number) => [LeasedOp, ScriptArg[]],
   ): Promise<boolean> {
     this.#conn();
     const parts = splitTaskId(task.id);
@@ -243,8 +245,8 @@ export class RedisFrontier implements Frontier {
       const [op, rest] = call(now, seq);
       const [first, ...tail] = rest;
       const reply = await this.#ops.call(parts.host, op, [first!, parts.suffix, task.leaseToken, ...tail]);
-      if (Number(reply[0]) === 0) return false;
-      await this.#publisher.publish([[parts.host, lastSnapshot(reply)]]);
+      if (Number(reply[REPLY[op].done]) === 0) return false;
+      await this.#publisher.publish([[parts.host, snapshotOf(op, reply)]]);
       return true;
     });
   }

@@ -9,7 +9,7 @@ import { InvalidArgumentError } from '../../../core/errors.js';
 
 /** The per-host keys, in the order every host script receives them as KEYS[1..6]. */
 export interface HostKeys {
-  /** HASH task suffix → packed record; bucket 0 of the host's task hash (buckets b > 0: this key + b, lua.ts). Also the dedupe set. */
+  /** HASH task suffix → packed record; bucket 0 of the host's task hash (buckets b > 0: this key + b, lua/prelude.lua). Also the dedupe set. */
   readonly tasks: string;
   /** ZSET ready task suffixes, score = (priority + 2048) × 2^41 + seq. */
   readonly ready: string;
@@ -45,7 +45,7 @@ export const CLUSTER_INDEX_BUCKETS = 16;
 export class RedisKeys {
   /** STRING the global FIFO sequence (INCRBY), tag `{prefix}`. */
   readonly seq: string;
-  /** STRING the version of the data layout (redis-layout.ts), tag `{prefix}`. */
+  /** STRING the version of the data layout (layout.ts), tag `{prefix}`. */
   readonly layout: string;
   /**
    * The index buckets. One (tag `{prefix}`, the layout of every Redis frontier before
@@ -147,7 +147,8 @@ export function splitTaskId(id: string): { host: string; suffix: string } | unde
   return { host: id.slice(0, at), suffix: id.slice(at + 1) };
 }
 
-/** Priority and seq share one exact double: 12 bits of priority, 41 bits of sequence. */
-export const PRIORITY_MIN = -2048;
-export const PRIORITY_MAX = 2047;
+/**
+ * Priority and seq share one exact double: 12 bits of priority (REDIS_PRIORITY_MIN and _MAX,
+ * ports/frontier.ts), 41 bits of sequence.
+ */
 export const SEQ_LIMIT = 2 ** 41;

@@ -21,21 +21,13 @@ export const CLUSTER_LAYOUT_VERSION = 2;
 
 export { RedisLayoutError };
 
-/** KEYS: seq, layout. ARGV: this version. Answers the stored version, stamping an empty frontier. */
-const CHECK = `
-local v = redis.call('GET', KEYS[2])
-if v then return v end
-if redis.call('EXISTS', KEYS[1]) == 1 then return '1' end
-redis.call('SET', KEYS[2], ARGV[1])
-return ARGV[1]
-`;
-
 /**
  * Stamps an empty frontier with the kind's layout version, or checks the stamp of an existing
- * one. Data without a stamp but with a sequence (every frontier that ever enqueued) is layout
- * 1. A single-Redis frontier in layout 2 is migrated to 3 in one atomic script (MIGRATE,
- * lua-single.ts): its leases move into the lease zset, tokens and expiries kept. Stop
- * every older crawld on the frontier first: they would go on writing per-host leases.
+ * one (lua/layout-check.lua; the client has the frontier's scripts defined). Data without a
+ * stamp but with a sequence (every frontier that ever enqueued) is layout 1. A single-Redis
+ * frontier in layout 2 is migrated to 3 in one atomic script (lua/migrate.lua): its leases
+ * move into the lease zset, tokens and expiries kept. Stop every older crawld on the frontier
+ * first: they would go on writing per-host leases.
  */
 export async function checkLayout(
   client: RedisLike,
@@ -44,7 +36,7 @@ export async function checkLayout(
   single = true,
 ): Promise<void> {
   const want = single ? LAYOUT_VERSION : CLUSTER_LAYOUT_VERSION;
-  const found = Number(await client.eval(CHECK, 2, keys.seq, keys.layout, String(want)));
+  const found = Number(await script(client, 'crawldLayoutCheck', [keys.seq, keys.layout], [String(want)]));
   if (found === want) return;
   if (single && found === 2) {
     const b = keys.buckets[0]!;

@@ -5,15 +5,15 @@
  * one TAKE script then reads each candidate's best entries, merges them by score (priority,
  * then FIFO across hosts) and leases the best `max`, keeping the index itself: two round
  * trips. On a Cluster (a script touches one slot) it PEEKs each host's best entries, merges
- * them here and LEASEs each host's share, one script call per host per round (redis-batch.ts),
+ * them here and LEASEs each host's share, one script call per host per round (batch.ts),
  * then publishes: four round trips; with one candidate host the PEEK is skipped.
  */
 import { randomUUID } from 'node:crypto';
 import type { LeaseOptions, Task } from '../../../ports/frontier.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from './client.js';
-import { lastSnapshot, planLease, type Snapshot, type TaskRow, toTaskRow } from './codec.js';
 import type { RedisKeys } from './keys.js';
-import type { BatchOp } from './lua.js';
+import { REPLY, type Snapshot, snapshotOf, type TaskRow, toHostTaskRows, toTaskRow } from './replies.js';
+import type { BatchOp } from './scripts.js';
 
 /** What lease() needs from the frontier: its connection, key layout, batched host operations and publish. */
 export interface LeaseContext {
@@ -74,7 +74,7 @@ export async function leaseTasks(
   return peekAndLease(ctx, now, options, candidates, bound, token);
 }
 
-/** Single Redis: one TAKE call (lua-batch.ts) picks, leases and indexes. */
+/** Single Redis: one TAKE call (lua/take.lua) picks, leases and indexes. */
 async function take(
   ctx: LeaseContext,
   now: number,
@@ -117,11 +117,8 @@ async function runTake(
   keys: readonly string[],
   args: readonly ScriptArg[],
 ): Promise<Task[]> {
-  const rows = (await script(ctx.client, 'crawldTake', [], [keys.length, ...keys, ...args])) as [
-    string,
-    unknown,
-  ][];
-  return rows.map(([host, row]) => toTaskRow(host, row).task);
+  const reply = await script(ctx.client, 'crawldTake', [], [keys.length, ...keys, ...args]);
+  return toHostTaskRows(reply).map((r) => r.task);
 }
 
 /** Cluster: PEEK every candidate, merge here, LEASE each host's share, publish the snapshots. */
@@ -146,10 +143,11 @@ async function peekAndLease(
       candidates.map((c) => ctx.call(c.host, 'peek', [now, Math.max(1, c.limit), bound])),
     );
     for (const [i, c] of candidates.entries()) {
-      const snap = replies[i]![1];
+      const snap = replies[i]![REPLY.peek.snapshot];
       if (snap) snaps.push([c.host, snap as Snapshot]);
     }
-    plan = planLease(new Map(candidates.map((c, i) => [c.host, replies[i]![0] as string[]])), options.max);
+    const tops = candidates.map((c, i) => [c.host, replies[i]![REPLY.peek.top] as string[]] as const);
+    plan = planLease(new Map(tops), options.max);
   }
   for (const c of candidates) {
     const p = plan.get(c.host);
@@ -165,12 +163,38 @@ async function peekAndLease(
   const rows: TaskRow[] = [];
   for (const [i, host] of [...plan.keys()].entries()) {
     const reply = leased[i]!;
-    for (const row of reply[0] as unknown[]) rows.push(toTaskRow(host, row));
-    snaps.push([host, lastSnapshot(reply)]);
+    for (const row of reply[REPLY.lease.rows] as unknown[]) rows.push(toTaskRow(host, row));
+    snaps.push([host, snapshotOf('lease', reply)]);
   }
   // The newest snapshot of each host wins in publish, so the PEEK ones cost nothing extra.
   await ctx.publish(snaps);
   return rows.sort((a, b) => a.score - b.score).map((r) => r.task);
+}
+
+/**
+ * Which hosts lease() takes how many tasks from, given each candidate host's best ready
+ * entries (suffix, score, suffix, score, ...): the global top `max` by score, i.e. priority
+ * then FIFO across hosts. `bound` is the worst score planned per host, so that a host whose
+ * queue changed meanwhile (another daemon leased) never yields worse tasks than planned.
+ */
+function planLease(
+  tops: ReadonlyMap<string, readonly string[]>,
+  max: number,
+): Map<string, { count: number; bound: number | string }> {
+  const all: { host: string; score: number }[] = [];
+  for (const [host, flat] of tops) {
+    for (let i = 1; i < flat.length; i += 2) all.push({ host, score: Number(flat[i]) });
+  }
+  all.sort((a, b) => a.score - b.score);
+  const plan = new Map<string, { count: number; bound: number | string }>();
+  for (const { host, score } of all.slice(0, max)) {
+    const p = plan.get(host);
+    if (p) {
+      p.count++;
+      p.bound = score;
+    } else plan.set(host, { count: 1, bound: score });
+  }
+  return plan;
 }
 
 /**

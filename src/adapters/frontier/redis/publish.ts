@@ -9,9 +9,9 @@
 import type { Clock } from '../../../core/clock.js';
 import { notOpenError } from '../common.js';
 import { batch, execAll, type RedisLike } from './client.js';
-import type { Snapshot } from './codec.js';
 import type { RedisKeys } from './keys.js';
 import { publish } from './read.js';
+import { type Snapshot, snapshotVersion } from './replies.js';
 
 /** Pause before publishing again snapshots whose publish failed (Redis or a shard down). */
 const REPUBLISH_AFTER_MS = 1_000;
@@ -39,7 +39,8 @@ export class SnapshotPublisher {
     if (snaps.length === 0) return Promise.resolve();
     for (const [host, snap] of snaps) {
       const queued = this.#toPublish.get(host);
-      if (queued === undefined || Number(snap[0]) >= Number(queued[0])) this.#toPublish.set(host, snap);
+      if (queued === undefined || snapshotVersion(snap) >= snapshotVersion(queued))
+        this.#toPublish.set(host, snap);
     }
     return new Promise((resolve, reject) => {
       this.#waiters.push({ resolve, reject });
@@ -85,7 +86,8 @@ export class SnapshotPublisher {
   #requeue(snaps: ReadonlyMap<string, Snapshot>): void {
     for (const [host, snap] of snaps) {
       const queued = this.#toPublish.get(host);
-      if (queued === undefined || Number(queued[0]) < Number(snap[0])) this.#toPublish.set(host, snap);
+      if (queued === undefined || snapshotVersion(queued) < snapshotVersion(snap))
+        this.#toPublish.set(host, snap);
     }
     this.#republish ??= this.#clock.setTimer(() => {
       this.#republish = undefined;

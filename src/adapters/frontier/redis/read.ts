@@ -4,8 +4,15 @@
  */
 import type { DeadLetter, FrontierStats, Task } from '../../../ports/frontier.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from './client.js';
-import { type DeadRow, lastSnapshot, type Snapshot, toDeadRow, toTaskRow } from './codec.js';
 import type { RedisKeys } from './keys.js';
+import {
+  type DeadRow,
+  type Snapshot,
+  type TaskRow,
+  toDeadRow,
+  toHostTaskRows,
+  toTaskRow,
+} from './replies.js';
 
 /**
  * Queues on `target` the PUBLISH of host snapshots: one script call per index bucket, carrying
@@ -100,11 +107,8 @@ async function hostSet(client: RedisLike, keys: RedisKeys, which: 'deadHosts' | 
 
 export async function readLeased(client: RedisLike, keys: RedisKeys, single: boolean): Promise<Task[]> {
   if (single) {
-    const reply = (await script(client, 'crawldListLeasedAll', [keys.leases], [keys.prefix])) as [
-      string,
-      unknown,
-    ][];
-    return sortLeased(reply.map(([host, row]) => toTaskRow(host, row)));
+    const reply = await script(client, 'crawldListLeasedAll', [keys.leases], [keys.prefix]);
+    return sortLeased(toHostTaskRows(reply));
   }
   const hosts = await hostSet(client, keys, 'leasedHosts');
   if (hosts.length === 0) return [];
@@ -117,7 +121,7 @@ export async function readLeased(client: RedisLike, keys: RedisKeys, single: boo
 }
 
 /** Insertion order, like the other adapters' id order. */
-function sortLeased(rows: ReturnType<typeof toTaskRow>[]): Task[] {
+function sortLeased(rows: TaskRow[]): Task[] {
   rows.sort((a, b) => a.created - b.created);
   return rows.map((r) => r.task);
 }
@@ -164,7 +168,8 @@ export async function repairIndexes(client: RedisLike, keys: RedisKeys, chunk = 
       publish(
         pub,
         keys,
-        found.map((host, i) => [host, lastSnapshotOf(snaps[i])] as const),
+        // SNAPSHOT answers the bare snapshot.
+        found.map((host, i) => [host, snaps[i] as Snapshot] as const),
       );
       await execAll(pub);
       hosts += found.length;
@@ -175,15 +180,10 @@ export async function repairIndexes(client: RedisLike, keys: RedisKeys, chunk = 
 
 /**
  * repair() on a single Redis, where the scripts keep the index by deltas and no snapshots are
- * stored: one atomic recount of every host (REPAIR, lua-batch.ts).
+ * stored: one atomic recount of every host (lua/repair.lua).
  */
 export async function repairSingle(client: RedisLike, keys: RedisKeys, prefix: string): Promise<number> {
   const b = keys.buckets[0]!;
   const list = [b.hosts, ...keys.singleList()];
   return Number(await script(client, 'crawldRepair', [], [list.length, ...list, prefix]));
-}
-
-/** SNAPSHOT returns the bare snapshot, not wrapped like the other scripts' replies. */
-function lastSnapshotOf(reply: unknown): Snapshot {
-  return lastSnapshot([reply]);
 }

@@ -1,11 +1,11 @@
 /**
- * A new task's record (lua.ts, the msgpack array FS ... FRU) packed by the client, so
+ * A new task's record (lua/prelude.lua, the msgpack array FS ... FRU) packed by the client, so
  * that ENQUEUE_MANY does no per-URL table building or cmsgpack packing in Lua: the script
  * only puts the first seq (FC, known there alone) between the two parts, `head .. pack(q) ..
  * tail`. The bytes are those Lua's cmsgpack.pack writes for the same record (the smallest
  * encoding of each value; test/contract/redis-record.test.ts compares them with a real Redis),
  * so a record costs the same memory and reads the same, whichever side packed it.
- * The parts are written straight into the call's wire form (ByteWriter, redis-enqueue-wire.ts).
+ * The parts are written straight into the call's wire form (ByteWriter, enqueue-wire.ts).
  */
 
 /** A new record's fields before and after the seq: {s, u, j, p, dp, 0, 0} and, when the

@@ -1,25 +1,29 @@
-/**
- * Lua scripts of the Redis frontier. Host scripts get the six keys of one host
- * (redis-keys.ts HostKeys, one slot) and do one atomic change to that host's state; each
- * ends with snapshot(), the host's counts and index scores, which the client then hands to
- * PUBLISH on the global slot (Cluster); on a single Redis the scripts that carry them
- * (lua-batch.ts) keep the index by deltas instead (DT / TOUCH below). Time always comes in as an argument (the injected Clock),
- * never from Redis TIME, so a FakeClock drives the scripts.
- *
- * Lua numbers are doubles: scores stay below 2^53 (see PRIORITY_MIN / SEQ_LIMIT), and no
- * number is ever turned into a string with tostring/.. except small ones (priorities,
- * indexes), because Lua 5.1 prints 14 significant digits.
- */
+--[[
+The prelude of every script but PUBLISH: the primitives the host operations share
+(scripts.ts puts it first). Host scripts get the six keys of one host (keys.ts HostKeys, one
+slot) and do one atomic change to that host's state; each ends with snapshot(), the host's
+counts and index scores, which the client then hands to PUBLISH on the global slot (Cluster);
+on a single Redis the scripts that carry them (batch.lua, take.lua, enqueue-many.lua) keep the
+index by deltas instead (DT / TOUCH below). Time always comes in as an argument (the injected
+Clock), never from Redis TIME, so a FakeClock drives the scripts.
 
-/** Task records are msgpack arrays, fields by position (FS ... FDA below; docs/redis.md,
- *  _Task records_): s state (r ready, d delayed, l leased, f done, x dead), u url (packed by
- *  the client: without scheme and host when they are the usual ones, redis-codec.ts packUrl), j job,
- *  p priority, dp depth, a attempts, g generation, c first seq, q seq (false when equal to
- *  c), k lease token, o owner, e lease expiry, err last error (also the dead reason), da
- *  deadAt, ru (15) the URL to request when it differs from u (packed the same way; absent for
- *  most tasks). Absent values are false and trailing ones are left out, so a ready task is ~60
- *  bytes. A field added later takes the next position (16) and old records simply lack it. */
-export const PRELUDE = `
+Lua numbers are doubles: scores stay below 2^53 (REDIS_PRIORITY_MIN in ports/frontier.ts,
+SEQ_LIMIT in keys.ts), and no number is ever turned into a string with tostring/.. except
+small ones (priorities, indexes), because Lua 5.1 prints 14 significant digits.
+
+Task records are msgpack arrays, fields by position (FS ... FRU below; docs/redis.md, _Task
+records_): s state (r ready, d delayed, l leased, f done, x dead), u url (packed by the
+client: without scheme and host when they are the usual ones, codec.ts packUrl), j job, p
+priority, dp depth, a attempts, g generation, c first seq, q seq (false when equal to c), k
+lease token, o owner, e lease expiry, err last error (also the dead reason), da deadAt, ru (15)
+the URL to request when it differs from u (packed the same way; absent for most tasks). Absent
+values are false and trailing ones are left out, so a ready task is ~60 bytes. A field added
+later takes the next position (16) and old records simply lack it. record.ts packs new records
+on the client, byte for byte as cmsgpack would.
+
+Replies: task() below writes a task row, snapshot() a snapshot, in the orders of the tables
+TASK_ROW and SNAPSHOT of replies.ts, which decodes them.
+]]
 local T, R, D, L, X, M
 -- Selects the host whose keys are KEYS[6k-5 .. 6k] (a BATCH call carries several hosts).
 local function use(k)
@@ -312,268 +316,3 @@ local function snapshot(changed)
   for i = 1, #prio do out[#out + 1] = prio[i] end
   return out
 end
-`;
-
-/** ARGV: now, room, then per request: hash, url, job, priority, depth, notBefore, force, seq,
- *  request URL (packed; empty when it is url itself).
- *  Finds the task by linear probing (hash, hash~1, ...): ids stay stable because records are
- *  never deleted, and a hash collision cannot hide a URL. */
-const ENQUEUE = `
-local now, room = tonumber(ARGV[1]), tonumber(ARGV[2])
-local added, dups, dropped = 0, 0, 0
-if (#ARGV - 2) / 9 > PER_BUCKET then presplit((#ARGV - 2) / 9) end
-for i = 3, #ARGV, 9 do
-  local h, url, job = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-  local p, dp, nb, force, q = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5]), ARGV[i + 6] == '1', tonumber(ARGV[i + 7])
-  local made = false
-  -- One Redis: most URLs that reach Redis are new (the client's cache answers the known), so
-  -- the record is first written outright at its hash (HSETNX): a new URL costs no lookup.
-  -- Taken already (a duplicate, or a collision), the lookup below follows as before.
-  if GL and (force or room > 0) then
-    local c = {false, url, job, p, dp, 0, 0, q}
-    if ARGV[i + 8] ~= '' then c[FRU] = ARGV[i + 8] end
-    state(c, nb, q, now)
-    if redis.call('HSETNX', tkeyof(h), h, packed(c)) == 1 then
-      enter(h, c, nb, q) mark('nr', 1)
-      added = added + 1 room = room - 1 made = true
-    end
-  end
-  local id, r, n = h, nil, 0
-  if not made then r = get(h) end
-  while r and not (r[FU] == url and r[FJ] == job) do n = n + 1 id = h .. '~' .. n r = get(id) end
-  if made then
-  elseif r then
-    if force and (r[FS] == 'f' or r[FS] == 'x') then
-      if r[FS] == 'f' then redis.call('HINCRBY', M, 'done', -1) tot('f', -1)
-      else redis.call('ZREM', X, id) redis.call('HINCRBY', M, 'x', -1) tot('x', -1) mark('xr') end
-      r[FDA] = false r[FERR] = false r[FP] = p r[FDP] = dp r[FA] = 0 r[FG] = r[FG] + 1
-      pend(id, r, nb, q, now) added = added + 1 room = room - 1
-    else dups = dups + 1 end
-  elseif not force and room <= 0 then dropped = dropped + 1
-  else
-    local r = {false, url, job, p, dp, 0, 0, q}
-    if ARGV[i + 8] ~= '' then r[FRU] = ARGV[i + 8] end
-    pend(id, r, nb, q, now) mark('nr', 1)
-    added = added + 1 room = room - 1
-  end
-end
-return {added, dups, dropped, snapshot(added > 0)}
-`;
-
-/** ARGV: now, max, bound. After refreshing, the best ready entries (suffix, score, ...):
- *  at most max, only those scoring <= bound, but at least the best one. The snapshot only
- *  when refreshing changed something (false otherwise: nothing to publish). */
-const PEEK = `
-local changed = refresh(tonumber(ARGV[1]))
-local top = redis.call('ZRANGEBYSCORE', R, '-inf', ARGV[3], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
-if #top == 0 then top = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES') end
-if changed then return {top, snapshot(true)} end
-return {top, false}
-`;
-
-/** ARGV: now, count, maxScore, expiresAt, owner, token prefix, peeked ('1' when a PEEK of
- *  this host just refreshed it: not refreshed again). Leases up to count ready tasks scoring
- *  <= maxScore (so a contended call never takes worse tasks than planned). */
-const LEASE = `
-local now, exp = tonumber(ARGV[1]), tonumber(ARGV[4])
-local changed = false
-if ARGV[7] ~= '1' then changed = refresh(now) end
-local picked = redis.call('ZRANGEBYSCORE', R, '-inf', ARGV[3], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
-local out = {}
-for i = 1, #picked, 2 do
-  local id = picked[i]
-  local r = get(id)
-  take(id, r, exp, ARGV[5], ARGV[6] .. ':' .. ((i + 1) / 2))
-  out[#out + 1] = task(id, r, picked[i + 1])
-end
-return {out, snapshot(changed or #out > 0)}
-`;
-
-/** ARGV: now, id, token, recrawlAt or '', seq. */
-const ACK = `
-local now, id = tonumber(ARGV[1]), ARGV[2]
-local r = leased(id, ARGV[3])
-if not r then return {0, snapshot(false)} end
-unlease(id, r)
-if ARGV[4] ~= '' then r[FG] = r[FG] + 1 r[FA] = 0 r[FERR] = false pend(id, r, tonumber(ARGV[4]), tonumber(ARGV[5]), now)
-else r[FS] = 'f' r[FQ] = false redis.call('HINCRBY', M, 'done', 1) tot('f', 1) put(id, r) end
-return {1, snapshot(true)}
-`;
-
-/** ARGV: now, id, token, at, reason, charge (0/1), seq. */
-const RETRY = `
-local id = ARGV[2]
-local r = leased(id, ARGV[3])
-if not r then return {0, snapshot(false)} end
-unlease(id, r)
-r[FA] = r[FA] + tonumber(ARGV[6]) r[FERR] = ARGV[5]
-pend(id, r, tonumber(ARGV[4]), tonumber(ARGV[7]), tonumber(ARGV[1]))
-return {1, snapshot(true)}
-`;
-
-/** ARGV: now, id, token, reason. */
-const DEAD = `
-local now, id = tonumber(ARGV[1]), ARGV[2]
-local r = leased(id, ARGV[3])
-if not r then return {0, snapshot(false)} end
-unlease(id, r)
-r[FA] = r[FA] + 1 r[FERR] = ARGV[4] r[FS] = 'x' r[FDA] = now
-redis.call('ZADD', X, now, id) redis.call('HINCRBY', M, 'x', 1) tot('x', 1) mark('xa') put(id, r)
-return {1, snapshot(true)}
-`;
-
-/** ARGV: now, id, token, expiresAt. The lease's expiry moves, its token stays (an ack's check).
- *  One Redis: the lease's entry in GL is rescored, when it is there (ZADD XX would answer 0
- *  for an entry whose score does not change). */
-const EXTEND = `
-local id, exp = ARGV[2], tonumber(ARGV[4])
-if GL then
-  local m = hostof(T) .. '|' .. id .. '|' .. ARGV[3]
-  if not redis.call('ZSCORE', GL, m) then return {0, snapshot(false)} end
-  redis.call('ZADD', GL, istr(exp), m)
-  return {1, snapshot(false)}
-end
-local r = get(id)
-if not (r and r[FS] == 'l' and r[FK] == ARGV[3]) then return {0, snapshot(false)} end
-redis.call('ZADD', L, exp, id) r[FE] = exp put(id, r) mark('dr')
-return {1, snapshot(true)}
-`;
-
-/** ARGV: now, jobId or '', then pairs (suffix, seq). Same generation, attempts 0, ready now. */
-const REDRIVE = `
-local now, job, moved = tonumber(ARGV[1]), ARGV[2], 0
-for i = 3, #ARGV, 2 do
-  local id = ARGV[i]
-  local r = get(id)
-  if r and r[FS] == 'x' and (job == '' or r[FJ] == job) then
-    redis.call('ZREM', X, id) r[FDA] = false r[FA] = 0
-    pend(id, r, now, tonumber(ARGV[i + 1]), now) moved = moved + 1
-  end
-end
-if moved > 0 then redis.call('HINCRBY', M, 'x', -moved) tot('x', -moved) mark('xr') end
-return {moved, snapshot(moved > 0)}
-`;
-
-/** Leased tasks of the host, expired ones included (reclaimed only by lease()). */
-const LIST_LEASED = `
-local out = {}
-for _, id in ipairs(redis.call('ZRANGE', L, 0, -1)) do out[#out + 1] = task(id, get(id)) end
-return out
-`;
-
-/** ARGV: max, jobId or ''. Dead tasks in dead order: {suffix, url, job, p, depth, attempts, reason, deadAt, c}. */
-const LIST_DEAD = `
-local max, job, out = tonumber(ARGV[1]), ARGV[2], {}
-for _, id in ipairs(redis.call('ZRANGE', X, 0, -1)) do
-  if #out >= max then break end
-  local r = get(id)
-  if job == '' or r[FJ] == job then out[#out + 1] = {id, r[FU], r[FJ], r[FP], r[FDP], r[FA], r[FERR], r[FDA], r[FC], r[FRU] or false} end
-end
-return out
-`;
-
-const SNAPSHOT = 'return snapshot(false)';
-
-/**
- * apply(I, host, S): applies host snapshot S to one index bucket, I = {snap, totals, ready
- * index, due index, dead hosts, leased hosts}, unless a newer version of that host was
- * already applied, so snapshots arriving out of order (two daemons, one host) converge on the
- * latest host state, and totals stay the sum of the applied snapshots. Shared by PUBLISH and,
- * on a single Redis, by BATCH, which applies its hosts' snapshots itself.
- */
-export const APPLY = `
-local function bump(I, field, d)
-  if d ~= 0 and redis.call('HINCRBY', I[2], field, d) == 0 and string.sub(field, 1, 2) == 'p:' then
-    redis.call('HDEL', I[2], field)
-  end
-end
-local function apply(I, host, S)
-  local v = tonumber(S[1])
-  local new = {v = v, n = tonumber(S[4]), l = tonumber(S[5]), f = tonumber(S[6]), x = tonumber(S[7]), p = {}, h = S[2], d = S[3]}
-  for i = 8, #S, 2 do new.p[S[i]] = tonumber(S[i + 1]) end
-  local raw = redis.call('HGET', I[1], host)
-  -- h / d: the index scores last applied (absent in snapshots stored by older versions: then
-  -- the index entries are written unconditionally, as for a host never published).
-  local old = {v = -1, n = 0, l = 0, f = 0, x = 0, p = {}}
-  if raw then old = cmsgpack.unpack(raw) end
-  if v < old.v then return 0 end
-  for _, k in ipairs({'n', 'l', 'f', 'x'}) do bump(I, k, new[k] - old[k]) end
-  for p, c in pairs(new.p) do bump(I, 'p:' .. p, c - (old.p[p] or 0)) end
-  for p, c in pairs(old.p) do if new.p[p] == nil then bump(I, 'p:' .. p, -c) end end
-  redis.call('HSET', I[1], host, cmsgpack.pack(new))
-  -- Index entries and host sets change only when the host's values do (most publishes move
-  -- a count, not the best score or a set membership).
-  local fresh = old.h == nil or old.d == nil
-  if fresh or old.h ~= new.h then
-    if new.h ~= '' then redis.call('ZADD', I[3], new.h, host) else redis.call('ZREM', I[3], host) end
-  end
-  if fresh or old.d ~= new.d then
-    if new.d ~= '' then redis.call('ZADD', I[4], new.d, host) else redis.call('ZREM', I[4], host) end
-  end
-  if fresh or (old.x > 0) ~= (new.x > 0) then
-    if new.x > 0 then redis.call('SADD', I[5], host) else redis.call('SREM', I[5], host) end
-  end
-  if fresh or (old.l > 0) ~= (new.l > 0) then
-    if new.l > 0 then redis.call('SADD', I[6], host) else redis.call('SREM', I[6], host) end
-  end
-  return 1
-end
-`;
-
-/** One index bucket (one slot). KEYS: snap, totals, ready index, due index, dead hosts, leased
- *  hosts. ARGV: per host: host, n, then its snapshot's n fields. Applies each snapshot (APPLY).
- *  Many hosts per call: one call per bucket per turn of the event loop. */
-export const PUBLISH = `${APPLY}
-local i, applied = 1, 0
-while i <= #ARGV do
-  local n = tonumber(ARGV[i + 1])
-  local S = {}
-  for j = 1, n do S[j] = ARGV[i + 1 + j] end
-  applied = applied + apply(KEYS, ARGV[i], S)
-  i = i + 2 + n
-end
-return applied
-`;
-
-export const HOST_SCRIPTS = {
-  crawldEnqueue: ENQUEUE,
-  crawldPeek: PEEK,
-  crawldLease: LEASE,
-  crawldAck: ACK,
-  crawldRetry: RETRY,
-  crawldDead: DEAD,
-  crawldRedrive: REDRIVE,
-  crawldListLeased: LIST_LEASED,
-  crawldListDead: LIST_DEAD,
-  crawldSnapshot: SNAPSHOT,
-} as const;
-
-export type HostScript = keyof typeof HOST_SCRIPTS;
-
-export function hostScriptSource(name: HostScript): string {
-  return PRELUDE + HOST_SCRIPTS[name];
-}
-
-/** The host operations a BATCH call can carry, by their index in it. */
-export const BATCH_OPS = {
-  enqueue: 1,
-  peek: 2,
-  lease: 3,
-  ack: 4,
-  retry: 5,
-  dead: 6,
-  redrive: 7,
-  extend: 8,
-} as const satisfies Record<string, number>;
-export type BatchOp = keyof typeof BATCH_OPS;
-
-export const BATCH_BODIES: Record<BatchOp, string> = {
-  enqueue: ENQUEUE,
-  peek: PEEK,
-  lease: LEASE,
-  ack: ACK,
-  retry: RETRY,
-  dead: DEAD,
-  redrive: REDRIVE,
-  extend: EXTEND,
-};

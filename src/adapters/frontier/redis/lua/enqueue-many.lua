@@ -1,44 +1,24 @@
-/**
- * ENQUEUE_MANY: an enqueue call on a single Redis, or one part of a big one (redis-enqueue.ts
- * sends a call's parts in one round trip), atomic (never sent to a Cluster: it names host keys
- * it computes from the prefix). Most URLs reaching Redis are new,
- * so the script's per-URL work is kept to the least: the client packs each new record
- * (redis-record.ts) and the script adds only its seq; one HSETNX writes it, and its queue
- * entry, pending count and index marks are gathered per host and written once per host (one
- * ZADD with all its members, one HINCRBY per priority). A URL that is forced, finds its hash
- * taken (a duplicate or a collision) or finds no room takes the general path, the ENQUEUE body
- * of lua.ts, with the arguments unpacked from its record: same result as before.
- */
-import { APPLY, BATCH_BODIES, PRELUDE } from './lua.js';
-import { SETTLE } from './lua-batch.js';
+--[[
+ENQUEUE_MANY, after the prelude, apply.lua, settle.lua and withq.lua: an enqueue call on a
+single Redis, or one part of a big one (enqueue.ts sends a call's parts in one round trip),
+atomic (never sent to a Cluster: it names host keys it computes from the prefix). Most URLs
+reaching Redis are new, so the script's per-URL work is kept to the least: the client packs
+each new record (record.ts) and the script adds only its seq; one HSETNX writes it, and its
+queue entry, pending count and index marks are gathered per host and written once per host
+(one ZADD with all its members, one HINCRBY per priority). A URL that is forced, finds its hash
+taken (a duplicate or a collision) or finds no room takes the general path, the body of
+enqueue.lua (put in place of the line --@enqueue, scripts.ts), with the arguments unpacked from
+its record: same result as before.
 
-/**
- * withq(head, q): a new record, its head (packed by the client) then its seq q as cmsgpack
- * packs it (the smallest integer encoding), in one string: one struct.pack where
- * `head .. cmsgpack.pack(q)` made two strings.
- */
-export const WITHQ = `
-local function withq(head, q)
-  if q >= 65536 then
-    if q < 4294967296 then return struct.pack('>c0BI4', head, 206, q) end
-    return struct.pack('>c0BI8', head, 207, q)
-  elseif q >= 256 then return struct.pack('>c0BH', head, 205, q)
-  elseif q >= 128 then return struct.pack('>c0BB', head, 204, q) end
-  return struct.pack('>c0B', head, q)
-end
-`;
-
-/**
- * The FIFO sequence, the pending count (so maxPending is exact: each URL sees the room the
- * previous ones left), the host set and every host's share (a host's general-path URLs under
- * pcall: a failing one neither stops nor undoes the others, and the index is kept for all
- * that ran). KEYS: seq, host set, then the index bucket's six keys and GL. ARGV: now,
- * maxPending (-1: none), the number of requests, the key prefix, the hosts and the requests
- * in their wire form (redis-enqueue-wire.ts: binary strings read with struct.unpack). Answers
- * {added, duplicates, dropped, error or false}, or {-1, last seq} (nothing written) when the
- * sequence would pass 2^41.
- */
-export const ENQUEUE_MANY = `${PRELUDE}${APPLY}${SETTLE}${WITHQ}
+The FIFO sequence, the pending count (so maxPending is exact: each URL sees the room the
+previous ones left), the host set and every host's share (a host's general-path URLs under
+pcall: a failing one neither stops nor undoes the others, and the index is kept for all that
+ran). KEYS: seq, host set, then the index bucket's six keys and GL. ARGV: now, maxPending (-1:
+none), the number of requests, the key prefix, the hosts and the requests in their wire form
+(enqueue-wire.ts: binary strings read with struct.unpack). Answers replies.ts ENQUEUE_MANY
+{added, duplicates, dropped, error or false}, or {-1, last seq} (nothing written) when the
+sequence would pass 2^41.
+]]
 local I = {KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]}
 single(KEYS[9])
 local now, maxp, total, prefix, HB, RB = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6]
@@ -50,7 +30,7 @@ if maxp >= 0 then room = maxp - tonumber(redis.call('HGET', I[2], 'n') or '0') e
 DT, TOUCH, TORDER = {}, {}, {}
 local function snapshot() return {} end
 local function enqueue(ARGV)
-${BATCH_BODIES.enqueue}
+--@enqueue
 end
 -- Per host: its name, number of requests and their size in RB.
 local hosts, counts, sizes, pos = {}, {}, {}, 1
@@ -138,4 +118,3 @@ end
 settle(I)
 for j = 1, #FLT, 2000 do redis.call('ZADD', I[3], 'LT', unpack(FLT, j, math.min(j + 1999, #FLT))) end
 return {added, dups, dropped, err}
-`;

@@ -1,0 +1,100 @@
+--[[
+TAKE, after the prelude, apply.lua, settle.lua and recover.lua: one lease() over many hosts
+on a single Redis (docs/redis.md, _How lease() picks hosts_), no PEEK round. KEYS: the
+candidate hosts' task keys (none when the script reads the index itself), then the index
+bucket's six keys and GL. ARGV: now, max, bound (the worst score worth taking), expiresAt,
+owner, token prefix, then either n >= 0 and per candidate: limit (how many of its best it may
+give) and due ('1': promote its due delayed tasks first; n = 0: only the expired leases are
+taken back); or -1, the scan limit, the key prefix and the excluded hosts: then the candidates
+come from the index here, chosen as the client would (lease.ts; one round trip instead of two,
+for a lease without per-host caps). Reads each candidate's best entries (at most limit,
+scoring <= bound, but at least its best one), merges them by score (priority, then FIFO across
+hosts), leases the best `max` and keeps the index (settle). Answers {host, task row} per
+leased task, best first (replies.ts HOST_ROW, TASK_ROW). It names the host keys it computes
+from the prefix: allowed on a single Redis, and never sent to a Cluster.
+]]
+local nh = tonumber(ARGV[7])
+local I = {KEYS[#KEYS - 6], KEYS[#KEYS - 5], KEYS[#KEYS - 4], KEYS[#KEYS - 3], KEYS[#KEYS - 2], KEYS[#KEYS - 1]}
+single(KEYS[#KEYS])
+DT, TOUCH, TORDER = {}, {}, {}
+local now, max, bound, exp = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+recover(I, now)
+-- {task key, host, limit, due}
+local list = {}
+if nh >= 0 then
+  for k = 1, nh do
+    local t = KEYS[k]
+    list[k] = {t, string.match(t, '{([^}]*)}'), tonumber(ARGV[6 + 2 * k]), ARGV[7 + 2 * k] == '1'}
+  end
+else
+  local scan, prefix, ex, nex = tonumber(ARGV[8]), ARGV[9], {}, #ARGV - 9
+  for i = 10, #ARGV do ex[ARGV[i]] = true end
+  local ready = redis.call('ZRANGE', I[3], 0, math.min(max + nex, scan) - 1, 'WITHSCORES')
+  local ranked, rank, seen = {}, {}, {}
+  for i = 1, #ready, 2 do
+    if not ex[ready[i]] then ranked[#ranked + 1] = ready[i + 1] rank[ready[i]] = #ranked - 1 end
+  end
+  local hosts = {}
+  for i = 1, #ready, 2 do
+    if #hosts >= max then break end
+    if not ex[ready[i]] then hosts[#hosts + 1] = ready[i] seen[ready[i]] = true end
+  end
+  local due = {}
+  for _, h in ipairs(redis.call('ZRANGEBYSCORE', I[4], '-inf', now, 'LIMIT', 0, scan)) do
+    due[h] = true
+    if not ex[h] and not seen[h] then hosts[#hosts + 1] = h seen[h] = true end
+  end
+  local single = #hosts == 1
+  if not single and #ranked >= max then bound = ranked[max] else bound = '+inf' end
+  for k, h in ipairs(hosts) do
+    local lim = max
+    if not single then lim = math.max(1, max - (rank[h] or 0)) end
+    list[k] = {prefix .. ':{' .. h .. '}:t', h, lim, due[h] or false}
+  end
+end
+-- Each candidate's entries scoring <= bound (at most limit, at least its best one). Its best
+-- two are read first: with many hosts the second is mostly worse than bound, and then also
+-- the host's new head once its best is taken (settle reads no head: rh). Only a host with
+-- more to give is read again, limit + 1 entries, whose last (when read) is its next head.
+local cands, tops, taken, whole = {}, {}, {}, {}
+do
+  local tk, hs = {}, {}
+  for k, c in ipairs(list) do tk[k] = c[1] hs[k] = c[2] end
+  nbfill(tk, hs)
+end
+local b = tonumber(bound)
+if bound == '+inf' then b = math.huge end
+for k, c in ipairs(list) do
+  use_t(c[1])
+  if c[4] then refresh(now) end
+  if c[3] > 0 then
+    local top = redis.call('ZRANGE', R, 0, 1, 'WITHSCORES')
+    whole[k] = true
+    if c[3] > 1 and top[4] and tonumber(top[4]) <= b then
+      top = redis.call('ZRANGEBYSCORE', R, '-inf', bound, 'WITHSCORES', 'LIMIT', 0, c[3] + 1)
+      whole[k] = false
+    end
+    tops[k], taken[k] = top, 0
+    for i = 1, math.min(#top, 2 * c[3]), 2 do
+      local sc = tonumber(top[i + 1])
+      if i > 1 and sc > b then break end
+      cands[#cands + 1] = {sc, k, top[i], top[i + 1]}
+    end
+  end
+end
+table.sort(cands, function(a, b) return a[1] < b[1] end)
+local out = {}
+for i = 1, math.min(max, #cands) do
+  local c = cands[i]
+  use_t(list[c[2]][1])
+  local r = get(c[3])
+  take(c[3], r, exp, ARGV[5], ARGV[6] .. ':' .. i)
+  taken[c[2]] = taken[c[2]] + 1
+  out[i] = {list[c[2]][2], task(c[3], r, c[4])}
+end
+for k, n in pairs(taken) do
+  local h = tops[k][2 * n + 2]
+  if n > 0 and (h or whole[k]) then TOUCH[list[k][1]].rh = h or false end
+end
+settle(I)
+return out

@@ -1,0 +1,162 @@
+/**
+ * The replies of the Redis frontier's scripts (lua/*.lua): each reply's layout, written once
+ * as a table of its fields' positions (0-based: ioredis hands a Lua array over as a JS
+ * array), and the decoders, which read every field through these tables. The Lua side writes
+ * the same orders: task() and snapshot() in lua/prelude.lua, and each script's return, whose
+ * documentation block names its table here.
+ */
+import type { DeadLetter, Task } from '../../../ports/frontier.js';
+import { makeTask } from '../common.js';
+import { unpackUrl } from './codec.js';
+import { taskId } from './keys.js';
+import type { BatchOp } from './scripts.js';
+
+/** A task row (prelude.lua task()): created is the seq of its first enqueue; score only from LEASE and TAKE. */
+export const TASK_ROW = {
+  suffix: 0,
+  url: 1,
+  job: 2,
+  priority: 3,
+  depth: 4,
+  attempts: 5,
+  generation: 6,
+  token: 7,
+  expiresAt: 8,
+  lastError: 9,
+  created: 10,
+  score: 11,
+  requestUrl: 12,
+} as const;
+
+/** A dead row (list-dead.lua). */
+export const DEAD_ROW = {
+  suffix: 0,
+  url: 1,
+  job: 2,
+  priority: 3,
+  depth: 4,
+  attempts: 5,
+  reason: 6,
+  deadAt: 7,
+  created: 8,
+  requestUrl: 9,
+} as const;
+
+/**
+ * A host's snapshot (prelude.lua snapshot(); apply.lua reads it 1-based): version, best ready
+ * score or '', due time or '', its counts, then from `priorities` on pairs (priority, pending).
+ * The client passes it to PUBLISH unread, but for its version.
+ */
+export const SNAPSHOT = {
+  version: 0,
+  head: 1,
+  due: 2,
+  pending: 3,
+  leased: 4,
+  done: 5,
+  dead: 6,
+  priorities: 7,
+} as const;
+
+/**
+ * The reply of each host operation (its host script, or its value in a BATCH entry). The
+ * snapshot is empty on a single Redis (nothing to publish), and PEEK's is false when the
+ * refresh changed nothing.
+ */
+export const REPLY = {
+  enqueue: { added: 0, duplicates: 1, dropped: 2, snapshot: 3 },
+  peek: { top: 0, snapshot: 1 },
+  lease: { rows: 0, snapshot: 1 },
+  ack: { done: 0, snapshot: 1 },
+  retry: { done: 0, snapshot: 1 },
+  dead: { done: 0, snapshot: 1 },
+  extend: { done: 0, snapshot: 1 },
+  redrive: { moved: 0, snapshot: 1 },
+} as const satisfies Record<BatchOp, { readonly snapshot: number } & Record<string, number>>;
+
+/** One operation's entry in a BATCH reply: ok 1 and its reply, or ok 0 and the error message. */
+export const BATCH_ENTRY = { ok: 0, value: 1 } as const;
+
+/** ENQUEUE_MANY: added, duplicates, dropped, error or false; or -1 (added) and the last seq, nothing written. */
+export const ENQUEUE_MANY = { added: 0, duplicates: 1, dropped: 2, error: 3, lastSeq: 1 } as const;
+
+/** TAKE and LIST_LEASED_ALL: one per task, its host and its task row. */
+export const HOST_ROW = { host: 0, row: 1 } as const;
+
+/** A host script's snapshot, passed unchanged to the PUBLISH script. */
+export type Snapshot = (string | number)[];
+
+/** The snapshot in a host operation's reply. */
+export function snapshotOf(op: BatchOp, reply: readonly unknown[]): Snapshot {
+  return reply[REPLY[op].snapshot] as Snapshot;
+}
+
+export function snapshotVersion(snap: Snapshot): number {
+  return Number(snap[SNAPSHOT.version]);
+}
+
+const num = (v: unknown): number => Number(v);
+
+export interface TaskRow {
+  readonly task: Task;
+  /** Seq of the first enqueue: the insertion order the other adapters list by. */
+  readonly created: number;
+  /** Lease order (priority, seq) for rows returned by LEASE and TAKE. */
+  readonly score: number;
+}
+
+export function toTaskRow(host: string, row: unknown): TaskRow {
+  const r = row as unknown[];
+  const F = TASK_ROW;
+  const lastError = r[F.lastError];
+  const requestUrl = r[F.requestUrl];
+  const score = r[F.score];
+  return {
+    task: makeTask({
+      id: taskId(host, String(r[F.suffix])),
+      url: unpackUrl(String(r[F.url]), host),
+      host,
+      jobId: String(r[F.job]),
+      priority: num(r[F.priority]),
+      depth: num(r[F.depth]),
+      attempts: num(r[F.attempts]),
+      generation: num(r[F.generation]),
+      leaseToken: String(r[F.token]),
+      leaseExpiresAt: num(r[F.expiresAt]),
+      lastError: lastError == null ? null : String(lastError),
+      requestUrl: requestUrl == null ? null : unpackUrl(String(requestUrl), host),
+    }),
+    created: num(r[F.created]),
+    score: score == null ? 0 : num(score),
+  };
+}
+
+/** TAKE's and LIST_LEASED_ALL's replies: {host, task row} per task. */
+export function toHostTaskRows(reply: unknown): TaskRow[] {
+  return (reply as unknown[][]).map((e) => toTaskRow(String(e[HOST_ROW.host]), e[HOST_ROW.row]));
+}
+
+export interface DeadRow {
+  readonly dead: DeadLetter;
+  readonly created: number;
+}
+
+export function toDeadRow(host: string, row: unknown): DeadRow {
+  const r = row as unknown[];
+  const F = DEAD_ROW;
+  const requestUrl = r[F.requestUrl];
+  return {
+    dead: {
+      id: taskId(host, String(r[F.suffix])),
+      url: unpackUrl(String(r[F.url]), host),
+      ...(requestUrl == null ? {} : { requestUrl: unpackUrl(String(requestUrl), host) }),
+      jobId: String(r[F.job]),
+      priority: num(r[F.priority]),
+      depth: num(r[F.depth]),
+      attempts: num(r[F.attempts]),
+      reason: String(r[F.reason]),
+      deadAt: num(r[F.deadAt]),
+    },
+    created: num(r[F.created]),
+  };
+}
