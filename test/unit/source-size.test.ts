@@ -22,7 +22,6 @@ const LONG_FILES: Record<string, string> = {
 /** Functions (`file:name`) allowed over MAX_FUNCTION_LINES. */
 const LONG_FUNCTIONS: Record<string, string> = {
   'observe/metrics.ts:createMetrics': 'metric declarations (names, help, labels), one table',
-  'adapters/frontier/sqlite/statements.ts:prepareStatements': 'the SQLite frontier statements: SQL text',
   'dashboards/host.ts:hostDashboard': 'Grafana dashboard JSON',
 };
 

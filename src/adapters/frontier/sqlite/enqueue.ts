@@ -1,7 +1,7 @@
 /**
  * The SQLite frontier's enqueue, the largest of its writes: new URLs are claimed in the
  * dedupe tables and inserted 50 rows per statement; a chunk that may drop rows (maxPending)
- * or force a recrawl goes row by row. Run by WriteBatcher inside a transaction (sqlite-tx.ts).
+ * or force a recrawl goes row by row. Run by WriteBatcher inside a transaction (tx.ts).
  */
 import { CrawldError } from '../../../core/errors.js';
 import type { EnqueueResult } from '../../../ports/frontier.js';
@@ -44,13 +44,16 @@ class EnqueueCall {
   #pending: number;
   #claimed = 0; // new rows in dedupe_new
   readonly #result = { added: 0, duplicates: 0, dropped: 0 };
+  readonly #st: Statements;
+  readonly #dedupe: Dedupe;
+  readonly #maxPending: number;
+  readonly #now: number;
 
-  constructor(
-    private readonly st: Statements,
-    private readonly dedupe: Dedupe,
-    private readonly maxPending: number,
-    private readonly now: number,
-  ) {
+  constructor(st: Statements, dedupe: Dedupe, maxPending: number, now: number) {
+    this.#st = st;
+    this.#dedupe = dedupe;
+    this.#maxPending = maxPending;
+    this.#now = now;
     this.#seq = st.seqGet.get()!;
     this.#pending = st.pendingTotal.get()!;
     this.#tags = new FairTags(st);
@@ -60,16 +63,16 @@ class EnqueueCall {
     for (let start = 0; start < batch.length; start += INSERT_ROWS) {
       const chunk = batch.slice(start, start + INSERT_ROWS);
       // Row by row when a row may be dropped (maxPending) or forced (may update a row).
-      if (this.#pending + chunk.length > this.maxPending || chunk.some((r) => r.force)) {
+      if (this.#pending + chunk.length > this.#maxPending || chunk.some((r) => r.force)) {
         for (const r of chunk) if (this.#one(r, jobs.get(r.jobId)!, this.#seq)) this.#seq++;
         continue;
       }
       this.#chunk(chunk, jobs);
     }
-    this.#deltas.flush(this.st);
+    this.#deltas.flush(this.#st);
     this.#tags.flush();
-    this.st.seqSet.run(this.#seq);
-    this.dedupe.settle(this.#claimed);
+    this.#st.seqSet.run(this.#seq);
+    this.#dedupe.settle(this.#claimed);
     return this.#result;
   }
 
@@ -81,23 +84,23 @@ class EnqueueCall {
 
   /** Stores r with id `rowSeq` unless its URL is known; forced requests restart a finished task. */
   #one(r: PreparedRequest, job: number, rowSeq: number): boolean {
-    const state = stateAt(r.notBefore, this.now);
-    const { row, slot } = this.dedupe.find(job, r.url);
+    const state = stateAt(r.notBefore, this.#now);
+    const { row, slot } = this.#dedupe.find(job, r.url);
     if (row) {
       // Seen: a duplicate, unless forced and finished, which starts a new generation.
       if (!r.force || (row.state !== 'done' && row.state !== 'dead')) {
         this.#result.duplicates++;
         return false;
       }
-      this.st.requeue.run(r.priority, r.depth, state, r.notBefore, this.#tags.next(r.host), row.id);
+      this.#st.requeue.run(r.priority, r.depth, state, r.notBefore, this.#tags.next(r.host), row.id);
       if (row.state === 'dead') this.#deltas.add('dead', row.priority, -1);
-    } else if (!r.force && this.#pending >= this.maxPending) {
+    } else if (!r.force && this.#pending >= this.#maxPending) {
       this.#result.dropped++; // nothing written, so the URL is not remembered as seen
       return false;
     } else {
-      this.dedupe.add(job, slot, rowSeq);
+      this.#dedupe.add(job, slot, rowSeq);
       this.#claimed++;
-      this.st.insert.run(...taskRow(r, rowSeq, job, slot, state, this.#tags.next(r.host)));
+      this.#st.insert.run(...taskRow(r, rowSeq, job, slot, state, this.#tags.next(r.host)));
       this.#deltas.add('all', 0, 1);
     }
     this.#added(r);
@@ -114,7 +117,7 @@ class EnqueueCall {
       slot: urlHash(r.url),
       id: this.#seq + i,
     }));
-    const stored = this.dedupe.claim(claims);
+    const stored = this.#dedupe.claim(claims);
     // The claimed rows go in first: #one() finds a duplicate of them through their task row.
     const args: unknown[] = [];
     chunk.forEach((r, i) => {
@@ -123,9 +126,9 @@ class EnqueueCall {
       // Tags only for rows stored: a duplicate link must not cost its host a turn. (A row
       // whose hash slot another URL holds is inserted by #one() below, after them: in the
       // rare chunk with such a collision it goes after its host's later rows.)
-      args.push(...taskRow(r, id, job, slot, stateAt(r.notBefore, this.now), this.#tags.next(r.host)));
+      args.push(...taskRow(r, id, job, slot, stateAt(r.notBefore, this.#now), this.#tags.next(r.host)));
     });
-    if (stored.size > 0 && this.st.insertMany(stored.size).run(args).changes !== stored.size) {
+    if (stored.size > 0 && this.#st.insertMany(stored.size).run(args).changes !== stored.size) {
       // An id taken (seq behind the ids, which the schema rules out): fail the call whole.
       throw new CrawldError('frontier: a new task id is taken');
     }

@@ -22,14 +22,16 @@ type TagStatements = Pick<Statements, 'vtimeGet' | 'hostTagGet' | 'hostTagSet'>;
 export class FairTags {
   readonly #last = new Map<string, number>();
   readonly #v: number;
+  readonly #st: TagStatements;
 
-  constructor(private readonly st: TagStatements) {
+  constructor(st: TagStatements) {
+    this.#st = st;
     this.#v = st.vtimeGet.get()!;
   }
 
   /** The start tag of the host's next task. */
   next(host: string): number {
-    const last = this.#last.get(host) ?? this.st.hostTagGet.get(host) ?? Number.NEGATIVE_INFINITY;
+    const last = this.#last.get(host) ?? this.#st.hostTagGet.get(host) ?? Number.NEGATIVE_INFINITY;
     const tag = Math.max(this.#v, last + 1);
     this.#last.set(host, tag);
     return tag;
@@ -37,7 +39,7 @@ export class FairTags {
 
   /** Stores each host's last tag; once, at the end of the transaction. */
   flush(): void {
-    for (const [host, tag] of this.#last) this.st.hostTagSet.run(host, tag);
+    for (const [host, tag] of this.#last) this.#st.hostTagSet.run(host, tag);
     this.#last.clear();
   }
 }

@@ -3,7 +3,7 @@
  * a crash leaves every task before or after a call. Several instances may open the same
  * file (the daemon, a `crawld dlq` command): writes take the write lock up front
  * (BEGIN IMMEDIATE) and shared counters are read inside the transaction, never cached.
- * Schema and sizing notes: sqlite-schema.ts.
+ * Schema and sizing notes: schema.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -52,7 +52,7 @@ export interface SqliteFrontierOptions {
   leaseScanLimit?: number;
   /**
    * How many rows the small dedupe table (dedupe_new) keeps before an enqueue moves the
-   * excess into the big one (dedupe), in key order (sqlite-schema.ts, sqlite-dedupe.ts).
+   * excess into the big one (dedupe), in key order (schema.ts, dedupe.ts).
    * Larger makes each big-table page a move writes take more rows, but makes the small table
    * itself more pages to write per commit. At 1M URLs (raw better-sqlite3 replica) 20,000
    * was best with whole-table merges (10,000 slower, 50,000 alike); with the moving slice
@@ -99,7 +99,7 @@ export class SqliteFrontier implements Frontier {
       configure(db);
       migrate(db);
       const st = prepareStatements(db);
-      // Rows that say no more than a missing row would (sqlite-fair.ts): host_tags holds only
+      // Rows that say no more than a missing row would (fair.ts): host_tags holds only
       // hosts with work queued in the current round or later.
       st.hostTagsPrune.run();
       const tx = makeTransactions(db, st, makeDedupe(db, this.#mergeRows), this.#maxPending);

@@ -18,7 +18,7 @@
  * (commit 13.1 s of ~26 s per 1M URLs, raw better-sqlite3 replica). Page size, cache size,
  * checkpoint interval and sorting a batch did not help. So new slots go to dedupe_new, which
  * stays small (dedupeMergeRows, 20,000 rows: ~100 pages, all cached), and move to dedupe in
- * key order, a slice per enqueue (sqlite-dedupe.ts): at 1M, ~4 rows land on each big-table
+ * key order, a slice per enqueue (dedupe.ts): at 1M, ~4 rows land on each big-table
  * page a move writes instead of 1. An enqueue reads dedupe (reads dirty nothing) and writes
  * dedupe_new. The gain shrinks as dedupe grows: at ~5M URLs (~24,000 pages) a move writes
  * about one page per row again, unless dedupeMergeRows grows with it (not measured).
@@ -29,7 +29,7 @@
  * 43,239-45,783 against 32,089-34,553/s); lease+ack 30,784-35,841/s against
  * 30,369-31,911/s; peak RSS 171-196 MB against 161-189 MB; file size the same (189 MiB),
  * 4,775 + 97 pages of dedupe tables against 4,845 of tasks_url. Part of the gain is
- * the statement journal that OR IGNORE spares (see claim in sqlite-dedupe.ts): without it,
+ * the statement journal that OR IGNORE spares (see claim in dedupe.ts): without it,
  * 1.21-1.23x in an earlier sitting. Merges: 2 ms median, 6-11 ms at most per call;
  * whole-table merges of 20,000 rows would take 37-40 ms median, 53 ms at most, for the same
  * total (1.8-2.0 s per 1M).
@@ -43,7 +43,7 @@ import { CrawldError } from '../../../core/errors.js';
  * given (the seq at insertion).
  * 4: tasks gain request_url, the URL to request when it differs from the dedupe key url
  * (NULL otherwise, and for every task written before).
- * 5: seq is a lease-order tag that gives hosts fair turns (sqlite-fair.ts), no longer the
+ * 5: seq is a lease-order tag that gives hosts fair turns (fair.ts), no longer the
  * task's id; host_tags and meta 'vtime' are added (by the DDL, nothing is rewritten).
  */
 export const SCHEMA_VERSION = 5;
@@ -63,7 +63,7 @@ CREATE TABLE IF NOT EXISTS jobs (
 -- is written (the dedupe row that names it is written first). meta 'seq' only grows and is
 -- past every id (migration 2 -> 3 makes sure of that for older files), so ids never repeat;
 -- they have gaps (duplicates use up ids), which nothing minds. The seq column is the task's
--- place in the lease order (sqlite-fair.ts; up to schema 4 it was the id). url_hash is the
+-- place in the lease order (fair.ts; up to schema 4 it was the id). url_hash is the
 -- task's dedupe slot, kept so that the dedupe tables can be rebuilt from tasks.
 CREATE TABLE IF NOT EXISTS tasks (
   id INTEGER PRIMARY KEY,
@@ -96,7 +96,7 @@ CREATE TABLE IF NOT EXISTS tasks (
 -- slot. Rows are never deleted and keep their slot, so such a run of taken slots never
 -- breaks: a collision never hides a URL.
 -- Two tables, one set of slots (a slot is in one of them, never both): dedupe_new takes new
--- slots and stays small; rows move from it to dedupe in key order (sqlite-dedupe.ts), and
+-- slots and stays small; rows move from it to dedupe in key order (dedupe.ts), and
 -- 'dedupe_new' in meta is its row count, 'merge_job' and 'merge_hash' where the next move
 -- starts. WITHOUT ROWID: the key is the table, one B-tree, no separate index.
 CREATE TABLE IF NOT EXISTS dedupe (
@@ -130,7 +130,7 @@ CREATE TABLE IF NOT EXISTS counts (
 ) WITHOUT ROWID;
 
 -- 'seq' is the next task id. 'vtime' is the largest lease-order tag leased so far
--- (sqlite-fair.ts); a file from schema 4 or older starts it at 'seq', past every task it
+-- (fair.ts); a file from schema 4 or older starts it at 'seq', past every task it
 -- holds, so its queue keeps its order. They and the dedupe entries (see dedupe) are read and
 -- written inside each write transaction rather than cached, so two instances on one file
 -- (daemon + CLI) never hand out the same id or lose a count.
@@ -142,7 +142,7 @@ INSERT OR IGNORE INTO meta (key, value) VALUES ('seq', 1), ('dedupe_new', 0), ('
   ('merge_hash', -1);
 INSERT OR IGNORE INTO meta (key, value) SELECT 'vtime', value FROM meta WHERE key = 'seq';
 
--- Each host's last lease-order tag (sqlite-fair.ts). A host without a row starts at vtime.
+-- Each host's last lease-order tag (fair.ts). A host without a row starts at vtime.
 CREATE TABLE IF NOT EXISTS host_tags (
   host TEXT PRIMARY KEY,
   tag INTEGER NOT NULL

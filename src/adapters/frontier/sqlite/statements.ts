@@ -45,18 +45,25 @@ const CLEAR_LEASE = 'lease_token = NULL, lease_owner = NULL, lease_expires_at = 
 const HELD = "id = ? AND state = 'leased' AND lease_token = ?";
 
 // A new task's id is given, not assigned: it is taken from meta 'seq' (see tasks in
-// sqlite-schema.ts), known before the row is written, which is what the dedupe tables store.
-// The seq column is the task's place in the lease order (sqlite-fair.ts).
+// schema.ts), known before the row is written, which is what the dedupe tables store.
+// The seq column is the task's place in the lease order (fair.ts).
 const COLUMNS =
   'tasks (id, job, url, url_hash, host, priority, depth, state, not_before, seq, request_url) VALUES';
 const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
+/** Every statement, by the groups below. */
 export function prepareStatements(db: Database.Database) {
-  const insertMany = new Map<number, Database.Statement<unknown[]>>();
+  return { ...metaStatements(db), ...enqueueStatements(db), ...leaseStatements(db), ...readStatements(db) };
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;
+
+/** The sequence, fair-turn tags, jobs and row counts. */
+function metaStatements(db: Database.Database) {
   return {
     seqGet: db.prepare<[], number>("SELECT value FROM meta WHERE key = 'seq'").pluck(),
     seqSet: db.prepare<[number]>("UPDATE meta SET value = ? WHERE key = 'seq'"),
-    // Fair turns across hosts (sqlite-fair.ts).
+    // Fair turns across hosts (fair.ts).
     vtimeGet: db.prepare<[], number>("SELECT value FROM meta WHERE key = 'vtime'").pluck(),
     vtimeRaise: db.prepare<[number]>("UPDATE meta SET value = max(value, ?) WHERE key = 'vtime'"),
     hostTagGet: db.prepare<[string], number>('SELECT tag FROM host_tags WHERE host = ?').pluck(),
@@ -82,13 +89,19 @@ export function prepareStatements(db: Database.Database) {
     delayedCount: db
       .prepare<[number], number>("SELECT count(*) FROM tasks WHERE state = 'delayed' AND not_before > ?")
       .pluck(),
+  };
+}
 
+/** New tasks and forced re-enqueues. */
+function enqueueStatements(db: Database.Database) {
+  const insertMany = new Map<number, Database.Statement<unknown[]>>();
+  return {
     insert: db.prepare<
       [number, number, string, number, string, number, number, string, number, number, string | null]
     >(`INSERT INTO ${COLUMNS} ${ROW}`),
     /**
-     * `rows` new tasks in one statement (their dedupe slots are already taken: sqlite-dedupe.ts).
-     * OR IGNORE spares the statement journal (see claim in sqlite-dedupe.ts); the caller
+     * `rows` new tasks in one statement (their dedupe slots are already taken: dedupe.ts).
+     * OR IGNORE spares the statement journal (see claim in dedupe.ts); the caller
      * checks that every row went in.
      */
     insertMany: (rows: number) => {
@@ -105,7 +118,12 @@ export function prepareStatements(db: Database.Database) {
       'UPDATE tasks SET priority = ?, depth = ?, state = ?, not_before = ?, seq = ?, attempts = 0, ' +
         'generation = generation + 1, last_error = NULL, dead_at = NULL, dead_reason = NULL WHERE id = ?',
     ),
+  };
+}
 
+/** Leases and what ends them: ack (done, recrawl), retry, dead letter (bury), extend. */
+function leaseStatements(db: Database.Database) {
+  return {
     // Expired leases keep seq and attempts: the task resumes its place in line.
     reclaim: db
       .prepare<[number, number], number>(
@@ -152,7 +170,12 @@ export function prepareStatements(db: Database.Database) {
           `dead_reason = ?, ${CLEAR_LEASE} WHERE ${HELD} RETURNING priority`,
       )
       .pluck(),
+  };
+}
 
+/** What the reads (nextReadyAt, listLeased, listDead) and redrive need. */
+function readStatements(db: Database.Database) {
+  return {
     readyHeadTime: db
       .prepare<[], number>(
         "SELECT not_before FROM tasks WHERE state = 'ready' ORDER BY priority, seq LIMIT 1",
@@ -189,5 +212,3 @@ export function prepareStatements(db: Database.Database) {
       .pluck(),
   };
 }
-
-export type Statements = ReturnType<typeof prepareStatements>;

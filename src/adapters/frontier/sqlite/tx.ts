@@ -3,8 +3,8 @@
  * BEGIN IMMEDIATE (`.immediate(...)`): taking the write lock up front means two instances
  * on one file queue on busy_timeout instead of failing with SQLITE_BUSY on lock upgrade.
  * enqueue, recrawl, retry and bury are plain functions that WriteBatcher runs, each call as
- * a transaction of its own or a savepoint of a shared one (see sqlite-batcher.ts); enqueue
- * lives in sqlite-enqueue.ts.
+ * a transaction of its own or a savepoint of a shared one (see batcher.ts); enqueue
+ * lives in enqueue.ts.
  */
 import type Database from 'better-sqlite3';
 import { CountDeltas, stateAt } from './counts.js';
@@ -52,7 +52,7 @@ function lease(st: Statements, a: LeaseArgs): TaskRow[] {
     tag = Math.max(tag, row.seq);
   }
   deltas.flush(st);
-  // The turn leased so far (sqlite-fair.ts).
+  // The turn leased so far (fair.ts).
   if (rows.length > 0) st.vtimeRaise.run(tag);
   // RETURNING order is unspecified: restore lease order.
   return rows.sort((x, y) => x.priority - y.priority || x.seq - y.seq);
