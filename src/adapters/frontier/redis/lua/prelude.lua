@@ -70,7 +70,7 @@ local function qof(r) return r[FQ] or r[FC] end
 -- bucket (64-128 records each) costs the same memory as 200 and less CPU: a listpack lookup
 -- scans its entries (100 hosts x 2000 URLs: lease+ack 66-75 against 78-88 us of Redis CPU).
 local PER_BUCKET = 64
--- Index upkeep by deltas (one Redis: BATCH and TAKE keep the index themselves, lua-batch.ts):
+-- Index upkeep by deltas (one Redis: BATCH, TAKE and ENQUEUE_MANY keep it, in settle.lua):
 -- DT sums the call's changes to the totals, TOUCH marks per host (keyed by its task key T) what
 -- moved: ra / da the least ready score / due time added, rr / dr a ready entry / a delayed
 -- entry or lease removed, la / lr a lease added / removed, xa / xr a dead letter added /
