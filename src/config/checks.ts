@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { checkBackoffOptions } from '../core/backoff.js';
+import { describeBound, showValue } from '../core/bound.js';
 import { checkBreakerOptions } from '../core/breaker-policy.js';
 import { systemClock, systemRandom } from '../core/clock.js';
 import { InvalidArgumentError } from '../core/errors.js';
@@ -20,6 +21,7 @@ import {
   type RetrySection,
   retryBackoffOf,
 } from './control-options.js';
+import { formatPath } from './issues.js';
 
 interface ControlSections {
   readonly concurrency: ConcurrencySection;
@@ -49,9 +51,6 @@ export function controlIssues(config: ControlSections, ctx: z.RefinementCtx): vo
   check(ctx, 'retry', RETRY_KEYS, () => checkBackoffOptions(retryBackoffOf(config.retry)));
 }
 
-const RANGE = /^Expected `([^`]+)` to be (.+)$/s;
-const ORDER = /^Expected `([^`]+)` \((.+)\) to be <= `([^`]+)` \((.+)\)$/s;
-
 function check(
   ctx: z.RefinementCtx,
   section: string,
@@ -62,15 +61,29 @@ function check(
     validate();
   } catch (err) {
     if (!(err instanceof InvalidArgumentError)) throw err;
-    const key = (name: string) => keys[name] ?? name;
-    const order = ORDER.exec(err.message);
-    const range = order ? undefined : RANGE.exec(err.message);
-    const [name, message] = order
-      ? [order[1]!, `must be <= ${section}.${key(order[3]!)} (${order[4]}), got ${order[2]}`]
-      : range
-        ? [range[1]!, `must be ${range[2]}`]
-        : [undefined, err.message];
-    const path = name === undefined ? [section] : [section, ...key(name).split('.')];
-    ctx.addIssue({ code: 'custom', path, message });
+    ctx.addIssue({ code: 'custom', ...argumentIssue(err, section, keys) });
   }
+}
+
+/**
+ * The field and the message of a validator's refusal, from the fields the error carries (the
+ * option as the algorithm names it, the value, the bound): `keys` maps an algorithm's option
+ * name to the config key where they differ, for the field and for a bound another option sets
+ * ("must be an integer in [1, breaker.rollingWindowMs (5)], got 10").
+ */
+export function argumentIssue(
+  err: InvalidArgumentError,
+  section: string,
+  keys: Readonly<Record<string, string>>,
+): { path: PropertyKey[]; message: string } {
+  const path = (option: string): PropertyKey[] => [section, ...(keys[option] ?? option).split('.')];
+  if (err.option === undefined) return { path: [section], message: err.message };
+  const got = `got ${showValue(err.value)}`;
+  if (err.bound)
+    return {
+      path: path(err.option),
+      message: `must be ${describeBound(err.bound, (o) => formatPath(path(o)))}, ${got}`,
+    };
+  if (err.oneOf) return { path: path(err.option), message: `must be one of ${err.oneOf.join(', ')}, ${got}` };
+  return { path: path(err.option), message: err.message };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RENDER_CHOICE_BOUNDS, renderChoiceDefaults } from '../core/render-choice.js';
-import { positiveMs } from './units.js';
+import { numberIn, positiveMs } from './units.js';
 
 /**
  * The browser path's options (docs/browser.md): how a job's pages are rendered, and the
@@ -10,8 +10,6 @@ import { positiveMs } from './units.js';
 /** Resource types a render may skip; a crawl reads the DOM, not pixels. */
 export const BLOCKABLE_RESOURCES = ['image', 'media', 'font', 'stylesheet'] as const;
 
-const bounded = (b: { readonly min: number; readonly max: number }) => z.number().int().min(b.min).max(b.max);
-
 /**
  * jobs[].render: http (undici, no JavaScript), browser (headless Chromium), or auto (per host,
  * whichever gets the job's fields and links: core/render-choice.ts, docs/browser.md).
@@ -20,9 +18,9 @@ export const renderSchema = z
   .strictObject({
     kind: z.enum(['http', 'browser', 'auto']).default('http'),
     /** auto: pages of a new host fetched both ways and compared before it is decided. */
-    samplePages: bounded(RENDER_CHOICE_BOUNDS.samplePages).default(renderChoiceDefaults.samplePages),
+    samplePages: numberIn(RENDER_CHOICE_BOUNDS.samplePages).default(renderChoiceDefaults.samplePages),
     /** auto: on a host decided http, one page in this many is also rendered and compared. */
-    recheckEvery: bounded(RENDER_CHOICE_BOUNDS.recheckEvery).default(renderChoiceDefaults.recheckEvery),
+    recheckEvery: numberIn(RENDER_CHOICE_BOUNDS.recheckEvery).default(renderChoiceDefaults.recheckEvery),
     /** The page event a render waits for before reading the DOM. */
     waitUntil: z.enum(['load', 'domcontentloaded', 'networkidle']).default('load'),
     /** Then also wait until this CSS selector matches (attached to the DOM). */

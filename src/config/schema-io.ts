@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { cookieLimitDefaults } from '../core/cookie-limits.js';
-import { ms, positiveMs } from './units.js';
+import { COOKIE_LIMIT_BOUNDS, cookieLimitDefaults } from '../core/cookie-limits.js';
+import { ms, numberIn, positiveInt, positiveMs } from './units.js';
 
 /**
  * Config schema parts for JSON API jobs and the PostgreSQL and webhook sinks (schema.ts
  * composes them). Strict like the rest: an unknown key is refused.
  */
-
-const positiveInt = z.number().int().positive();
 
 const jsonPath = z.string().min(1);
 
@@ -70,8 +68,8 @@ export const cookiesSchema = z.preprocess(
   (v) => (typeof v === 'boolean' ? { jar: v } : v),
   z.strictObject({
     jar: z.boolean().default(true),
-    maxPerDomain: z.number().int().positive().default(cookieLimitDefaults.maxPerDomain),
-    maxTotal: z.number().int().positive().default(cookieLimitDefaults.maxTotal),
+    maxPerDomain: numberIn(COOKIE_LIMIT_BOUNDS.maxPerDomain).default(cookieLimitDefaults.maxPerDomain),
+    maxTotal: numberIn(COOKIE_LIMIT_BOUNDS.maxTotal).default(cookieLimitDefaults.maxTotal),
   }),
 );
 

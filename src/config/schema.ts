@@ -1,15 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { proxyUrlProblem } from '../adapters/fetch/proxy.js';
-import { backoffDefaults } from '../core/backoff.js';
-import { breakerPolicyDefaults } from '../core/breaker-policy.js';
-import { hostBackoffDefaults } from '../core/host-backoff.js';
-import { aimdDefaults } from '../core/limit/aimd.js';
-import { loopLimitDefaults } from '../core/limit/loop-limit.js';
-import { hostLimitersDefaults } from '../core/limiter.js';
+import { BACKOFF_BOUNDS, backoffDefaults } from '../core/backoff.js';
+import { BREAKER_BOUNDS, breakerPolicyDefaults } from '../core/breaker-policy.js';
+import { HOST_BACKOFF_BOUNDS, hostBackoffDefaults } from '../core/host-backoff.js';
+import { JOB_LIMIT_BOUNDS } from '../core/job-gate.js';
+import { AIMD_BOUNDS, AIMD_TARGET_BOUNDS, aimdDefaults } from '../core/limit/aimd.js';
+import { LOOP_LIMIT_BOUNDS, loopLimitDefaults } from '../core/limit/loop-limit.js';
+import { HOST_LIMITERS_BOUNDS, hostLimitersDefaults } from '../core/limiter.js';
 import { DEFAULT_MAX_REFRESH_DELAY_SECONDS } from '../core/refresh.js';
-import { retryAfterDefaults } from '../core/retry-after.js';
+import { RETRY_AFTER_BOUNDS, retryAfterDefaults } from '../core/retry-after.js';
 import { DEFAULT_LINK_TAGS, LINK_TAGS, type LinkTag } from '../core/rules.js';
+import { TOKEN_BUCKET_BOUNDS } from '../core/token-bucket.js';
 import { REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../ports/frontier.js';
 import { controlIssues } from './checks.js';
 import { browserSchema, renderSchema } from './schema-browser.js';
@@ -20,7 +22,7 @@ import {
   postgresSinkSchema,
   requestSchema,
 } from './schema-io.js';
-import { ms, positiveMs } from './units.js';
+import { ms, numberIn, positiveInt, positiveMs } from './units.js';
 
 /**
  * The config file's schema: every option, its type and its default, in one place.
@@ -67,8 +69,6 @@ function isValidRegex(s: string): boolean {
 const hostPattern = z.string().regex(/^(\*|(\*\.)?[a-z0-9.-]+(:\d{1,5})?|\[[0-9a-f:.]+\](:\d{1,5})?)$/i, {
   message: "must be a hostname, '*.example.com' or '*'",
 });
-
-const positiveInt = z.number().int().positive();
 
 const fieldRule = z.strictObject({
   selector: z.string().min(1),
@@ -193,9 +193,9 @@ const jobSchema = z.strictObject({
    */
   limits: z
     .strictObject({
-      maxConcurrency: positiveInt.optional(),
-      ratePerSec: z.number().positive().optional(),
-      burst: positiveInt.optional(),
+      maxConcurrency: numberIn(JOB_LIMIT_BOUNDS.maxConcurrency).optional(),
+      ratePerSec: numberIn(JOB_LIMIT_BOUNDS.ratePerSec).optional(),
+      burst: numberIn(JOB_LIMIT_BOUNDS.burst).optional(),
     })
     .optional(),
   /** Sitemaps as a seed source (docs/sitemaps.md). */
@@ -334,17 +334,19 @@ const configBase = z.strictObject({
   concurrency: z
     .strictObject({
       /** Ceiling of requests in flight across all hosts. */
-      global: positiveInt.default(hostLimitersDefaults.globalMaxInflight),
+      global: numberIn(HOST_LIMITERS_BOUNDS.globalMaxInflight).default(
+        hostLimitersDefaults.globalMaxInflight,
+      ),
       /** Lower the global limit while the event loop is saturated (core/limit/loop-limit.ts). */
       globalAdaptive: z.boolean().default(true),
       /** Floor of the adaptive global limit. */
-      minGlobal: positiveInt.default(loopLimitDefaults.minLimit),
+      minGlobal: numberIn(LOOP_LIMIT_BOUNDS.minLimit).default(loopLimitDefaults.minLimit),
       /** Event-loop delay a saturated loop may run at before the global limit is cut. */
-      loopLagTargetMs: positiveMs.default(loopLimitDefaults.targetLagMs),
+      loopLagTargetMs: numberIn(LOOP_LIMIT_BOUNDS.targetLagMs).default(loopLimitDefaults.targetLagMs),
       /** Ceiling of each host's adaptive limit. */
-      maxPerHost: positiveInt.default(aimdDefaults.maxLimit),
-      minPerHost: positiveInt.default(aimdDefaults.minLimit),
-      initialPerHost: positiveInt.default(aimdDefaults.initialLimit),
+      maxPerHost: numberIn(AIMD_BOUNDS.maxLimit).default(aimdDefaults.maxLimit),
+      minPerHost: numberIn(AIMD_BOUNDS.minLimit).default(aimdDefaults.minLimit),
+      initialPerHost: numberIn(AIMD_BOUNDS.initialLimit).default(aimdDefaults.initialLimit),
       /** false: every host runs at maxPerHost, no AIMD. */
       adaptive: z.boolean().default(true),
       /** Latency target: relative to the host's measured baseline, or absolute. */
@@ -352,41 +354,48 @@ const configBase = z.strictObject({
         .discriminatedUnion('kind', [
           z.strictObject({
             kind: z.literal('relative'),
-            ratio: z.number().gt(1).default(aimdDefaults.target.ratio),
-            minMarginMs: z.number().min(0).default(aimdDefaults.target.minMarginMs),
-            minRttWindowMs: positiveMs.default(aimdDefaults.target.minRttWindowMs),
-            probeLimit: positiveInt.default(aimdDefaults.target.probeLimit),
+            ratio: numberIn(AIMD_TARGET_BOUNDS.ratio).default(aimdDefaults.target.ratio),
+            minMarginMs: numberIn(AIMD_TARGET_BOUNDS.minMarginMs).default(aimdDefaults.target.minMarginMs),
+            minRttWindowMs: numberIn(AIMD_TARGET_BOUNDS.minRttWindowMs).default(
+              aimdDefaults.target.minRttWindowMs,
+            ),
+            probeLimit: numberIn(AIMD_TARGET_BOUNDS.probeLimit).default(aimdDefaults.target.probeLimit),
           }),
-          z.strictObject({ kind: z.literal('absolute'), latencyMs: positiveMs }),
+          z.strictObject({ kind: z.literal('absolute'), latencyMs: numberIn(AIMD_TARGET_BOUNDS.latencyMs) }),
         ])
         .prefault({ kind: 'relative' }),
-      increase: z.number().positive().default(aimdDefaults.increase),
+      increase: numberIn(AIMD_BOUNDS.increase).default(aimdDefaults.increase),
       /** Growth after slow start: to limit × target / latency, at most × this. */
-      maxGrowthRatio: z.number().min(1).max(2).default(aimdDefaults.maxGrowthRatio),
-      backoffRatio: z.number().min(0.5).lt(1).default(aimdDefaults.backoffRatio),
-      percentile: z.number().gt(0).max(1).default(aimdDefaults.percentile),
-      windowMs: positiveMs.default(aimdDefaults.windowMs),
-      minWindowSamples: positiveInt.default(aimdDefaults.minWindowSamples),
-      maxLagFraction: z.number().positive().default(aimdDefaults.maxLagFraction),
+      maxGrowthRatio: numberIn(AIMD_BOUNDS.maxGrowthRatio).default(aimdDefaults.maxGrowthRatio),
+      backoffRatio: numberIn(AIMD_BOUNDS.backoffRatio).default(aimdDefaults.backoffRatio),
+      percentile: numberIn(AIMD_BOUNDS.percentile).default(aimdDefaults.percentile),
+      windowMs: numberIn(AIMD_BOUNDS.windowMs).default(aimdDefaults.windowMs),
+      minWindowSamples: numberIn(AIMD_BOUNDS.minWindowSamples).default(aimdDefaults.minWindowSamples),
+      maxLagFraction: numberIn(AIMD_BOUNDS.maxLagFraction).default(aimdDefaults.maxLagFraction),
       /** Dead band above the target: holds the limit instead of cutting it on noise. */
-      tolerance: z.number().min(0).default(aimdDefaults.tolerance),
+      tolerance: numberIn(AIMD_BOUNDS.tolerance).default(aimdDefaults.tolerance),
       /** Double each host's limit per window under target until its first cut. */
       slowStart: z.boolean().default(aimdDefaults.slowStart),
       /** Window length while a host is in slow start. */
-      slowStartWindowMs: positiveMs.default(aimdDefaults.slowStartWindowMs),
+      slowStartWindowMs: numberIn(AIMD_BOUNDS.slowStartWindowMs).default(aimdDefaults.slowStartWindowMs),
     })
     .prefault({}),
   rateLimits: z
     .strictObject({
       /** One bucket for all requests of this daemon. */
-      global: z.strictObject({ ratePerSec: z.number().positive(), burst: positiveInt.optional() }).optional(),
+      global: z
+        .strictObject({
+          ratePerSec: numberIn(TOKEN_BUCKET_BOUNDS.ratePerSec),
+          burst: numberIn(TOKEN_BUCKET_BOUNDS.burst).optional(),
+        })
+        .optional(),
       /** Per-host buckets; the first rule whose pattern matches a host applies to it. */
       hosts: z
         .array(
           z.strictObject({
             hosts: hostPattern,
-            ratePerSec: z.number().positive(),
-            burst: positiveInt.optional(),
+            ratePerSec: numberIn(TOKEN_BUCKET_BOUNDS.ratePerSec),
+            burst: numberIn(TOKEN_BUCKET_BOUNDS.burst).optional(),
           }),
         )
         .default([]),
@@ -395,31 +404,41 @@ const configBase = z.strictObject({
   breaker: z
     .strictObject({
       implementation: z.enum(['policy', 'opossum']).default('policy'),
-      errorThresholdPercentage: z
-        .number()
-        .gt(0)
-        .max(100)
-        .default(breakerPolicyDefaults.errorThresholdPercentage),
-      rollingWindowMs: positiveMs.default(breakerPolicyDefaults.rollingCountTimeoutMs),
-      rollingBuckets: positiveInt.default(breakerPolicyDefaults.rollingCountBuckets),
-      volumeThreshold: positiveInt.default(breakerPolicyDefaults.volumeThreshold),
+      errorThresholdPercentage: numberIn(BREAKER_BOUNDS.errorThresholdPercentage).default(
+        breakerPolicyDefaults.errorThresholdPercentage,
+      ),
+      rollingWindowMs: numberIn(BREAKER_BOUNDS.rollingCountTimeoutMs).default(
+        breakerPolicyDefaults.rollingCountTimeoutMs,
+      ),
+      rollingBuckets: numberIn(BREAKER_BOUNDS.rollingCountBuckets).default(
+        breakerPolicyDefaults.rollingCountBuckets,
+      ),
+      volumeThreshold: numberIn(BREAKER_BOUNDS.volumeThreshold).default(
+        breakerPolicyDefaults.volumeThreshold,
+      ),
       /** Opens after this many failures in a row (0: the rate rule only). */
-      consecutiveFailures: z.number().int().min(0).default(breakerPolicyDefaults.consecutiveFailures),
+      consecutiveFailures: numberIn(BREAKER_BOUNDS.consecutiveFailures).default(
+        breakerPolicyDefaults.consecutiveFailures,
+      ),
       /** Open time after a first trip; doubled per consecutive trip up to maxResetTimeoutMs. */
-      resetTimeoutMs: positiveMs.default(breakerPolicyDefaults.resetTimeoutMs),
-      maxResetTimeoutMs: positiveMs.default(breakerPolicyDefaults.maxResetTimeoutMs),
-      halfOpenMaxProbes: positiveInt.default(breakerPolicyDefaults.halfOpenMaxProbes),
-    })
-    .refine((b) => b.maxResetTimeoutMs >= b.resetTimeoutMs, {
-      message: 'must be at least breaker.resetTimeoutMs',
-      path: ['maxResetTimeoutMs'],
+      resetTimeoutMs: numberIn(BREAKER_BOUNDS.resetTimeoutMs).default(breakerPolicyDefaults.resetTimeoutMs),
+      maxResetTimeoutMs: numberIn(BREAKER_BOUNDS.maxResetTimeoutMs).default(
+        breakerPolicyDefaults.maxResetTimeoutMs,
+      ),
+      halfOpenMaxProbes: numberIn(BREAKER_BOUNDS.halfOpenMaxProbes).default(
+        breakerPolicyDefaults.halfOpenMaxProbes,
+      ),
     })
     .prefault({}),
   hostBackoff: z
     .strictObject({
-      initialPauseMs: ms.default(hostBackoffDefaults.initialPauseMs),
-      maxPauseMs: ms.default(hostBackoffDefaults.maxPauseMs),
-      forgiveAfterMs: ms.default(hostBackoffDefaults.forgiveAfterMs),
+      initialPauseMs: numberIn(HOST_BACKOFF_BOUNDS.initialPauseMs).default(
+        hostBackoffDefaults.initialPauseMs,
+      ),
+      maxPauseMs: numberIn(HOST_BACKOFF_BOUNDS.maxPauseMs).default(hostBackoffDefaults.maxPauseMs),
+      forgiveAfterMs: numberIn(HOST_BACKOFF_BOUNDS.forgiveAfterMs).default(
+        hostBackoffDefaults.forgiveAfterMs,
+      ),
     })
     .prefault({}),
   politeness: z
@@ -436,9 +455,9 @@ const configBase = z.strictObject({
   retry: z
     .strictObject({
       maxAttempts: positiveInt.default(4),
-      baseDelayMs: ms.default(backoffDefaults.baseMs),
-      maxDelayMs: ms.default(backoffDefaults.maxMs),
-      retryAfterCapMs: ms.default(retryAfterDefaults.maxMs),
+      baseDelayMs: numberIn(BACKOFF_BOUNDS.baseMs).default(backoffDefaults.baseMs),
+      maxDelayMs: numberIn(BACKOFF_BOUNDS.maxMs).default(backoffDefaults.maxMs),
+      retryAfterCapMs: numberIn(RETRY_AFTER_BOUNDS.maxMs).default(retryAfterDefaults.maxMs),
     })
     .prefault({}),
   shutdown: z.strictObject({ drainTimeoutMs: ms.default(10_000) }).prefault({}),

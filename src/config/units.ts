@@ -1,9 +1,34 @@
 import { z } from 'zod';
-import { MAX_TIMER_MS } from '../core/clock.js';
+import { type Bound, describeBound, MS, POSITIVE_INT, POSITIVE_MS, showValue } from '../core/bound.js';
 
 /**
- * Durations in the config, in milliseconds. Those that become a timer are capped at Node's
- * largest timer (2^31-1 ms, 24.8 days): past it, setTimeout fires after 1 ms instead.
+ * A number option of the config, within a bound of the algorithm's option table (each bound is
+ * written once, in src/core). Its checks are zod's own (int, gt/gte, lt/lte), so tools that read
+ * a schema see the bounds (test/integration/config-bounds.test.ts walks them); the first broken
+ * one says the whole bound, as the algorithm's validator would: "must be an integer >= 1, got 0.5".
  */
-export const ms = z.number().int().nonnegative().max(MAX_TIMER_MS);
-export const positiveMs = z.number().int().positive().max(MAX_TIMER_MS);
+export function numberIn(bound: Bound): z.ZodNumber {
+  const words = describeBound(bound);
+  const params = {
+    abort: true,
+    error: (issue: { input?: unknown; origin?: string; code?: string }) =>
+      // zod's int() also refuses integers past 2^53-1, which no bound here reaches.
+      issue.origin === 'int' && issue.code === 'too_big'
+        ? `must be a safe integer (at most 2^53-1), got ${showValue(issue.input)}`
+        : `must be ${words}, got ${showValue(issue.input)}`,
+  };
+  const { min, max, minExclusive, maxExclusive, integer } = bound;
+  let n = z.number();
+  if (integer) n = n.int(params);
+  if (min !== undefined) n = minExclusive ? n.gt(min, params) : n.gte(min, params);
+  if (max !== undefined) n = maxExclusive ? n.lt(max, params) : n.lte(max, params);
+  return n;
+}
+
+/**
+ * Durations in the config, in whole milliseconds. Those that become a timer are capped at
+ * Node's largest timer (2^31-1 ms, 24.8 days): past it, setTimeout fires after 1 ms instead.
+ */
+export const ms = numberIn(MS);
+export const positiveMs = numberIn(POSITIVE_MS);
+export const positiveInt = numberIn(POSITIVE_INT);

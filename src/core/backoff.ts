@@ -1,6 +1,6 @@
-import { checkNumber } from './check.js';
+import { type Bound, MS, POSITIVE_INT } from './bound.js';
+import { checkNumber, checkOneOf } from './check.js';
 import type { Random } from './clock.js';
-import { InvalidArgumentError } from './errors.js';
 
 export interface BackoffOptions {
   /** Delay ceiling of the first retry. @default 1000 */
@@ -24,17 +24,22 @@ export const backoffDefaults = {
   jitter: 'full',
 } as const satisfies Required<BackoffOptions>;
 
+/** The bounds of each option (the config's retry delays are built from them). */
+export const BACKOFF_BOUNDS = Object.freeze({
+  baseMs: MS,
+  maxMs: MS,
+  factor: { min: 1 },
+} as const satisfies Record<Exclude<keyof BackoffOptions, 'jitter'>, Bound>);
+
+const JITTERS = ['full', 'equal', 'none'] as const;
+
 /** Validates backoff options once (e.g. at config load); backoffDelayMs validates too. */
 export function checkBackoffOptions(options: BackoffOptions = {}): Required<BackoffOptions> {
   const o = { ...backoffDefaults, ...options };
-  checkNumber('baseMs', o.baseMs, { min: 0 });
-  checkNumber('maxMs', o.maxMs, { min: o.baseMs });
-  checkNumber('factor', o.factor, { min: 1 });
-  if (o.jitter !== 'full' && o.jitter !== 'equal' && o.jitter !== 'none') {
-    throw new InvalidArgumentError(
-      `Expected \`jitter\` to be 'full', 'equal' or 'none', got ${JSON.stringify(o.jitter)}`,
-    );
-  }
+  checkNumber('baseMs', o.baseMs, BACKOFF_BOUNDS.baseMs);
+  checkNumber('maxMs', o.maxMs, { ...BACKOFF_BOUNDS.maxMs, min: o.baseMs, minOf: 'baseMs' });
+  checkNumber('factor', o.factor, BACKOFF_BOUNDS.factor);
+  checkOneOf('jitter', o.jitter, JITTERS);
   return o;
 }
 
@@ -43,7 +48,7 @@ export function checkBackoffOptions(options: BackoffOptions = {}): Required<Back
  * ceiling = min(maxMs, baseMs × factor^(attempt − 1)), then jittered. Whole milliseconds.
  */
 export function backoffDelayMs(attempt: number, options: BackoffOptions, random: Random): number {
-  checkNumber('attempt', attempt, { min: 1, integer: true });
+  checkNumber('attempt', attempt, POSITIVE_INT);
   const o = checkBackoffOptions(options);
   // Computed in log space so that a huge attempt number cannot overflow to Infinity × 0.
   const exponent = (attempt - 1) * Math.log(o.factor);

@@ -1,4 +1,5 @@
 import type { BreakerState, HostBreaker } from '../ports/breaker.js';
+import { type Bound, NON_NEGATIVE_INT, POSITIVE_INT, POSITIVE_MS } from './bound.js';
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
 
@@ -41,20 +42,40 @@ export const breakerPolicyDefaults = {
   halfOpenMaxProbes: 1,
 } as const satisfies Required<BreakerPolicyOptions>;
 
+/**
+ * The bounds of each option (the config's breaker section is built from them). A window needs
+ * at least one call to say anything, and a bucket at least a millisecond.
+ */
+export const BREAKER_BOUNDS = Object.freeze({
+  errorThresholdPercentage: { min: 0, minExclusive: true, max: 100 },
+  rollingCountTimeoutMs: POSITIVE_MS,
+  rollingCountBuckets: POSITIVE_INT,
+  volumeThreshold: POSITIVE_INT,
+  consecutiveFailures: NON_NEGATIVE_INT,
+  resetTimeoutMs: POSITIVE_MS,
+  maxResetTimeoutMs: POSITIVE_MS,
+  halfOpenMaxProbes: POSITIVE_INT,
+} as const satisfies Record<keyof BreakerPolicyOptions, Bound>);
+
 export function checkBreakerOptions(options: BreakerPolicyOptions = {}): Required<BreakerPolicyOptions> {
   const o = { ...breakerPolicyDefaults, ...options };
-  checkNumber('errorThresholdPercentage', o.errorThresholdPercentage, { min: 0, max: 100 });
-  checkNumber('rollingCountTimeoutMs', o.rollingCountTimeoutMs, { min: 1 });
+  const b = BREAKER_BOUNDS;
+  checkNumber('errorThresholdPercentage', o.errorThresholdPercentage, b.errorThresholdPercentage);
+  checkNumber('rollingCountTimeoutMs', o.rollingCountTimeoutMs, b.rollingCountTimeoutMs);
   checkNumber('rollingCountBuckets', o.rollingCountBuckets, {
-    min: 1,
+    ...b.rollingCountBuckets,
     max: o.rollingCountTimeoutMs,
-    integer: true,
+    maxOf: 'rollingCountTimeoutMs',
   });
-  checkNumber('volumeThreshold', o.volumeThreshold, { min: 0, integer: true });
-  checkNumber('consecutiveFailures', o.consecutiveFailures, { min: 0, integer: true });
-  checkNumber('resetTimeoutMs', o.resetTimeoutMs, { min: 0 });
-  checkNumber('maxResetTimeoutMs', o.maxResetTimeoutMs, { min: o.resetTimeoutMs });
-  checkNumber('halfOpenMaxProbes', o.halfOpenMaxProbes, { min: 1, integer: true });
+  checkNumber('volumeThreshold', o.volumeThreshold, b.volumeThreshold);
+  checkNumber('consecutiveFailures', o.consecutiveFailures, b.consecutiveFailures);
+  checkNumber('resetTimeoutMs', o.resetTimeoutMs, b.resetTimeoutMs);
+  checkNumber('maxResetTimeoutMs', o.maxResetTimeoutMs, {
+    ...b.maxResetTimeoutMs,
+    min: o.resetTimeoutMs,
+    minOf: 'resetTimeoutMs',
+  });
+  checkNumber('halfOpenMaxProbes', o.halfOpenMaxProbes, b.halfOpenMaxProbes);
   return o;
 }
 

@@ -1,55 +1,30 @@
+import { type Bound, describeBound, inBound, showValue } from './bound.js';
 import { InvalidArgumentError } from './errors.js';
 
 /**
- * Option validation shared by the control-plane algorithms. Messages name the option and show
- * the value received, like p-queue: "Expected `backoffRatio` to be in [0.5, 1), got 2".
+ * Option validation shared by the algorithms. A refusal is an InvalidArgumentError that
+ * carries the option's name, the value and the bound it broke (the config check maps those to
+ * the field, never the message); the message says the same for a person, like p-queue's:
+ * "Expected `backoffRatio` to be a finite number in [0.5, 1), got 2".
  */
-export interface Range {
-  /** Inclusive lower bound unless `minExclusive`. */
-  readonly min?: number;
-  readonly minExclusive?: boolean;
-  /** Inclusive upper bound unless `maxExclusive`. */
-  readonly max?: number;
-  readonly maxExclusive?: boolean;
-  readonly integer?: boolean;
+
+/** Returns `value` when it lies within `bound` (an entry of the algorithm's option table). */
+export function checkNumber(option: string, value: unknown, bound: Bound = {}): number {
+  if (inBound(value, bound)) return value;
+  throw new InvalidArgumentError(
+    `Expected \`${option}\` to be ${describeBound(bound)}, got ${showValue(value)}`,
+    {
+      problem: { option, value, bound },
+    },
+  );
 }
 
-export function checkNumber(name: string, value: unknown, range: Range = {}): number {
-  const { min, max, minExclusive = false, maxExclusive = false, integer = false } = range;
-  const ok =
-    typeof value === 'number' &&
-    !Number.isNaN(value) &&
-    (Number.isFinite(value) || max === Number.POSITIVE_INFINITY) &&
-    (!integer || Number.isInteger(value)) &&
-    (min === undefined || (minExclusive ? value > min : value >= min)) &&
-    (max === undefined || (maxExclusive ? value < max : value <= max));
-  if (ok) return value;
-  throw new InvalidArgumentError(`Expected \`${name}\` to be ${describe(range)}, got ${show(value)}`);
-}
-
-function describe({ min, max, minExclusive, maxExclusive, integer }: Range): string {
-  const kind = integer ? 'an integer' : 'a finite number';
-  if (min !== undefined && max !== undefined && max !== Number.POSITIVE_INFINITY) {
-    return `${kind} in ${minExclusive ? '(' : '['}${min}, ${max}${maxExclusive ? ')' : ']'}`;
-  }
-  if (min !== undefined) return `${kind} ${minExclusive ? '>' : '>='} ${min}`;
-  if (max !== undefined) return `${kind} ${maxExclusive ? '<' : '<='} ${max}`;
-  return kind;
-}
-
-function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value == null) return String(value);
-  try {
-    return JSON.stringify(value) ?? typeof value;
-  } catch {
-    return typeof value;
-  }
-}
-
-/** Throws when `a` > `b`, naming both options. */
-export function checkOrder(aName: string, a: number, bName: string, b: number): void {
-  if (a > b) {
-    throw new InvalidArgumentError(`Expected \`${aName}\` (${a}) to be <= \`${bName}\` (${b})`);
-  }
+/** Returns `value` when it is one of `values`. */
+export function checkOneOf<T extends string>(option: string, value: unknown, values: readonly T[]): T {
+  if (values.includes(value as T)) return value as T;
+  const list = values.map((v) => `'${v}'`);
+  const words = list.length > 1 ? `${list.slice(0, -1).join(', ')} or ${list.at(-1)}` : list.join('');
+  throw new InvalidArgumentError(`Expected \`${option}\` to be ${words}, got ${showValue(value)}`, {
+    problem: { option, value, oneOf: values },
+  });
 }

@@ -1,3 +1,5 @@
+import type { Bound } from './bound.js';
+
 /**
  * One errors module. Every error has a stable `code` (like undici's UND_ERR_*) and says
  * whether retrying can help; the retry policy reads `retryable`, never the message, and the
@@ -65,8 +67,37 @@ export class InvalidUrlError extends CrawldError {
   override readonly code: ErrorCode = 'CRAWLD_ERR_INVALID_URL';
 }
 
+/**
+ * What a validator (core/check.ts) refused: the option by the name the algorithm gives it
+ * (`target.ratio`, `maxPauseMs`), the value, and the bound it broke or the values it may take.
+ */
+export interface ArgumentProblem {
+  readonly option: string;
+  readonly value: unknown;
+  /** A number's bound; its `minOf` / `maxOf` name the options that set an end. */
+  readonly bound?: Bound;
+  readonly oneOf?: readonly string[];
+}
+
+/**
+ * A caller passed something the code cannot take. From an option check, `option`, `value`
+ * and `bound` (or `oneOf`) say what and why, so the config check names the field without
+ * reading the message; other misuse leaves them undefined.
+ */
 export class InvalidArgumentError extends CrawldError {
   override readonly code: ErrorCode = 'CRAWLD_ERR_INVALID_ARG';
+  readonly option: string | undefined;
+  readonly value: unknown;
+  readonly bound: Bound | undefined;
+  readonly oneOf: readonly string[] | undefined;
+  constructor(message: string, options?: { cause?: unknown; problem?: ArgumentProblem }) {
+    super(message, options);
+    const problem = options?.problem;
+    this.option = problem?.option;
+    this.value = problem?.value;
+    this.bound = problem?.bound;
+    this.oneOf = problem?.oneOf;
+  }
 }
 
 /** A command-line usage error; exits 2 like a config error: the operator typed something wrong. */

@@ -1,4 +1,5 @@
-import { checkNumber, checkOrder } from './check.js';
+import { type Bound, MS, POSITIVE_INT } from './bound.js';
+import { checkNumber } from './check.js';
 import type { Clock, Random } from './clock.js';
 import { LruMap } from './lru-map.js';
 
@@ -26,6 +27,16 @@ export const hostBackoffDefaults = {
   maxHosts: 10_000,
 } as const satisfies Required<HostBackoffOptions>;
 
+/** The bounds of each option (the config's hostBackoff section is built from them). */
+export const HOST_BACKOFF_BOUNDS = Object.freeze({
+  initialPauseMs: MS,
+  maxPauseMs: MS,
+  forgiveAfterMs: MS,
+  forgiveAfterSuccesses: POSITIVE_INT,
+  jitter: { min: 0, max: 1 },
+  maxHosts: POSITIVE_INT,
+} as const satisfies Record<keyof HostBackoffOptions, Bound>);
+
 interface HostState {
   /** Throttles since the last forgiveness. */
   strikes: number;
@@ -50,13 +61,17 @@ export class HostBackoff {
 
   constructor(options: HostBackoffOptions = {}, clock: Clock, random: Random) {
     const o = { ...hostBackoffDefaults, ...options };
-    checkNumber('initialPauseMs', o.initialPauseMs, { min: 0 });
-    checkNumber('maxPauseMs', o.maxPauseMs, { min: 0 });
-    checkOrder('initialPauseMs', o.initialPauseMs, 'maxPauseMs', o.maxPauseMs);
-    checkNumber('forgiveAfterMs', o.forgiveAfterMs, { min: 0 });
-    checkNumber('forgiveAfterSuccesses', o.forgiveAfterSuccesses, { min: 1, integer: true });
-    checkNumber('jitter', o.jitter, { min: 0, max: 1 });
-    checkNumber('maxHosts', o.maxHosts, { min: 1, integer: true });
+    const b = HOST_BACKOFF_BOUNDS;
+    checkNumber('maxPauseMs', o.maxPauseMs, b.maxPauseMs);
+    checkNumber('initialPauseMs', o.initialPauseMs, {
+      ...b.initialPauseMs,
+      max: o.maxPauseMs,
+      maxOf: 'maxPauseMs',
+    });
+    checkNumber('forgiveAfterMs', o.forgiveAfterMs, b.forgiveAfterMs);
+    checkNumber('forgiveAfterSuccesses', o.forgiveAfterSuccesses, b.forgiveAfterSuccesses);
+    checkNumber('jitter', o.jitter, b.jitter);
+    checkNumber('maxHosts', o.maxHosts, b.maxHosts);
     this.#o = o;
     this.#clock = clock;
     this.#random = random;

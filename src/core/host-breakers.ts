@@ -1,4 +1,5 @@
 import type { BreakerTransition, HostBreaker, HostBreakerRegistry } from '../ports/breaker.js';
+import { POSITIVE_INT } from './bound.js';
 import { BreakerPolicy, type BreakerPolicyOptions, checkBreakerOptions } from './breaker-policy.js';
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
@@ -23,7 +24,7 @@ export class PolicyHostBreakers implements HostBreakerRegistry {
 
   constructor(options: HostBreakersOptions = {}, clock: Clock) {
     const { maxHosts = 10_000, ...policy } = options;
-    checkNumber('maxHosts', maxHosts, { min: 1, integer: true });
+    checkNumber('maxHosts', maxHosts, POSITIVE_INT);
     this.#options = checkBreakerOptions(policy);
     this.#clock = clock;
     this.#breakers = new LruMap(maxHosts, (b) => b.state === 'closed');

@@ -1,6 +1,7 @@
+import { type Bound, POSITIVE_INT } from './bound.js';
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
-import { TokenBucket } from './token-bucket.js';
+import { TOKEN_BUCKET_BOUNDS, TokenBucket } from './token-bucket.js';
 
 /** A job's own limits, on top of the host's (config jobs[].limits). */
 export interface JobLimits {
@@ -11,6 +12,12 @@ export interface JobLimits {
   /** @default max(1, ratePerSec) */
   readonly burst?: number;
 }
+
+/** The bounds of each limit (the config's jobs[].limits). */
+export const JOB_LIMIT_BOUNDS = Object.freeze({
+  maxConcurrency: POSITIVE_INT,
+  ...TOKEN_BUCKET_BOUNDS,
+} as const satisfies Record<keyof JobLimits, Bound>);
 
 interface Lane {
   inflight: number;
@@ -99,9 +106,8 @@ function laneKey(jobId: string, host: string): string {
 }
 
 function validate(job: string, l: JobLimits): void {
-  if (l.maxConcurrency !== undefined)
-    checkNumber(`${job}.maxConcurrency`, l.maxConcurrency, { min: 1, integer: true });
-  if (l.ratePerSec !== undefined)
-    checkNumber(`${job}.ratePerSec`, l.ratePerSec, { min: 0, minExclusive: true });
-  if (l.burst !== undefined) checkNumber(`${job}.burst`, l.burst, { min: 1 });
+  for (const [option, bound] of Object.entries(JOB_LIMIT_BOUNDS)) {
+    const value = l[option as keyof JobLimits];
+    if (value !== undefined) checkNumber(`${job}.${option}`, value, bound);
+  }
 }

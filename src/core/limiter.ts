@@ -1,4 +1,5 @@
 import type { FetcherKind } from '../ports/control-plane.js';
+import { type Bound, POSITIVE_INT } from './bound.js';
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
 import { AimdLimit, type AimdOptions } from './limit/aimd.js';
@@ -116,6 +117,12 @@ export const hostLimitersDefaults = {
   aimd: {},
 } as const satisfies Omit<Required<HostLimitersOptions>, 'createLimit'>;
 
+/** The bounds of each number option (the config's concurrency.global). */
+export const HOST_LIMITERS_BOUNDS = Object.freeze({
+  globalMaxInflight: POSITIVE_INT,
+  maxHosts: POSITIVE_INT,
+} as const satisfies Record<'globalMaxInflight' | 'maxHosts', Bound>);
+
 /** Payload of HostLimiters.onAvailable: which host freed a slot (undefined: any host may pass). */
 export interface AvailableEvent {
   readonly host: string | undefined;
@@ -145,9 +152,13 @@ export class HostLimiters {
 
   constructor(options: HostLimitersOptions = {}, clock: Clock) {
     const o = { ...hostLimitersDefaults, ...options };
-    this.#ceiling = checkNumber('globalMaxInflight', o.globalMaxInflight, { min: 1, integer: true });
+    this.#ceiling = checkNumber(
+      'globalMaxInflight',
+      o.globalMaxInflight,
+      HOST_LIMITERS_BOUNDS.globalMaxInflight,
+    );
     this.#global = this.#ceiling;
-    checkNumber('maxHosts', o.maxHosts, { min: 1, integer: true });
+    checkNumber('maxHosts', o.maxHosts, HOST_LIMITERS_BOUNDS.maxHosts);
     // Validate the AIMD options now rather than at the first request to some host.
     if (!options.createLimit) new AimdLimit(o.aimd, clock);
     this.#createLimit = options.createLimit ?? (() => new AimdLimit(o.aimd, clock));

@@ -1,4 +1,5 @@
 import type { RateLimiter } from '../ports/rate-limiter.js';
+import { POSITIVE_INT } from './bound.js';
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
 import { InvalidArgumentError } from './errors.js';
@@ -48,7 +49,7 @@ export class LocalRateLimiter implements RateLimiter {
 
   constructor(options: LocalRateLimiterOptions = {}, clock: Clock) {
     const o = { ...localRateLimiterDefaults, ...options };
-    checkNumber('maxKeys', o.maxKeys, { min: 1, integer: true });
+    checkNumber('maxKeys', o.maxKeys, POSITIVE_INT);
     this.#clock = clock;
     this.#global = o.global ? new TokenBucket(o.global, clock) : undefined;
     this.#rules = o.rules.map((rule, i) => {

@@ -9,6 +9,7 @@
  * (in the sample or a re-check), or a page fetched over HTTP misses a required field that the
  * browser then finds: the host is decided `browser` for good.
  */
+import type { Bound } from './bound.js';
 import { checkNumber } from './check.js';
 
 export type RenderDecision = 'learning' | 'http' | 'browser';
@@ -28,7 +29,7 @@ export const renderChoiceDefaults: RenderChoiceOptions = Object.freeze({ sampleP
 export const RENDER_CHOICE_BOUNDS = Object.freeze({
   samplePages: { min: 1, max: 1000, integer: true },
   recheckEvery: { min: 2, max: 1_000_000, integer: true },
-} as const);
+} as const satisfies Record<keyof RenderChoiceOptions, Bound>);
 
 export function checkRenderChoiceOptions(o: RenderChoiceOptions): RenderChoiceOptions {
   checkNumber('samplePages', o.samplePages, RENDER_CHOICE_BOUNDS.samplePages);

@@ -1,3 +1,4 @@
+import { type Bound, MS } from './bound.js';
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
 
@@ -7,6 +8,12 @@ export interface RetryAfterOptions {
 }
 
 export const retryAfterDefaults = { maxMs: 3_600_000 } as const satisfies Required<RetryAfterOptions>;
+
+/** The bounds of each option (the config's retry.retryAfterCapMs is built from them). */
+export const RETRY_AFTER_BOUNDS = Object.freeze({ maxMs: MS } as const satisfies Record<
+  keyof RetryAfterOptions,
+  Bound
+>);
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 // RFC 9110 §5.6.7 HTTP-date: IMF-fixdate, obsolete RFC 850 and asctime formats.
@@ -25,7 +32,7 @@ export function parseRetryAfter(
   clock: Clock,
   options: RetryAfterOptions = {},
 ): number | undefined {
-  const maxMs = checkNumber('maxMs', options.maxMs ?? retryAfterDefaults.maxMs, { min: 0 });
+  const maxMs = checkNumber('maxMs', options.maxMs ?? retryAfterDefaults.maxMs, RETRY_AFTER_BOUNDS.maxMs);
   if (value === undefined) return undefined;
   const v = value.trim().toLowerCase();
   if (/^\d+$/.test(v)) return Math.min(maxMs, Number(v) * 1000);

@@ -1,6 +1,6 @@
+import type { Bound } from './bound.js';
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
-import { InvalidArgumentError } from './errors.js';
 
 export interface TokenBucketOptions {
   /** Tokens added per second, continuously. */
@@ -8,6 +8,15 @@ export interface TokenBucketOptions {
   /** Capacity: the most tokens that can be taken at once after a quiet period. @default max(1, ratePerSec) */
   readonly burst?: number;
 }
+
+/**
+ * The bounds of each option (the config's rateLimits and jobs[].limits). A burst need not be
+ * whole: the bucket refills continuously, and the default, max(1, ratePerSec), often is not.
+ */
+export const TOKEN_BUCKET_BOUNDS = Object.freeze({
+  ratePerSec: { min: 0, minExclusive: true },
+  burst: { min: 1 },
+} as const satisfies Record<keyof TokenBucketOptions, Bound>);
 
 export type TakeResult = { readonly ok: true } | { readonly ok: false; readonly waitMs: number };
 
@@ -23,8 +32,9 @@ export class TokenBucket {
   #at: number;
 
   constructor(options: TokenBucketOptions, clock: Clock) {
-    this.ratePerSec = checkNumber('ratePerSec', options.ratePerSec, { min: 0, minExclusive: true });
-    this.burst = checkNumber('burst', options.burst ?? Math.max(1, options.ratePerSec), { min: 1 });
+    const b = TOKEN_BUCKET_BOUNDS;
+    this.ratePerSec = checkNumber('ratePerSec', options.ratePerSec, b.ratePerSec);
+    this.burst = checkNumber('burst', options.burst ?? Math.max(1, options.ratePerSec), b.burst);
     this.#clock = clock;
     this.#tokens = this.burst;
     this.#at = clock.monotonic();
@@ -62,9 +72,6 @@ export class TokenBucket {
   }
 
   #check(n: number): void {
-    checkNumber('n', n, { min: 0 });
-    if (n > this.burst) {
-      throw new InvalidArgumentError(`Expected \`n\` to be <= burst (${this.burst}), got ${n}`);
-    }
+    checkNumber('n', n, { min: 0, max: this.burst, maxOf: 'burst' });
   }
 }

@@ -40,7 +40,7 @@ describe('bad input exits 2 and changes nothing on disk', () => {
     [
       'a bad floor of the adaptive global limit',
       'concurrency:\n  minGlobal: 0\n',
-      'concurrency.minGlobal: Too small: expected number to be >0',
+      'concurrency.minGlobal: must be an integer >= 1, got 0',
     ],
     [
       'a wrong type of globalAdaptive',

@@ -5,12 +5,12 @@ import { tempDir } from '../helpers/cli.js';
 import { sourceSizes } from '../helpers/source-size.js';
 
 /**
- * Small files with one job each (issue 23): no file in src/ over 300 lines and no function over
- * 80, except declarative tables, listed here each with the reason it may stay long. An entry
- * that no longer exceeds its limit fails too, so the list only shrinks.
+ * Small files with one job each (issue 23): no file in src/ over 350 lines (issue 38) and no
+ * function over 80, except declarative tables, listed here each with the reason it may stay
+ * long. An entry that no longer exceeds its limit fails too, so the list only shrinks.
  */
 const SRC = resolve(import.meta.dirname, '../../src');
-const MAX_FILE_LINES = 300;
+const MAX_FILE_LINES = 350;
 const MAX_FUNCTION_LINES = 80;
 
 /** Files (path under src/) allowed over MAX_FILE_LINES. */
@@ -25,7 +25,7 @@ const LONG_FUNCTIONS: Record<string, string> = {
   'dashboards/host.ts:hostDashboard': 'Grafana dashboard JSON',
 };
 
-it('keeps files under 300 lines and functions under 80, declarative tables aside', () => {
+it('keeps files under 350 lines and functions under 80, declarative tables aside', () => {
   const { files, functions } = sourceSizes(SRC);
   // The walk saw the tree: a broken walker would pass on nothing.
   expect(files.length).toBeGreaterThan(100);

@@ -31,7 +31,7 @@ describe('TokenBucket', () => {
     expect(bucket.tryTake(2)).toEqual({ ok: false, waitMs: 200 });
     clock.advance(200);
     expect(bucket.tryTake(2).ok).toBe(true);
-    expect(() => bucket.tryTake(6)).toThrow(/`n` to be <= burst \(5\), got 6/);
+    expect(() => bucket.tryTake(6)).toThrow(/`n` to be a finite number in \[0, `burst` \(5\)\], got 6/);
   });
 
   it('validates options', () => {

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import CircuitBreaker from 'opossum';
+import { POSITIVE_INT } from '../../core/bound.js';
 import { type BreakerPolicyOptions, checkBreakerOptions, TripRules } from '../../core/breaker-policy.js';
 import { checkNumber } from '../../core/check.js';
 import { LruMap } from '../../core/lru-map.js';
@@ -52,7 +53,7 @@ export class OpossumHostBreakers implements HostBreakerRegistry {
 
   constructor(options: OpossumHostBreakersOptions = {}) {
     const { maxHosts = 10_000, ...policy } = options;
-    checkNumber('maxHosts', maxHosts, { min: 1, integer: true });
+    checkNumber('maxHosts', maxHosts, POSITIVE_INT);
     this.#o = checkBreakerOptions(policy);
     this.#rotate.setMaxListeners(0);
     const bucketMs = Math.floor(this.#o.rollingCountTimeoutMs / this.#o.rollingCountBuckets);

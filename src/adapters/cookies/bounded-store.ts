@@ -5,7 +5,7 @@
  * not every host's. It also records each change (put or removal) for the persistent store.
  */
 import { type Callback, Cookie, type ErrorCallback, MemoryCookieStore, type Nullable } from 'tough-cookie';
-import type { CookieLimits } from '../../core/cookie-limits.js';
+import { type CookieLimits, checkCookieLimits } from '../../core/cookie-limits.js';
 import type { MapChange } from '../../ports/shared-map.js';
 
 /** A cookie's identity: RFC 6265 §5.3 step 11 replaces a cookie of the same domain, path and name. */
@@ -23,11 +23,13 @@ export class BoundedCookieStore extends MemoryCookieStore {
   /** Applying another writer's changes: not recorded as ours. */
   #quiet = false;
 
-  constructor(
-    private readonly limits: CookieLimits,
-    private readonly now: () => number,
-  ) {
+  readonly #limits: CookieLimits;
+  readonly #now: () => number;
+
+  constructor(limits: CookieLimits, now: () => number) {
     super();
+    this.#limits = checkCookieLimits(limits);
+    this.#now = now;
   }
 
   get size(): number {
@@ -116,7 +118,7 @@ export class BoundedCookieStore extends MemoryCookieStore {
   override putCookie(cookie: Cookie, callback?: ErrorCallback): unknown {
     const expiry = cookie.expiryTime();
     // An expired cookie replaces and so removes the one it names (how servers delete cookies).
-    if (expiry !== undefined && expiry <= this.now()) {
+    if (expiry !== undefined && expiry <= this.#now()) {
       if (this.#byId.has(idOf(cookie))) this.#remove(cookie.domain ?? '', cookie.path ?? '', cookie.key);
     } else {
       this.#put(cookie);
@@ -152,8 +154,8 @@ export class BoundedCookieStore extends MemoryCookieStore {
     if (!known) this.#perDomain.set(domain, (this.#perDomain.get(domain) ?? 0) + 1);
     super.putCookie(cookie, () => {});
     if (!this.#quiet) this.#changes.push({ id, json: JSON.stringify(cookie.toJSON()) });
-    if ((this.#perDomain.get(domain) ?? 0) > this.limits.maxPerDomain) this.#evict(domain, id);
-    if (this.#byId.size > this.limits.maxTotal) this.#evict(undefined, id);
+    if ((this.#perDomain.get(domain) ?? 0) > this.#limits.maxPerDomain) this.#evict(domain, id);
+    if (this.#byId.size > this.#limits.maxTotal) this.#evict(undefined, id);
   }
 
   #remove(domain: string, path: string, key: string): void {
@@ -168,7 +170,7 @@ export class BoundedCookieStore extends MemoryCookieStore {
 
   /** One cookie out (of `domain`, or of the jar): an expired one if any, else the least recently used. */
   #evict(domain: string | undefined, keep: string): void {
-    const now = this.now();
+    const now = this.#now();
     let victim: Cookie | undefined;
     for (const [id, c] of this.#byId) {
       if (id === keep || (domain !== undefined && c.domain !== domain)) continue;

@@ -21,6 +21,7 @@
  * politeness first) and take() answers wait `errorBackoffMs`; `onError` sees the error.
  */
 
+import { POSITIVE_INT } from '../../core/bound.js';
 import { checkNumber } from '../../core/check.js';
 import type { Clock } from '../../core/clock.js';
 import { InvalidArgumentError } from '../../core/errors.js';
@@ -31,6 +32,7 @@ import {
   type RateRule,
 } from '../../core/local-rate-limiter.js';
 import { LruMap } from '../../core/lru-map.js';
+import { TOKEN_BUCKET_BOUNDS } from '../../core/token-bucket.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
 import type { RedisLike } from '../frontier/redis/client.js';
 import { type BucketSpec, defineTokenBucket, takeTokens } from './redis-token-bucket.js';
@@ -74,8 +76,8 @@ export class RedisRateLimiter implements RateLimiter {
 
   constructor(options: RedisRateLimiterOptions, clock: Clock) {
     const o = { ...localRateLimiterDefaults, ...options };
-    checkNumber('maxKeys', o.maxKeys, { min: 1, integer: true });
-    if (o.batch !== undefined) checkNumber('batch', o.batch, { min: 1, integer: true });
+    checkNumber('maxKeys', o.maxKeys, POSITIVE_INT);
+    if (o.batch !== undefined) checkNumber('batch', o.batch, POSITIVE_INT);
     this.#o = options;
     this.#clock = clock;
     this.#prefix = options.keyPrefix ?? 'crawld';
@@ -131,8 +133,8 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   #cache(key: string, bucket: { readonly ratePerSec: number; readonly burst?: number }): Cache {
-    const ratePerSec = checkNumber('ratePerSec', bucket.ratePerSec, { min: 0, minExclusive: true });
-    const burst = checkNumber('burst', bucket.burst ?? Math.max(1, ratePerSec), { min: 1 });
+    const ratePerSec = checkNumber('ratePerSec', bucket.ratePerSec, TOKEN_BUCKET_BOUNDS.ratePerSec);
+    const burst = checkNumber('burst', bucket.burst ?? Math.max(1, ratePerSec), TOKEN_BUCKET_BOUNDS.burst);
     const batch = Math.max(1, Math.min(Math.floor(burst), this.#o.batch ?? Math.ceil(ratePerSec / 10)));
     const holdMs = this.#o.holdMs ?? Math.max(50, (batch * 1000) / ratePerSec);
     return {

@@ -1,6 +1,6 @@
-import { checkNumber, checkOrder } from '../check.js';
+import { type Bound, POSITIVE_INT, POSITIVE_MS } from '../bound.js';
+import { checkNumber, checkOneOf } from '../check.js';
 import type { Clock } from '../clock.js';
-import { InvalidArgumentError } from '../errors.js';
 import { type AimdChangeReason, AimdCore, type AimdSettings, type AimdStats } from './aimd-core.js';
 import { WindowedLimit } from './windowed.js';
 
@@ -96,6 +96,31 @@ export const aimdDefaults = {
   slowStartWindowMs: 100,
 } as const satisfies Required<AimdOptions>;
 
+/** The bounds of each option (the config's concurrency section is built from them). */
+export const AIMD_BOUNDS = Object.freeze({
+  initialLimit: POSITIVE_INT,
+  minLimit: POSITIVE_INT,
+  maxLimit: POSITIVE_INT,
+  increase: POSITIVE_INT,
+  maxGrowthRatio: { min: 1, max: 2 },
+  backoffRatio: { min: 0.5, max: 1, maxExclusive: true },
+  windowMs: POSITIVE_MS,
+  minWindowSamples: POSITIVE_INT,
+  percentile: { min: 0, minExclusive: true, max: 1 },
+  tolerance: { min: 0 },
+  maxLagFraction: { min: 0, minExclusive: true, max: 1 },
+  slowStartWindowMs: POSITIVE_MS,
+} as const satisfies Record<string, Bound>);
+
+/** The bounds of the target's options. A relative target at ratio 1 would sit on the baseline itself. */
+export const AIMD_TARGET_BOUNDS = Object.freeze({
+  latencyMs: POSITIVE_MS,
+  ratio: { min: 1, minExclusive: true },
+  minMarginMs: { min: 0 },
+  minRttWindowMs: POSITIVE_MS,
+  probeLimit: POSITIVE_INT,
+} as const satisfies Record<string, Bound>);
+
 /**
  * Checked settings by the options object they came from: a crawl makes one limit per host from
  * the same options, and checking and unpacking them again cost ~12–40 µs a host (read-only:
@@ -137,22 +162,30 @@ export class AimdLimit extends WindowedLimit {
 
 /** The options checked against their bounds (the config check runs this too), the target unpacked. */
 function aimdSettings(o: Required<AimdOptions>): AimdSettings {
-  checkNumber('minLimit', o.minLimit, { min: 1, integer: true });
-  checkNumber('maxLimit', o.maxLimit, { min: 1, integer: true });
-  checkOrder('minLimit', o.minLimit, 'maxLimit', o.maxLimit);
-  checkNumber('initialLimit', o.initialLimit, { min: o.minLimit, max: o.maxLimit, integer: true });
-  checkNumber('increase', o.increase, { min: 1, integer: true });
-  checkNumber('maxGrowthRatio', o.maxGrowthRatio, { min: 1, max: 2 });
-  checkNumber('backoffRatio', o.backoffRatio, { min: 0.5, max: 1, maxExclusive: true });
-  checkNumber('windowMs', o.windowMs, { min: 0 });
-  checkNumber('slowStartWindowMs', o.slowStartWindowMs, { min: 0 });
-  checkNumber('minWindowSamples', o.minWindowSamples, { min: 1, integer: true });
-  checkNumber('percentile', o.percentile, { min: 0, minExclusive: true, max: 1 });
-  checkNumber('tolerance', o.tolerance, { min: 0 });
-  checkNumber('maxLagFraction', o.maxLagFraction, { min: 0, max: 1 });
+  const b = AIMD_BOUNDS;
+  checkNumber('maxLimit', o.maxLimit, b.maxLimit);
+  checkNumber('minLimit', o.minLimit, { ...b.minLimit, max: o.maxLimit, maxOf: 'maxLimit' });
+  checkNumber('initialLimit', o.initialLimit, {
+    ...b.initialLimit,
+    min: o.minLimit,
+    minOf: 'minLimit',
+    max: o.maxLimit,
+    maxOf: 'maxLimit',
+  });
+  checkNumber('increase', o.increase, b.increase);
+  checkNumber('maxGrowthRatio', o.maxGrowthRatio, b.maxGrowthRatio);
+  checkNumber('backoffRatio', o.backoffRatio, b.backoffRatio);
+  checkNumber('windowMs', o.windowMs, b.windowMs);
+  checkNumber('slowStartWindowMs', o.slowStartWindowMs, b.slowStartWindowMs);
+  checkNumber('minWindowSamples', o.minWindowSamples, b.minWindowSamples);
+  checkNumber('percentile', o.percentile, b.percentile);
+  checkNumber('tolerance', o.tolerance, b.tolerance);
+  checkNumber('maxLagFraction', o.maxLagFraction, b.maxLagFraction);
   const t = o.target;
+  const tb = AIMD_TARGET_BOUNDS;
+  checkOneOf('target.kind', t.kind, ['absolute', 'relative']);
   if (t.kind === 'absolute') {
-    const absoluteMs = checkNumber('target.latencyMs', t.latencyMs, { min: 0, minExclusive: true });
+    const absoluteMs = checkNumber('target.latencyMs', t.latencyMs, tb.latencyMs);
     return {
       ...o,
       absoluteMs,
@@ -162,20 +195,17 @@ function aimdSettings(o: Required<AimdOptions>): AimdSettings {
       probeLimit: o.minLimit,
     };
   }
-  if (t.kind !== 'relative') {
-    const kind = JSON.stringify((t as { kind: unknown }).kind);
-    throw new InvalidArgumentError(`Expected \`target.kind\` to be 'absolute' or 'relative', got ${kind}`);
-  }
   const d = aimdDefaults.target;
   return {
     ...o,
     absoluteMs: undefined,
-    ratio: checkNumber('target.ratio', t.ratio ?? d.ratio, { min: 1 }),
-    minMarginMs: checkNumber('target.minMarginMs', t.minMarginMs ?? d.minMarginMs, { min: 0 }),
-    probeEveryMs: checkNumber('target.minRttWindowMs', t.minRttWindowMs ?? d.minRttWindowMs, {
-      min: 0,
-      minExclusive: true,
-    }),
-    probeLimit: checkNumber('target.probeLimit', t.probeLimit ?? d.probeLimit, { min: 1, integer: true }),
+    ratio: checkNumber('target.ratio', t.ratio ?? d.ratio, tb.ratio),
+    minMarginMs: checkNumber('target.minMarginMs', t.minMarginMs ?? d.minMarginMs, tb.minMarginMs),
+    probeEveryMs: checkNumber(
+      'target.minRttWindowMs',
+      t.minRttWindowMs ?? d.minRttWindowMs,
+      tb.minRttWindowMs,
+    ),
+    probeLimit: checkNumber('target.probeLimit', t.probeLimit ?? d.probeLimit, tb.probeLimit),
   };
 }

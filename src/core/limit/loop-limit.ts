@@ -1,3 +1,4 @@
+import { type Bound, POSITIVE_INT, POSITIVE_MS } from '../bound.js';
 import { checkNumber } from '../check.js';
 
 /**
@@ -51,18 +52,24 @@ export const loopLimitDefaults = {
   growthRatio: 1.25,
 } as const satisfies Omit<Required<LoopLimitOptions>, 'maxLimit'>;
 
+/** The bounds of each option (the config's concurrency.global, minGlobal and loopLagTargetMs). */
+export const LOOP_LIMIT_BOUNDS = Object.freeze({
+  maxLimit: POSITIVE_INT,
+  minLimit: POSITIVE_INT,
+  initialLimit: POSITIVE_INT,
+  targetLagMs: POSITIVE_MS,
+  saturatedElu: { min: 0, minExclusive: true, max: 1 },
+  maxCutRatio: { min: 0, minExclusive: true, max: 1, maxExclusive: true },
+  growthRatio: { min: 1, minExclusive: true, max: 4 },
+} as const satisfies Record<keyof LoopLimitOptions, Bound>);
+
 type Settings = Required<LoopLimitOptions>;
 
 /** Checks the options (a config with bad ones must fail at load, not at the first window). */
 export function loopLimitSettings(options: LoopLimitOptions): Settings {
   const o = { ...loopLimitDefaults, ...options };
-  checkNumber('maxLimit', o.maxLimit, { min: 1, integer: true });
-  checkNumber('minLimit', o.minLimit, { min: 1, integer: true });
-  checkNumber('initialLimit', o.initialLimit, { min: 1, integer: true });
-  checkNumber('targetLagMs', o.targetLagMs, { min: 0, minExclusive: true });
-  checkNumber('saturatedElu', o.saturatedElu, { min: 0, minExclusive: true, max: 1 });
-  checkNumber('maxCutRatio', o.maxCutRatio, { min: 0, minExclusive: true, max: 1, maxExclusive: true });
-  checkNumber('growthRatio', o.growthRatio, { min: 1, minExclusive: true, max: 4 });
+  for (const [option, bound] of Object.entries(LOOP_LIMIT_BOUNDS))
+    checkNumber(option, o[option as keyof Settings], bound);
   return o;
 }
 
