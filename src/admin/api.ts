@@ -4,7 +4,7 @@
  * POST needs the bearer token. Answers are JSON, errors `{ error, issues? }`.
  */
 import express, { type RequestHandler } from 'express';
-import { isRedisKind } from '../config/schema.js';
+import { isRedisKind } from '../config/predicates.js';
 import { scopeHostsOf } from '../config/scope-hosts.js';
 import type { Daemon } from '../daemon/api.js';
 import { REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../ports/frontier.js';

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { formatIssues } from '../config/issues.js';
-import { isHttpUrl } from '../config/schema.js';
+import { isHttpUrl } from '../config/predicates.js';
 import type { NormaliseOptions } from '../core/rules.js';
 import { discoveredUrl } from '../core/url.js';
 import type { DeadLetter, EnqueueRequest } from '../ports/frontier.js';

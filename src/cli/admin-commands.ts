@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type DeadLetterView, deadLetterView, MAX_DLQ_LIMIT } from '../admin/validate.js';
 import { type CrawldConfig, loadConfigFile, validateConfig } from '../config/config.js';
-import { isHttpUrl, isRedisKind } from '../config/schema.js';
+import { isHttpUrl, isRedisKind } from '../config/predicates.js';
 import {
   AdminApiError,
   ConfigError,

@@ -1,6 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { isRedisUrl, parseRedisClusterUrl } from '../config/schema.js';
-import { isPostgresUrl } from '../config/schema-io.js';
+import { isPostgresUrl, isRedisUrl, parseRedisClusterUrl } from '../config/predicates.js';
 import { UsageError } from '../core/errors.js';
 
 export function parse(argv: string[], options: NonNullable<ParseArgsConfig['options']>) {

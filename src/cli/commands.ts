@@ -5,7 +5,7 @@ import {
   loadConfigInput,
   validateConfig,
 } from '../config/config.js';
-import { isHttpUrl } from '../config/schema.js';
+import { isHttpUrl } from '../config/predicates.js';
 import { ConfigError, UsageError } from '../core/errors.js';
 import { startDemoSite } from '../demo/site.js';
 import { frontierOpt, intOpt, numOpt, parse, sinkUrlsOpt, strOpt } from './args.js';

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { type Bound, describeBound, MS, POSITIVE_INT, POSITIVE_MS, showValue } from '../core/bound.js';
+import {
+  type Bound,
+  describeBound,
+  MS,
+  NON_NEGATIVE_INT,
+  POSITIVE_INT,
+  POSITIVE_MS,
+  showValue,
+} from '../core/bound.js';
 
 /**
  * A number option of the config, within a bound of the algorithm's option table (each bound is
@@ -32,3 +40,6 @@ export function numberIn(bound: Bound): z.ZodNumber {
 export const ms = numberIn(MS);
 export const positiveMs = numberIn(POSITIVE_MS);
 export const positiveInt = numberIn(POSITIVE_INT);
+export const nonNegativeInt = numberIn(NON_NEGATIVE_INT);
+/** A task priority: any integer (a Redis frontier narrows it, cross-checks.ts). */
+export const priority = numberIn({ integer: true });

@@ -9,7 +9,7 @@ import { SqliteFrontier } from '../adapters/frontier/sqlite/frontier.js';
 import { SqliteMapStore } from '../adapters/shared-map/sqlite-map-store.js';
 import { VolatileMapStore } from '../adapters/shared-map/volatile-map-store.js';
 import type { CrawldConfig } from '../config/config.js';
-import { isRedisKind } from '../config/schema.js';
+import { isRedisKind } from '../config/predicates.js';
 import { systemClock } from '../core/clock.js';
 import type { BuiltFrontier, FrontierDeps } from './frontier-types.js';
 import { instanceIdOf } from './instance-id.js';

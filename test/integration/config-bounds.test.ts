@@ -5,7 +5,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { formatPath, validateConfig } from '../../src/config/config.js';
 import { configSchema } from '../../src/config/schema.js';
+import type { Bound as TableBound } from '../../src/core/bound.js';
+import { BREAKER_BOUNDS } from '../../src/core/breaker-policy.js';
+import { COOKIE_LIMIT_BOUNDS } from '../../src/core/cookie-limits.js';
 import { ConfigError } from '../../src/core/errors.js';
+import { HOST_BACKOFF_BOUNDS } from '../../src/core/host-backoff.js';
+import { AIMD_BOUNDS, AIMD_TARGET_BOUNDS } from '../../src/core/limit/aimd.js';
+import { LOOP_LIMIT_BOUNDS } from '../../src/core/limit/loop-limit.js';
+import { TOKEN_BUCKET_BOUNDS } from '../../src/core/token-bucket.js';
 import { createDaemon } from '../../src/daemon/daemon.js';
 import { createLogger } from '../../src/observe/logger.js';
 import { runCli } from '../helpers/cli.js';
@@ -111,6 +118,10 @@ function probes({ min, max, integer }: Bounds, current: number): { at: number[];
   return { at: [...new Set(at)], past };
 }
 
+function literal(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 function withValue(config: unknown, path: Path, value: number): Record<string, unknown> {
   const copy = structuredClone(config) as Record<string, unknown>;
   let o = copy as Record<string | number, unknown>;
@@ -174,12 +185,39 @@ describe('every numeric option of docs/config.md, at and past its bounds', () =>
     expect(cases.length).toBeGreaterThan(60);
   });
 
+  it("takes the bounds of the algorithms' options from their tables", () => {
+    const tables: [string, TableBound][] = [
+      ['concurrency.target.ratio', AIMD_TARGET_BOUNDS.ratio],
+      ['concurrency.increase', AIMD_BOUNDS.increase],
+      ['concurrency.maxLagFraction', AIMD_BOUNDS.maxLagFraction],
+      ['concurrency.windowMs', AIMD_BOUNDS.windowMs],
+      ['concurrency.loopLagTargetMs', LOOP_LIMIT_BOUNDS.targetLagMs],
+      ['breaker.errorThresholdPercentage', BREAKER_BOUNDS.errorThresholdPercentage],
+      ['breaker.volumeThreshold', BREAKER_BOUNDS.volumeThreshold],
+      ['hostBackoff.initialPauseMs', HOST_BACKOFF_BOUNDS.initialPauseMs],
+      ['rateLimits.global.burst', TOKEN_BUCKET_BOUNDS.burst],
+      ['jobs[0].cookies.maxTotal', COOKIE_LIMIT_BOUNDS.maxTotal],
+    ];
+    for (const [name, b] of tables) {
+      const found = cases.find((c) => c.name === name);
+      expect(found, name).toBeDefined();
+      expect(found?.bounds, name).toEqual({
+        ...(b.min !== undefined ? { min: { value: b.min, inclusive: !b.minExclusive } } : {}),
+        ...(b.max !== undefined ? { max: { value: b.max, inclusive: !b.maxExclusive } } : {}),
+        integer: b.integer === true,
+      });
+    }
+  });
+
   it.each(cases)('$name', async ({ path, name, current, bounds }) => {
     const { at, past } = probes(bounds, current);
     for (const v of past) {
       const message = refusal(withValue(base, path, v));
       expect(message, `${name} = ${v} was accepted`).toBeDefined();
-      expect(message).toContain(`${name}:`);
+      // Every bound is said one way, whether zod or an algorithm's validator refused the value.
+      expect(message).toMatch(
+        new RegExp(`${literal(name)}: must be an? (integer|finite number)\\b.*, got ${literal(String(v))}`),
+      );
     }
     let accepted = 0;
     for (const v of at) {

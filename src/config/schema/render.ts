@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { RENDER_CHOICE_BOUNDS, renderChoiceDefaults } from '../core/render-choice.js';
-import { numberIn, positiveMs } from './units.js';
+import { RENDER_CHOICE_BOUNDS, renderChoiceDefaults } from '../../core/render-choice.js';
+import { numberIn, positiveInt, positiveMs } from '../units.js';
 
 /**
- * The browser path's options (docs/browser.md): how a job's pages are rendered, and the
- * headless Chromium pool behind them. Kept apart from schema.ts, which imports them.
+ * The browser path's options (docs/browser.md): how a job's pages are rendered (jobs[].render),
+ * and the headless Chromium pool behind them (fetch.browser).
  */
 
 /** Resource types a render may skip; a crawl reads the DOM, not pixels. */
@@ -37,11 +37,11 @@ export const browserSchema = z
     /** Chromium or Chrome binary. @default `chromium`, `chromium-browser` or `google-chrome` on PATH */
     executablePath: z.string().min(1).optional(),
     /** Pages rendered at once. @default 1 per 150 MiB of free memory, at most 4 per core (docs/browser.md) */
-    maxPages: z.number().int().positive().max(256).optional(),
+    maxPages: numberIn({ min: 1, max: 256, integer: true }).optional(),
     /** A browser context (cookies, cache) serves this many pages, then is closed and replaced. */
-    pagesPerContext: z.number().int().positive().default(50),
+    pagesPerContext: positiveInt.default(50),
     /** The browser is restarted (after its pages finish) when its process tree's RSS passes this. */
-    maxRssBytes: z.number().int().positive().default(2_147_483_648),
+    maxRssBytes: positiveInt.default(2_147_483_648),
   })
   .prefault({});
 

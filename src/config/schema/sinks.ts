@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { isPostgresUrl } from '../predicates.js';
+import { ms, positiveInt, positiveMs } from '../units.js';
+import { headerName, headerValue, httpUrl } from './common.js';
+
+/** sinks (where records go) and changeSinks (where change records go). */
+
+const tableName = z.string().regex(/^([a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$/, {
+  message: 'must be a lower-case SQL identifier, optionally schema-qualified',
+});
+
+/** Only these jobs' records. @default every job */
+const jobs = z.array(z.string()).min(1).optional();
+
+const postgresSinkSchema = z.strictObject({
+  kind: z.literal('postgres'),
+  /** postgres://USER[:PASSWORD]@HOST:PORT/DB; prefer `${PG_URL}` so a password stays out of the file. */
+  url: z.string().refine(isPostgresUrl, { message: 'must be a postgres://USER@HOST:PORT/DB URL' }),
+  table: tableName.default('crawld_results'),
+  /** Rows per INSERT; a batch is written when it is full or flushIntervalMs after its first record. */
+  batchSize: positiveInt.default(500),
+  flushIntervalMs: positiveMs.default(200),
+  /** Records buffered at most; write() waits for room beyond this, slowing the crawl. */
+  maxBuffer: positiveInt.default(5_000),
+  /** On a conflicting (url, record_key, item): keep the stored row or overwrite it. */
+  onConflict: z.enum(['nothing', 'update']).default('nothing'),
+  /** Backoff between retries of a failed batch (transient errors are retried until close). */
+  retryBaseMs: positiveMs.default(200),
+  retryMaxMs: positiveMs.default(10_000),
+  jobs,
+});
+
+export const sinkSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('jsonl'), path: z.string().min(1).optional(), jobs }),
+  postgresSinkSchema,
+]);
+
+const webhookChangeSinkSchema = z.strictObject({
+  kind: z.literal('webhook'),
+  url: httpUrl,
+  /** Sent with every POST (e.g. a signature secret as `${WEBHOOK_TOKEN}`); never logged. */
+  headers: z.record(headerName, headerValue).default({}),
+  maxAttempts: positiveInt.default(5),
+  backoffBaseMs: ms.default(500),
+  backoffMaxMs: ms.default(30_000),
+  timeoutMs: positiveMs.default(10_000),
+  /** POSTs in flight at once; more changes queue in crawld. */
+  maxConcurrent: positiveInt.default(8),
+  /** Least time between the starts of two POSTs. */
+  minTimeMs: ms.default(0),
+});
+
+export const changeSinkSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('jsonl'), path: z.string().min(1).optional() }),
+  webhookChangeSinkSchema,
+]);
