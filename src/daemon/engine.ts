@@ -181,6 +181,7 @@ export function createScheduler(root: Root, p: RunnerParts) {
     perHostBuffer: Math.max(16, config.concurrency.maxPerHost * 2),
     idlePollMs: scheduling.idlePollMs,
     ...(scheduling.minLeaseLeftMs !== undefined ? { minLeaseLeftMs: scheduling.minLeaseLeftMs } : {}),
+    ...(scheduling.workSharing ? { workSharing: scheduling.workSharing } : {}),
     once: root.once,
     jobGate,
     fetcherKind: (jobId, host) => fetcherKindOf(p.jobs.get(jobId), host),

@@ -8,6 +8,7 @@ import type { LocalRateLimiterOptions } from '../core/local-rate-limiter.js';
 import type { Frontier } from '../ports/frontier.js';
 import type { SyncRateLimiter } from '../ports/rate-limiter.js';
 import type { SharedMapStore } from '../ports/shared-map.js';
+import type { WorkSharing } from '../ports/work-sharing.js';
 
 export interface FrontierDeps {
   readonly clock: Clock;
@@ -38,6 +39,8 @@ export interface BuiltFrontier {
     readonly idlePollMs: number;
     /** Buffered tasks with less lease left than this are handed back, not started. */
     readonly minLeaseLeftMs?: number;
+    /** Hunger told to and heard from the other daemons (engine/work-share.ts). */
+    readonly workSharing?: WorkSharing;
   };
   /**
    * Reclaim leases left by a previous run at startup (recovery.ts). Only for a frontier this

@@ -6,6 +6,7 @@ import {
   type RedisLike,
 } from '../adapters/frontier/redis/client.js';
 import { RedisFrontier } from '../adapters/frontier/redis/frontier.js';
+import { RedisWorkSharing } from '../adapters/peers/redis-work-sharing.js';
 import { RedisRateLimiter } from '../adapters/rate/redis-rate-limiter.js';
 import { RedisMapStore } from '../adapters/shared-map/redis-map-store.js';
 import type { CrawldConfig } from '../config/config.js';
@@ -77,6 +78,8 @@ export function createRedisStore(config: CrawldConfig, deps: FrontierDeps): Buil
       // A task started with less lease left could still be running when it expires, and
       // another daemon would lease and fetch it too.
       minLeaseLeftMs: Math.min(f.leaseMs / 2, config.fetch.totalTimeoutMs),
+      // A daemon that finds nothing to lease gets part of what the others hold.
+      workSharing: new RedisWorkSharing(client, keyPrefix, deps.instanceId),
     },
     recoverAtStart: false,
     createRateLimiter: (options) =>

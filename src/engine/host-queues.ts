@@ -63,6 +63,16 @@ export class HostQueues {
     return true;
   }
 
+  /** Removes and returns a host's last n tasks (the ones it would start last); its turn stays. */
+  takeLast(host: string, n: number): Task[] {
+    const q = this.#queues.get(host);
+    if (!q || n <= 0) return [];
+    const last = q.splice(Math.max(0, q.length - n));
+    this.#size -= last.length;
+    if (q.length === 0) this.#queues.delete(host);
+    return last;
+  }
+
   /** Removes and returns all of a host's tasks. */
   take(host: string): Task[] {
     const q = this.#queues.get(host) ?? [];

@@ -7,15 +7,20 @@ import type { CrawlEmitter } from '../core/events.js';
 import type { Frontier } from '../ports/frontier.js';
 import type { SchedulerOptions } from './scheduler-options.js';
 
-/** Milliseconds until the scheduler should look again (Infinity: when kicked), or 'finished'. */
+/**
+ * Milliseconds until the scheduler should look again (Infinity: when kicked), or 'finished'.
+ * `held` hears whether the frontier holds any task (leased, delayed or ready) at all.
+ */
 export async function idleWake(
   frontier: Frontier,
   clock: Clock,
   events: CrawlEmitter,
   options: Pick<SchedulerOptions, 'once' | 'idlePollMs'>,
+  held?: (any: boolean) => void,
 ): Promise<number | 'finished'> {
   let wakeInMs = Number.POSITIVE_INFINITY;
   const next = await frontier.nextReadyAt();
+  held?.(next !== undefined);
   if (next === undefined) {
     if (options.once) {
       const stats = await frontier.stats();

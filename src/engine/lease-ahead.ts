@@ -13,7 +13,7 @@
  * less than the second of fetching the buffers hold.
  */
 import type { Clock } from '../core/clock.js';
-import { LEASE_AHEAD, MAX_WAITING_HOSTS, type SchedulerOptions } from './scheduler-options.js';
+import { LEASE_AHEAD, MAX_WAITING_HOSTS, type SchedulerOptions, WORK_SHARE } from './scheduler-options.js';
 
 /**
  * Tasks started in a sliding window of about LEASE_AHEAD.windowMs: the current slice and the
@@ -61,6 +61,16 @@ export function leaseAhead(
   return Math.min(o.bufferSize, Math.max(LEASE_AHEAD.minTasks, startedLastSecond, freeSlots));
 }
 
+/**
+ * The same while another daemon of the frontier is hungry (work-share.ts): what the daemon
+ * starts in WORK_SHARE.shareWindowMs, at least minTasks, at most bufferSize; not what its free
+ * slots could start (those are the hungry one's to fill).
+ */
+export function sharingAhead(o: Pick<SchedulerOptions, 'bufferSize'>, startedLastSecond: number): number {
+  const share = Math.ceil((startedLastSecond * WORK_SHARE.shareWindowMs) / LEASE_AHEAD.windowMs);
+  return Math.min(o.bufferSize, Math.max(LEASE_AHEAD.minTasks, share));
+}
+
 /** minLeaseBatch, or its default: a quarter of what the buffers may hold (at least 1). */
 export function minLeaseBatch(o: Pick<SchedulerOptions, 'minLeaseBatch'>, ahead: number): number {
   return Math.max(1, o.minLeaseBatch ?? Math.floor(ahead / 4));
@@ -88,10 +98,11 @@ export function leaseRoom(
 }
 
 /**
- * A host's share of the buffers: twice its concurrency limit (at most perHostBuffer), within
- * what the buffers may hold; one task for a host told to wait, since a second would sit out a
- * whole politeness gap in the buffer (with every host so, the buffer covered half the hosts it
- * could: 1,024 tasks, ~600 hosts in bench/breadth.mjs).
+ * A host's share of the buffers: twice what it may have in flight (`hostLimit`: its concurrency
+ * limit, or the global limit when lower, as while the event loop is saturated), at most
+ * perHostBuffer, within what the buffers may hold; one task for a host told to wait, since a
+ * second would sit out a whole politeness gap in the buffer (with every host so, the buffer
+ * covered half the hosts it could: 1,024 tasks, ~600 hosts in bench/breadth.mjs).
  */
 export function hostBufferCap(
   o: Pick<SchedulerOptions, 'perHostBuffer'>,
@@ -120,9 +131,15 @@ export class LeaseAhead {
     this.#meter.started();
   }
 
-  /** Takes the bound from the starts of the last second and the free slots (once per pump). */
-  update(freeSlots: number): void {
-    this.#ahead = leaseAhead(this.options, this.#meter.count(), freeSlots);
+  /**
+   * Takes the bound from the starts of the last second and the free slots (once per pump);
+   * `sharing`: another daemon is hungry, the bound is sharingAhead.
+   */
+  update(freeSlots: number, sharing = false): void {
+    const started = this.#meter.count();
+    this.#ahead = sharing
+      ? sharingAhead(this.options, started)
+      : leaseAhead(this.options, started, freeSlots);
   }
 
   room(waitingHosts: number, buffered: number): number {
@@ -136,4 +153,37 @@ export class LeaseAhead {
   hostCap(hostLimit: number, waiting: boolean): number {
     return hostBufferCap(this.options, this.#ahead, hostLimit, waiting);
   }
+}
+
+/**
+ * What to hand back so that the buffers hold at most `bound` tasks and no host more than its
+ * cap: per host, how many of its last tasks (the ones it would start last). Each host keeps
+ * its next task; beyond the caps the longest queues give first, down to a common length.
+ */
+export function shedPlan(
+  hosts: readonly { readonly host: string; readonly size: number; readonly cap: number }[],
+  bound: number,
+): Map<string, number> {
+  const kept = hosts.map((h) => Math.min(h.size, Math.max(1, h.cap)));
+  const keptAt = (level: number) => kept.reduce((n, k) => n + Math.min(k, level), 0);
+  // The longest common length that fits the bound (at least 1), by bisection.
+  let lo = 1;
+  let hi = kept.reduce((m, k) => Math.max(m, k), 1);
+  if (keptAt(hi) > bound) {
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (keptAt(mid) <= bound) lo = mid;
+      else hi = mid - 1;
+    }
+    // What the bound still has room for goes one each to the first hosts over that length.
+    let spare = Math.max(0, bound - keptAt(lo));
+    for (const [i, k] of kept.entries()) {
+      const extra = k > lo && spare > 0 ? 1 : 0;
+      spare -= extra;
+      kept[i] = Math.min(k, lo + extra);
+    }
+  }
+  const plan = new Map<string, number>();
+  for (const [i, h] of hosts.entries()) if (h.size > kept[i]!) plan.set(h.host, h.size - kept[i]!);
+  return plan;
 }

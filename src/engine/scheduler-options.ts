@@ -1,6 +1,7 @@
 /** The scheduler's options and counters: its public shape, apart from the loop itself. */
 import type { JobGate } from '../core/job-gate.js';
 import type { FetcherKind } from '../ports/control-plane.js';
+import type { WorkSharing } from '../ports/work-sharing.js';
 
 /**
  * The lease keeper's rule (lease-keeper.ts): a started task's lease is extended once less than
@@ -15,6 +16,23 @@ export const LEASE_KEEPER = { extendWhenLeft: 0.5, batchWindow: 0.25, retryMs: 1
  * from idle, leases that many; each task it then starts raises the bound).
  */
 export const LEASE_AHEAD = { windowMs: 1000, slices: 8, minTasks: 16 } as const;
+
+/**
+ * Work sharing on a shared frontier (work-share.ts). A daemon whose lease found nothing while
+ * it could start more is hungry for hungerMs after that (its mark written at most every
+ * refreshMs) and looks for work every hungryPollMs for the first fastPollForMs of its hunger
+ * (then every idlePollMs). A busy daemon asks every checkMs whether another one is hungry; while
+ * one is, it leases shareWindowMs of its fetching ahead instead of LEASE_AHEAD.windowMs and
+ * hands back what its buffers hold beyond that.
+ */
+export const WORK_SHARE = {
+  checkMs: 100,
+  hungerMs: 1000,
+  refreshMs: 250,
+  hungryPollMs: 100,
+  fastPollForMs: 5000,
+  shareWindowMs: 200,
+} as const;
 
 /** Default of maxWaitingHosts: as many hosts as the control plane keeps state for (POLITE_HOSTS). */
 export const MAX_WAITING_HOSTS = 10_000;
@@ -61,6 +79,11 @@ export interface SchedulerOptions {
    * token valid until it leases the task again itself)
    */
   readonly minLeaseLeftMs?: number;
+  /**
+   * Other daemons lease from the same frontier: hunger is told to them and heard from them
+   * (work-share.ts). @default undefined: nothing is shared (a frontier this daemon owns alone)
+   */
+  readonly workSharing?: WorkSharing;
   /** Pause before leasing again after a retryable frontier failure (Redis down). @default 1000 */
   readonly unavailableRetryMs?: number;
   /** Resolve run() when no work is left (pending and leased both 0). */

@@ -8,10 +8,12 @@ import { HostHolds } from './host-holds.js';
 import { HostQueues } from './host-queues.js';
 import { idleWake } from './idle-wake.js';
 import { InflightTasks } from './inflight-tasks.js';
-import { LeaseAhead } from './lease-ahead.js';
+import { LeaseAhead, shedPlan } from './lease-ahead.js';
+import { type DispatchDeps, dispatchHost } from './scheduler-dispatch.js';
 import type { SchedulerCounters, SchedulerOptions } from './scheduler-options.js';
 import type { TaskRunner } from './task-runner.js';
 import { WakeTimer } from './wake-timer.js';
+import { WorkShare } from './work-share.js';
 
 export type { SchedulerCounters, SchedulerOptions };
 
@@ -38,6 +40,8 @@ export class Scheduler {
   readonly #futile: FutileLeases;
   readonly #ahead: LeaseAhead;
   readonly #timer: WakeTimer;
+  readonly #share: WorkShare | undefined;
+  readonly #dispatch: DispatchDeps;
   #finished!: () => void;
   readonly #finishedPromise = new Promise<void>((r) => {
     this.#finished = r;
@@ -57,6 +61,23 @@ export class Scheduler {
     this.#ahead = new LeaseAhead(options, clock);
     this.#timer = new WakeTimer(clock, () => this.kick());
     this.#inflight = new InflightTasks(runner, events, { frontier, clock, leaseMs: options.leaseMs });
+    this.#dispatch = {
+      buffers: this.#buffers,
+      holds: this.#holds,
+      control,
+      clock,
+      events,
+      options,
+      handBack: (tasks, reason, delayMs) => this.#handBack(tasks, reason, delayMs),
+      start: (task, permit) => this.#start(task, permit),
+      leaseAgain: () => {
+        this.#frontierEmpty = false;
+        this.#again = true;
+      },
+    };
+    const onError = (error: unknown) => events.emit('internalError', { where: 'workSharing', error });
+    const sharing = options.workSharing;
+    this.#share = sharing && new WorkShare(sharing, clock, { shed: () => this.#shed(), onError });
   }
 
   get state(): State {
@@ -124,6 +145,7 @@ export class Scheduler {
     await this.#handBack(this.#buffers.takeAll(), 'shutdown', 0);
     const aborted = await this.#inflight.drain(this.clock, drainMs);
     this.#finish();
+    await this.#finishedPromise;
     return { aborted };
   }
 
@@ -132,7 +154,8 @@ export class Scheduler {
     this.#timer.cancel();
     this.#inflight.stopKeeping();
     this.#unsubscribe?.();
-    this.#finished();
+    // A hungry daemon's mark goes at once: the others need not share with it until it lapses.
+    void (this.#share?.stop() ?? Promise.resolve()).then(() => this.#finished());
   }
 
   async #pump(): Promise<void> {
@@ -170,7 +193,7 @@ export class Scheduler {
     // The exclusions are built only for a lease: on every pump they cost a look at every
     // buffered host (thousands in a broad crawl), mostly with the buffer full and no lease.
     let futile = false;
-    this.#ahead.update(this.control.globalLimit() - this.control.inflight());
+    this.#ahead.update(this.control.globalLimit() - this.control.inflight(), this.#share?.sharing);
     if (!this.#frontierEmpty && this.#ahead.leaseRoom(this.#holds.waitingCount, this.#buffers.size) > 0) {
       const exclude = this.#holds.deferredHosts();
       for (const host of this.#buffers.hosts()) {
@@ -190,17 +213,21 @@ export class Scheduler {
       // their politeness gap on every pump was breadth's largest scheduling cost (bench/breadth.mjs).
       if (this.control.inflight() >= this.control.globalLimit()) break;
       const waitUntil = this.#holds.waitingUntil(host, now);
-      const inMs = waitUntil !== undefined ? waitUntil - now : await this.#dispatch(host, now);
+      const inMs = waitUntil !== undefined ? waitUntil - now : await dispatchHost(this.#dispatch, host, now);
       wakeInMs = Math.min(wakeInMs, inMs);
     }
     if (futile && this.#buffers.size > 0) wakeInMs = Math.min(wakeInMs, this.#futile.msLeft());
     wakeInMs = Math.min(wakeInMs, this.#holds.nextDeferralEndsIn(now));
-    if (this.#buffers.size === 0 && this.#inflight.size === 0 && this.#frontierEmpty) {
-      const idle = await idleWake(this.frontier, this.clock, this.events, this.options);
+    const busy = this.#buffers.size > 0 || this.#inflight.size > 0;
+    if (!busy && this.#frontierEmpty) {
+      // Idle: hungry when others hold work (leased), which they hand back when told.
+      const held = (any: boolean) => this.#share?.leased(0, any);
+      const idle = await idleWake(this.frontier, this.clock, this.events, this.options, held);
       if (idle === 'finished') return this.#finish();
       wakeInMs = Math.min(wakeInMs, idle);
     }
-    this.#timer.arm(wakeInMs);
+    this.#share?.busy(busy);
+    this.#timer.arm(Math.min(wakeInMs, this.#share?.pollMs() ?? wakeInMs));
   }
 
   /** Leases into the buffers; false when the loop stopped running meanwhile (tasks handed back). */
@@ -219,66 +246,39 @@ export class Scheduler {
       return false;
     }
     for (const t of tasks) this.#buffers.push(t);
+    // A busy daemon is hungry when its free slots have nothing to start (an idle one: #pumpOnce).
+    if (this.#inflight.size > 0 || this.#buffers.size > 0) this.#share?.leased(tasks.length, this.#starved());
     // Nothing came back: don't ask again until something changes (kick) or the timer fires.
     if (tasks.length === 0 && exclude.size === 0) this.#frontierEmpty = true;
     this.#futile.leased(exclude, tasks.length);
     return true;
   }
 
-  /**
-   * Starts the host's buffered tasks while the job gate and the control plane admit them;
-   * returns how long until the host may be asked again (Infinity: when something kicks).
-   */
-  async #dispatch(host: string, now: number): Promise<number> {
-    for (;;) {
-      if (this.#buffers.hostSize(host) === 0) return Number.POSITIVE_INFINITY;
-      const minLeft = this.options.minLeaseLeftMs;
-      const head = this.#buffers.peek(host);
-      if (minLeft !== undefined && head && head.leaseExpiresAt - this.clock.now() <= minLeft) {
-        await this.#handBack([this.#buffers.shift(host)!], 'lease_expiring', 0);
-        // Back in the queue at once: pump again to lease it (or others) with a fresh lease.
-        this.#frontierEmpty = false;
-        this.#again = true;
-        continue;
-      }
-      const gate = this.options.jobGate;
-      let pick = head;
-      if (gate?.active) {
-        // A job at its own limit holds back only its own tasks, not other jobs' on this host.
-        let soonest = Number.POSITIVE_INFINITY;
-        pick = this.#buffers.find(host, (t) => {
-          const w = gate.waitMs(t.jobId, host);
-          if (w > 0) soonest = Math.min(soonest, w);
-          return w === 0;
-        });
-        // Infinity: a job's slot frees when one of its tasks ends, which kicks the pump.
-        if (!pick) return soonest;
-      }
-      const adm = this.control.admit(host, this.options.fetcherKind?.(pick!.jobId, host));
-      if (adm.kind === 'go') {
-        this.#buffers.remove(host, pick!);
-        gate?.acquire(pick!.jobId, host);
-        this.#start(pick!, adm.permit);
-        continue;
-      }
-      if (adm.kind === 'wait') {
-        // Count a wait once per host and period, not once per pump that finds it waiting.
-        if (this.#holds.wait(host, now, adm.delayMs))
-          this.events.emit('throttled', { host, reason: adm.reason, delayMs: adm.delayMs });
-        return adm.delayMs;
-      }
-      if (adm.kind === 'defer') {
-        this.#holds.defer(host, now + adm.delayMs);
-        await this.#handBack(this.#buffers.take(host), adm.reason, adm.delayMs);
-        return adm.delayMs;
-      }
-      return Number.POSITIVE_INFINITY;
-    }
-  }
-
   #hostBufferCap(host: string): number {
     const waiting = this.#holds.waitingUntil(host, this.clock.now()) !== undefined;
-    return this.#ahead.hostCap(this.control.hostLimit(host), waiting);
+    return this.#ahead.hostCap(Math.min(this.control.hostLimit(host), this.control.globalLimit()), waiting);
+  }
+
+  /** Free slots and nothing buffered that could start (every buffered host waits out a delay). */
+  #starved(): boolean {
+    if (this.control.inflight() >= this.control.globalLimit()) return false;
+    if (this.#buffers.size > this.#holds.waitingCount) return false;
+    const now = this.clock.now();
+    return this.#buffers.hosts().every((host) => this.#holds.waitingUntil(host, now) !== undefined);
+  }
+
+  /** Another daemon is hungry: hand back what the buffers hold beyond the short look-ahead. */
+  #shed(): void {
+    if (this.#state !== 'running') return;
+    this.#ahead.update(0, true);
+    const hosts = this.#buffers.hosts().map((host) => ({
+      host,
+      size: this.#buffers.hostSize(host),
+      cap: this.#hostBufferCap(host),
+    }));
+    const bound = this.#ahead.room(this.#holds.waitingCount, 0);
+    const tasks = [...shedPlan(hosts, bound)].flatMap(([host, n]) => this.#buffers.takeLast(host, n));
+    if (tasks.length > 0) void this.#handBack(tasks, 'work_sharing', 0);
   }
 
   #start(task: Task, permit: Permit): void {

@@ -96,6 +96,7 @@ export const DEFER_REASONS = [
   'paused',
   'shutdown',
   'lease_expiring',
+  'work_sharing',
   'rate_limit',
   'politeness',
   'robots_unreachable',

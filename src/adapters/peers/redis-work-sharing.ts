@@ -1,0 +1,57 @@
+/**
+ * Work sharing (ports/work-sharing.ts) in the frontier's Redis: one sorted set
+ * `{PREFIX}:hungry`, daemon instance id → the epoch ms until which it is hungry. A mark
+ * lapses by itself (a daemon that dies hungry stops counting at its mark's time); marking
+ * also drops the lapsed marks, so the set holds about one entry per daemon. Times are the
+ * daemons' clocks, as for leases: daemons whose clocks differ by a second or more see each
+ * other's hunger that much shorter or longer.
+ */
+import type { WorkSharing } from '../../ports/work-sharing.js';
+import { mapRedisError, type RedisLike } from '../frontier/redis/client.js';
+
+export class RedisWorkSharing implements WorkSharing {
+  readonly #key: string;
+
+  constructor(
+    private readonly client: RedisLike,
+    keyPrefix: string,
+    private readonly instanceId: string,
+  ) {
+    // The frontier's global tag: one slot on a Cluster, beside its sequence and layout keys.
+    this.#key = `{${keyPrefix}}:hungry`;
+  }
+
+  async hungry(now: number, untilMs: number): Promise<void> {
+    try {
+      // Lapsed marks (fed or dead daemons) go first: the set holds about one entry per daemon.
+      // Both on the one key: one slot on a Cluster, one round trip.
+      const replies = await this.client
+        .multi()
+        .zremrangebyscore(this.#key, '-inf', now)
+        .zadd(this.#key, untilMs, this.instanceId)
+        .exec();
+      const failed = replies?.find(([err]) => err !== null);
+      if (failed) throw failed[0];
+    } catch (err) {
+      throw mapRedisError(err);
+    }
+  }
+
+  async fed(): Promise<void> {
+    try {
+      await this.client.zrem(this.#key, this.instanceId);
+    } catch (err) {
+      throw mapRedisError(err);
+    }
+  }
+
+  async othersHungry(now: number): Promise<boolean> {
+    try {
+      // Two at most: one of them may be this daemon's own mark.
+      const marks = await this.client.zrangebyscore(this.#key, `(${now}`, '+inf', 'LIMIT', 0, 2);
+      return marks.some((id) => id !== this.instanceId);
+    } catch (err) {
+      throw mapRedisError(err);
+    }
+  }
+}
