@@ -6,8 +6,8 @@ const BATCHING_SINKS = new Set(['postgres', 'webhook']);
 const BATCH_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /**
- * The crawld_sink_* metrics of buffering sinks (PostgreSQL, webhook), from their events.
- * `sink` is the sink's kind, never its URL or table.
+ * The sinks' metrics: records written to each sink, and the crawld_sink_* metrics of buffering
+ * sinks (PostgreSQL, webhook), from their events. `sink` is the sink's kind, never its URL or table.
  */
 export function registerSinkMetrics(
   events: CrawlEmitter,
@@ -15,6 +15,12 @@ export function registerSinkMetrics(
   sinks: readonly string[] = [],
 ): void {
   const r = [registry];
+  const writes = new Counter({
+    name: 'crawld_sink_writes_total',
+    help: 'Records written to a sink.',
+    labelNames: ['sink'],
+    registers: r,
+  });
   const written = new Counter({
     name: 'crawld_sink_records_written_total',
     help: 'Records stored by a batching sink: PostgreSQL rows inserted (or found present), webhook deliveries.',
@@ -46,6 +52,7 @@ export function registerSinkMetrics(
     labelNames: ['sink', 'reason'],
     registers: r,
   });
+  for (const sink of sinks) writes.inc({ sink }, 0);
   // The configured batching sinks' series exist from the first scrape, at 0.
   for (const sink of sinks.filter((s) => BATCHING_SINKS.has(s))) {
     written.inc({ sink }, 0);
@@ -53,6 +60,7 @@ export function registerSinkMetrics(
     duration.zero({ sink });
     depth.set({ sink }, 0);
   }
+  events.on('sinkWrite', (e) => writes.inc({ sink: e.sink }, e.records));
   events.on('sinkBatch', (e) => {
     written.inc({ sink: e.sink }, e.records);
     batches.inc({ sink: e.sink });

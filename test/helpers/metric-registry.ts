@@ -9,7 +9,7 @@ const SCRAPE_SERIES = ['up', 'scrape_duration_seconds', 'scrape_samples_scraped'
  * Every series name the daemon's registry can expose (crawld metrics and prom-client's
  * default process/nodejs metrics, histograms expanded to _bucket/_sum/_count), plus the
  * series Prometheus adds at scrape time. Built from createMetrics itself so that a metric
- * renamed in src/observe/metrics.ts invalidates every dashboard and alert still using it.
+ * renamed in src/observe/ invalidates every dashboard and alert still using it.
  */
 export async function knownSeriesNames(): Promise<Set<string>> {
   const { registry } = testMetrics();

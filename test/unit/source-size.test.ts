@@ -14,13 +14,10 @@ const MAX_FILE_LINES = 350;
 const MAX_FUNCTION_LINES = 80;
 
 /** Files (path under src/) allowed over MAX_FILE_LINES. */
-const LONG_FILES: Record<string, string> = {
-  'observe/metrics.ts': 'metric declarations (names, help, labels), one table',
-};
+const LONG_FILES: Record<string, string> = {};
 
 /** Functions (`file:name`) allowed over MAX_FUNCTION_LINES. */
 const LONG_FUNCTIONS: Record<string, string> = {
-  'observe/metrics.ts:createMetrics': 'metric declarations (names, help, labels), one table',
   'dashboards/host.ts:hostDashboard': 'Grafana dashboard JSON',
 };
 
