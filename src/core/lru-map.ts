@@ -18,11 +18,17 @@
 export class LruMap<K, V> {
   readonly #map = new Map<K, Entry<V>>();
 
+  readonly #canEvict: (value: V, key: K) => boolean;
+  readonly #onEvict: ((value: V, key: K) => void) | undefined;
+
   constructor(
     readonly maxSize: number,
-    private readonly canEvict: (value: V, key: K) => boolean = () => true,
-    private readonly onEvict?: (value: V, key: K) => void,
-  ) {}
+    canEvict: (value: V, key: K) => boolean = () => true,
+    onEvict?: (value: V, key: K) => void,
+  ) {
+    this.#canEvict = canEvict;
+    this.#onEvict = onEvict;
+  }
 
   get size(): number {
     return this.#map.size;
@@ -65,7 +71,7 @@ export class LruMap<K, V> {
     // the loop meets it again after the others; an unused one that may go is forgotten.
     for (const [key, entry] of this.#map) {
       if (this.#map.size <= this.maxSize) return;
-      if (!this.canEvict(entry.value, key)) continue;
+      if (!this.#canEvict(entry.value, key)) continue;
       if (entry.used) {
         entry.used = false;
         this.#map.delete(key);
@@ -73,7 +79,7 @@ export class LruMap<K, V> {
         continue;
       }
       this.#map.delete(key);
-      this.onEvict?.(entry.value, key);
+      this.#onEvict?.(entry.value, key);
     }
   }
 }

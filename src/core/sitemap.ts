@@ -89,7 +89,10 @@ class XmlSitemapReader {
   #alternates: string[] = [];
   readonly #parser: Parser;
 
-  constructor(private readonly maxEntries: number) {
+  readonly #maxEntries: number;
+
+  constructor(maxEntries: number) {
+    this.#maxEntries = maxEntries;
     this.#parser = new Parser(
       {
         onopentag: (raw, attribs) => this.#open(raw, attribs),
@@ -187,7 +190,7 @@ class XmlSitemapReader {
     this.#entryDepth = -1;
     const l = this.#loc.trim();
     if (l === '') return;
-    if (this.#entries.length >= this.maxEntries) {
+    if (this.#entries.length >= this.#maxEntries) {
       this.#truncated = true;
       this.#parser.pause();
       return;

@@ -11,10 +11,13 @@ import type { SharedMapStore } from '../ports/shared-map.js';
 export class CookieJars {
   readonly #jars = new Map<string, { jar: JobCookieJar; limits: string }>();
 
-  constructor(
-    private readonly store: SharedMapStore,
-    private readonly observer: JobJarObserver,
-  ) {}
+  readonly #store: SharedMapStore;
+  readonly #observer: JobJarObserver;
+
+  constructor(store: SharedMapStore, observer: JobJarObserver) {
+    this.#store = store;
+    this.#observer = observer;
+  }
 
   /**
    * The job's jar, opened and seeded with the config's `request.cookies` (the config wins over
@@ -25,7 +28,7 @@ export class CookieJars {
     const limits = { maxPerDomain: job.cookies.maxPerDomain, maxTotal: job.cookies.maxTotal };
     let entry = this.#jars.get(job.id);
     if (!entry || entry.limits !== JSON.stringify(limits)) {
-      const jar = new JobCookieJar({ jobId: job.id, store: this.store, limits, observer: this.observer });
+      const jar = new JobCookieJar({ jobId: job.id, store: this.#store, limits, observer: this.#observer });
       await jar.open();
       entry = { jar, limits: JSON.stringify(limits) };
       this.#jars.set(job.id, entry);

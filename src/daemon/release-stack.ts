@@ -10,7 +10,11 @@ export class ReleaseStack {
   #releasing: Promise<void> | undefined;
 
   /** Called after each release, with its name (a failed one too), for logs and tests. */
-  constructor(private readonly onReleased?: (name: string, error?: unknown) => void) {}
+  readonly #onReleased: ((name: string, error?: unknown) => void) | undefined;
+
+  constructor(onReleased?: (name: string, error?: unknown) => void) {
+    this.#onReleased = onReleased;
+  }
 
   /** Registers the release of a resource that just opened. */
   push(name: string, release: Release): void {
@@ -35,10 +39,10 @@ export class ReleaseStack {
         const { name, release } = this.#entries[i]!;
         try {
           await release();
-          this.onReleased?.(name);
+          this.#onReleased?.(name);
         } catch (error) {
           first ??= { error };
-          this.onReleased?.(name, error);
+          this.#onReleased?.(name, error);
         }
       }
       if (first) throw first.error;

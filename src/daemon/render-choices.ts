@@ -11,11 +11,15 @@ import type { SharedMapStore } from '../ports/shared-map.js';
 export class RenderChoices {
   readonly #jobs = new Map<string, StoredRenderDecisions>();
 
-  constructor(
-    private readonly store: SharedMapStore,
-    private readonly clock: Clock,
-    private readonly events: CrawlEmitter,
-  ) {}
+  readonly #store: SharedMapStore;
+  readonly #clock: Clock;
+  readonly #events: CrawlEmitter;
+
+  constructor(store: SharedMapStore, clock: Clock, events: CrawlEmitter) {
+    this.#store = store;
+    this.#clock = clock;
+    this.#events = events;
+  }
 
   /** The job's decisions, loaded; undefined for a job that is not kind auto. */
   async forJob(job: JobConfig): Promise<StoredRenderDecisions | undefined> {
@@ -24,10 +28,12 @@ export class RenderChoices {
     if (!decisions) {
       decisions = new StoredRenderDecisions({
         jobId: job.id,
-        store: this.store,
-        now: () => this.clock.now(),
-        onError: (op, error) => this.events.emit('internalError', { where: `render decisions ${op}`, error }),
-        onDecision: (host, decision) => this.events.emit('renderDecision', { jobId: job.id, host, decision }),
+        store: this.#store,
+        now: () => this.#clock.now(),
+        onError: (op, error) =>
+          this.#events.emit('internalError', { where: `render decisions ${op}`, error }),
+        onDecision: (host, decision) =>
+          this.#events.emit('renderDecision', { jobId: job.id, host, decision }),
       });
       await decisions.open();
       this.#jobs.set(job.id, decisions);

@@ -35,7 +35,10 @@ export class DemoSiteHandler {
   #notModified = 0;
   #bytes = 0;
 
-  constructor(private readonly o: DemoSiteOptions) {
+  readonly #o: DemoSiteOptions;
+
+  constructor(o: DemoSiteOptions) {
+    this.#o = o;
     this.port = o.port;
     this.#epochOf = o.priceEpoch ?? (() => 0);
     this.#js = o.js;
@@ -73,7 +76,7 @@ export class DemoSiteHandler {
   }
 
   handle(req: IncomingMessage, res: ServerResponse) {
-    const o = this.o;
+    const o = this.#o;
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (path === '/__stats') {
       const { byPath: _omitted, ...summary } = this.stats();
@@ -104,7 +107,7 @@ export class DemoSiteHandler {
   }
 
   #respond(req: IncomingMessage, res: ServerResponse, path: string, nth: number) {
-    const o = this.o;
+    const o = this.#o;
     const i = pageIndex(path, o.pages);
     if (i !== undefined) return this.#page(req, res, path, nth, i);
     const api = this.#js ? productApiIndex(path, o.pages) : undefined;
@@ -128,7 +131,7 @@ export class DemoSiteHandler {
 
   /** Product page i: an injected 500, the redirect of /p/0, a JS shell, a 304 or the page. */
   #page(req: IncomingMessage, res: ServerResponse, path: string, nth: number, i: number) {
-    const o = this.o;
+    const o = this.#o;
     if (o.errorRate > 0 && hash(o.seed, hashString(path), nth, 4) / 2 ** 32 < o.errorRate) {
       this.#errors++;
       return this.#send(res, 500, 'text/plain; charset=utf-8', 'injected error\n');

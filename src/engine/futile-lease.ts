@@ -30,7 +30,11 @@ export class FutileLeases {
   #until = 0;
   #pauseMs = FUTILE_RECHECK_MIN_MS;
 
-  constructor(private readonly clock: Clock) {}
+  readonly #clock: Clock;
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
 
   /** Work from outside (a submission) may be for a host a futile lease did not reach. */
   forget(): void {
@@ -39,7 +43,7 @@ export class FutileLeases {
 
   /** Whether a lease excluding these hosts would find what the last futile one found. */
   isFutile(exclude: ReadonlySet<string>): boolean {
-    return exclude.size > 0 && this.clock.monotonic() < this.#until && sameHosts(exclude, this.#exclude);
+    return exclude.size > 0 && this.#clock.monotonic() < this.#until && sameHosts(exclude, this.#exclude);
   }
 
   /** Whether the host was excluded by the last futile lease. */
@@ -49,7 +53,7 @@ export class FutileLeases {
 
   /** Milliseconds until a futile lease may be tried again. */
   msLeft(): number {
-    return Math.max(0, this.#until - this.clock.monotonic());
+    return Math.max(0, this.#until - this.#clock.monotonic());
   }
 
   /** What a lease with these exclusions brought back. */
@@ -63,7 +67,7 @@ export class FutileLeases {
         : FUTILE_RECHECK_MIN_MS;
       this.#exclude = exclude;
       this.#hosts = exclude;
-      this.#until = this.clock.monotonic() + this.#pauseMs;
+      this.#until = this.#clock.monotonic() + this.#pauseMs;
     }
   }
 }

@@ -22,15 +22,16 @@ export class InflightTasks {
   readonly #tasks = new Map<Task, { abort: AbortController; done: Promise<void> }>();
   readonly #keeper: LeaseKeeper;
 
-  constructor(
-    private readonly runner: TaskRunner,
-    private readonly events: CrawlEmitter,
-    leases: InflightLeases,
-  ) {
+  readonly #runner: TaskRunner;
+  readonly #events: CrawlEmitter;
+
+  constructor(runner: TaskRunner, events: CrawlEmitter, leases: InflightLeases) {
+    this.#runner = runner;
+    this.#events = events;
     this.#keeper = new LeaseKeeper({
       ...leases,
       onLost: (task) => {
-        this.events.emit('internalError', {
+        this.#events.emit('internalError', {
           where: 'lease',
           error: new Error(
             `lease of a task on ${task.host} lost while it ran (expired, leased again): aborted`,
@@ -38,7 +39,7 @@ export class InflightTasks {
         });
         this.#tasks.get(task)?.abort.abort();
       },
-      onError: (error) => this.events.emit('internalError', { where: 'leaseExtend', error }),
+      onError: (error) => this.#events.emit('internalError', { where: 'leaseExtend', error }),
     });
   }
 
@@ -49,12 +50,12 @@ export class InflightTasks {
   /** Runs the task; `ended` hears its result once it is no longer in flight. */
   start(task: Task, permit: Permit, ended: (task: Task, result: TaskResult) => void): void {
     const abort = new AbortController();
-    const done = this.runner
+    const done = this.#runner
       .run(task, permit, abort.signal)
       .catch((err): TaskResult => {
         // The frontier or a sink failed mid-task: the lease expires and the task comes back.
         permit.release({ kind: 'ignore' });
-        this.events.emit('internalError', { where: 'task', error: err });
+        this.#events.emit('internalError', { where: 'task', error: err });
         return 'lost';
       })
       .then((result) => {

@@ -25,10 +25,14 @@ export class StartMeter {
   readonly #slices = new Array<number>(LEASE_AHEAD.slices).fill(-1);
   readonly #width = LEASE_AHEAD.windowMs / LEASE_AHEAD.slices;
 
-  constructor(private readonly clock: Clock) {}
+  readonly #clock: Clock;
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
 
   started(): void {
-    const slice = Math.floor(this.clock.monotonic() / this.#width);
+    const slice = Math.floor(this.#clock.monotonic() / this.#width);
     const i = slice % LEASE_AHEAD.slices;
     if (this.#slices[i] !== slice) {
       this.#slices[i] = slice;
@@ -39,7 +43,7 @@ export class StartMeter {
 
   /** Tasks started in the window that ends now. */
   count(): number {
-    const slice = Math.floor(this.clock.monotonic() / this.#width);
+    const slice = Math.floor(this.#clock.monotonic() / this.#width);
     let n = 0;
     for (let i = 0; i < LEASE_AHEAD.slices; i++) {
       if (this.#slices[i]! > slice - LEASE_AHEAD.slices) n += this.#counts[i]!;
@@ -119,10 +123,10 @@ export class LeaseAhead {
   readonly #meter: StartMeter;
   #ahead: number = LEASE_AHEAD.minTasks;
 
-  constructor(
-    private readonly options: SchedulerOptions,
-    clock: Clock,
-  ) {
+  readonly #options: SchedulerOptions;
+
+  constructor(options: SchedulerOptions, clock: Clock) {
+    this.#options = options;
     this.#meter = new StartMeter(clock);
   }
 
@@ -138,20 +142,20 @@ export class LeaseAhead {
   update(freeSlots: number, sharing = false): void {
     const started = this.#meter.count();
     this.#ahead = sharing
-      ? sharingAhead(this.options, started)
-      : leaseAhead(this.options, started, freeSlots);
+      ? sharingAhead(this.#options, started)
+      : leaseAhead(this.#options, started, freeSlots);
   }
 
   room(waitingHosts: number, buffered: number): number {
-    return bufferRoom(this.options, this.#ahead, waitingHosts, buffered);
+    return bufferRoom(this.#options, this.#ahead, waitingHosts, buffered);
   }
 
   leaseRoom(waitingHosts: number, buffered: number): number {
-    return leaseRoom(this.options, this.#ahead, waitingHosts, buffered);
+    return leaseRoom(this.#options, this.#ahead, waitingHosts, buffered);
   }
 
   hostCap(hostLimit: number, waiting: boolean): number {
-    return hostBufferCap(this.options, this.#ahead, hostLimit, waiting);
+    return hostBufferCap(this.#options, this.#ahead, hostLimit, waiting);
   }
 }
 

@@ -40,7 +40,11 @@ export class LeaseKeeper {
   /** After a failed call: no extension before this (the store is likely down for all of them). */
   #holdUntil = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly deps: LeaseKeeperDeps) {}
+  readonly #deps: LeaseKeeperDeps;
+
+  constructor(deps: LeaseKeeperDeps) {
+    this.#deps = deps;
+  }
 
   get size(): number {
     return this.#expiry.size;
@@ -51,7 +55,7 @@ export class LeaseKeeper {
     if (this.#stopped) return;
     this.#expiry.set(task, task.leaseExpiresAt);
     // O(1): the timer stays when it fires before this task's extension is due.
-    this.#arm(extendAt(task.leaseExpiresAt, this.deps.leaseMs));
+    this.#arm(extendAt(task.leaseExpiresAt, this.#deps.leaseMs));
   }
 
   /** The task ended (acked, retried, dead-lettered, handed back, aborted): forget it. */
@@ -72,13 +76,13 @@ export class LeaseKeeper {
     if (this.#stopped || this.#ticking || this.#expiry.size === 0 || at >= this.#at) return;
     this.#timer?.cancel();
     this.#at = at;
-    this.#timer = this.deps.clock.setTimer(
+    this.#timer = this.#deps.clock.setTimer(
       () => {
         this.#timer = undefined;
         this.#at = Number.POSITIVE_INFINITY;
         void this.#tick();
       },
-      Math.max(0, at - this.deps.clock.now()),
+      Math.max(0, at - this.#deps.clock.now()),
     );
   }
 
@@ -89,7 +93,7 @@ export class LeaseKeeper {
   }
 
   async #tick(): Promise<void> {
-    const { clock, frontier, leaseMs } = this.deps;
+    const { clock, frontier, leaseMs } = this.#deps;
     const now = clock.now();
     const horizon = now + leaseMs * LEASE_KEEPER.batchWindow;
     const due = [...this.#expiry].filter(([, exp]) => extendAt(exp, leaseMs) <= horizon).map(([t]) => t);
@@ -104,13 +108,13 @@ export class LeaseKeeper {
         if (!this.#expiry.has(task)) continue;
         if (reply.status === 'rejected') {
           failed = true;
-          this.deps.onError(reply.reason);
+          this.#deps.onError(reply.reason);
         } else if (reply.value) {
           // The frontier's now was at least ours: the lease lasts at least this long.
           this.#expiry.set(task, now + leaseMs);
         } else {
           this.#expiry.delete(task);
-          this.deps.onLost(task);
+          this.#deps.onLost(task);
         }
       }
     }

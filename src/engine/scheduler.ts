@@ -49,14 +49,25 @@ export class Scheduler {
   #unsubscribe: (() => void) | undefined;
   #failure: unknown;
 
+  readonly #frontier: Frontier;
+  readonly #control: ControlPlane;
+  readonly #clock: Clock;
+  readonly #events: CrawlEmitter;
+  readonly #options: SchedulerOptions;
+
   constructor(
-    private readonly frontier: Frontier,
-    private readonly control: ControlPlane,
+    frontier: Frontier,
+    control: ControlPlane,
     runner: TaskRunner,
-    private readonly clock: Clock,
-    private readonly events: CrawlEmitter,
-    private readonly options: SchedulerOptions,
+    clock: Clock,
+    events: CrawlEmitter,
+    options: SchedulerOptions,
   ) {
+    this.#frontier = frontier;
+    this.#control = control;
+    this.#clock = clock;
+    this.#events = events;
+    this.#options = options;
     this.#futile = new FutileLeases(clock);
     this.#ahead = new LeaseAhead(options, clock);
     this.#timer = new WakeTimer(clock, () => this.kick());
@@ -96,7 +107,7 @@ export class Scheduler {
   run(): Promise<void> {
     if (this.#state === 'new') {
       this.#state = 'running';
-      this.#unsubscribe = this.control.onAvailable(() => this.kick());
+      this.#unsubscribe = this.#control.onAvailable(() => this.kick());
       this.kick();
     }
     return this.#finishedPromise.then(() => {
@@ -121,13 +132,13 @@ export class Scheduler {
     if (this.#state !== 'running') return;
     this.#state = 'paused';
     void this.#handBack(this.#buffers.takeAll(), 'paused', 0);
-    this.events.emit('paused', {});
+    this.#events.emit('paused', {});
   }
 
   resume(): void {
     if (this.#state !== 'paused') return;
     this.#state = 'running';
-    this.events.emit('resumed', {});
+    this.#events.emit('resumed', {});
     this.kick();
   }
 
@@ -143,7 +154,7 @@ export class Scheduler {
     this.#state = 'draining';
     this.#timer.cancel();
     await this.#handBack(this.#buffers.takeAll(), 'shutdown', 0);
-    const aborted = await this.#inflight.drain(this.clock, drainMs);
+    const aborted = await this.#inflight.drain(this.#clock, drainMs);
     this.#finish();
     await this.#finishedPromise;
     return { aborted };
@@ -173,8 +184,8 @@ export class Scheduler {
       if ((err as { retryable?: unknown }).retryable === true && this.#state !== 'stopped') {
         // The store is unreachable for now (Redis restarting): keep what is in flight and
         // buffered, and try again later.
-        this.events.emit('internalError', { where: 'frontier', error: err });
-        this.#timer.arm(this.options.unavailableRetryMs ?? 1000);
+        this.#events.emit('internalError', { where: 'frontier', error: err });
+        this.#timer.arm(this.#options.unavailableRetryMs ?? 1000);
         return;
       }
       // A frontier failure (disk full, database gone) is fatal for the loop: surface it.
@@ -188,12 +199,12 @@ export class Scheduler {
   /** One pass: lease what the buffers have room for, start what may start, arm the wake timer. */
   async #pumpOnce(): Promise<void> {
     if (this.#state !== 'running') return;
-    const now = this.clock.now();
+    const now = this.#clock.now();
     this.#holds.expire(now);
     // The exclusions are built only for a lease: on every pump they cost a look at every
     // buffered host (thousands in a broad crawl), mostly with the buffer full and no lease.
     let futile = false;
-    this.#ahead.update(this.control.globalLimit() - this.control.inflight(), this.#share?.sharing);
+    this.#ahead.update(this.#control.globalLimit() - this.#control.inflight(), this.#share?.sharing);
     if (!this.#frontierEmpty && this.#ahead.leaseRoom(this.#holds.waitingCount, this.#buffers.size) > 0) {
       const exclude = this.#holds.deferredHosts();
       for (const host of this.#buffers.hosts()) {
@@ -211,7 +222,7 @@ export class Scheduler {
       // a pump; and a host told to wait is not asked again before then (a reload that shortens
       // the delay lets it go at the end of the wait it was given). Asking thousands of hosts in
       // their politeness gap on every pump was breadth's largest scheduling cost (bench/breadth.mjs).
-      if (this.control.inflight() >= this.control.globalLimit()) break;
+      if (this.#control.inflight() >= this.#control.globalLimit()) break;
       const waitUntil = this.#holds.waitingUntil(host, now);
       const inMs = waitUntil !== undefined ? waitUntil - now : await dispatchHost(this.#dispatch, host, now);
       wakeInMs = Math.min(wakeInMs, inMs);
@@ -222,7 +233,7 @@ export class Scheduler {
     if (!busy && this.#frontierEmpty) {
       // Idle: hungry when others hold work (leased), which they hand back when told.
       const held = (any: boolean) => this.#share?.leased(0, any);
-      const idle = await idleWake(this.frontier, this.clock, this.events, this.options, held);
+      const idle = await idleWake(this.#frontier, this.#clock, this.#events, this.#options, held);
       if (idle === 'finished') return this.#finish();
       wakeInMs = Math.min(wakeInMs, idle);
     }
@@ -232,10 +243,10 @@ export class Scheduler {
 
   /** Leases into the buffers; false when the loop stopped running meanwhile (tasks handed back). */
   async #lease(exclude: ReadonlySet<string>): Promise<boolean> {
-    const tasks = await this.frontier.lease({
+    const tasks = await this.#frontier.lease({
       max: this.#ahead.room(this.#holds.waitingCount, this.#buffers.size),
-      leaseMs: this.options.leaseMs,
-      owner: this.options.owner,
+      leaseMs: this.#options.leaseMs,
+      owner: this.#options.owner,
       excludeHosts: exclude,
       // A shared frontier gives each host no more than its buffer has room for, so that one
       // daemon does not lease ahead what another could start.
@@ -255,15 +266,15 @@ export class Scheduler {
   }
 
   #hostBufferCap(host: string): number {
-    const waiting = this.#holds.waitingUntil(host, this.clock.now()) !== undefined;
-    return this.#ahead.hostCap(Math.min(this.control.hostLimit(host), this.control.globalLimit()), waiting);
+    const waiting = this.#holds.waitingUntil(host, this.#clock.now()) !== undefined;
+    return this.#ahead.hostCap(Math.min(this.#control.hostLimit(host), this.#control.globalLimit()), waiting);
   }
 
   /** Free slots and nothing buffered that could start (every buffered host waits out a delay). */
   #starved(): boolean {
-    if (this.control.inflight() >= this.control.globalLimit()) return false;
+    if (this.#control.inflight() >= this.#control.globalLimit()) return false;
     if (this.#buffers.size > this.#holds.waitingCount) return false;
-    const now = this.clock.now();
+    const now = this.#clock.now();
     return this.#buffers.hosts().every((host) => this.#holds.waitingUntil(host, now) !== undefined);
   }
 
@@ -285,7 +296,7 @@ export class Scheduler {
     this.#ahead.started();
     this.#inflight.start(task, permit, (t, result) => {
       this.counters[result]++;
-      this.options.jobGate?.release(t.jobId, t.host);
+      this.#options.jobGate?.release(t.jobId, t.host);
       // A finished task may have enqueued links (or its own retry) for a host the last
       // futile lease could not reach: that is new work, unless it is likely for an excluded
       // host (the task's own), which the lease after the futile pause finds.
@@ -294,7 +305,12 @@ export class Scheduler {
   }
 
   #handBack(tasks: readonly Task[], reason: string, delayMs: number): Promise<void> {
-    const { frontier, clock, events, counters } = this;
-    return handBack({ frontier, clock, events, counters }, tasks, reason, delayMs);
+    const deps = {
+      frontier: this.#frontier,
+      clock: this.#clock,
+      events: this.#events,
+      counters: this.counters,
+    };
+    return handBack(deps, tasks, reason, delayMs);
   }
 }

@@ -23,31 +23,35 @@ export type { TaskResult, TaskRunnerDeps };
  * written before the ack, so a crash at any point leaves the task leased and recoverable.
  */
 export class TaskRunner {
-  constructor(private readonly deps: TaskRunnerDeps) {}
+  readonly #deps: TaskRunnerDeps;
+
+  constructor(deps: TaskRunnerDeps) {
+    this.#deps = deps;
+  }
 
   async run(task: Task, permit: Permit, signal: AbortSignal): Promise<TaskResult> {
-    const job = this.deps.jobs.get(task.jobId);
+    const job = this.#deps.jobs.get(task.jobId);
     if (!job) {
       permit.release({ kind: 'ignore' });
-      return deadLetter(this.deps, task, 'unknown_job');
+      return deadLetter(this.#deps, task, 'unknown_job');
     }
-    if (job.robots && this.deps.robots) {
+    if (job.robots && this.#deps.robots) {
       let verdict: RobotsVerdict;
       try {
         // The task's URL as it was discovered; the job's own User-Agent picks its product token.
-        verdict = await this.deps.robots.check(wireUrl(task), signal, job.headers?.['user-agent']);
+        verdict = await this.#deps.robots.check(wireUrl(task), signal, job.headers?.['user-agent']);
       } catch (err) {
-        return onFetchError(this.deps, task, permit, err);
+        return onFetchError(this.#deps, task, permit, err);
       }
       if (verdict.kind === 'unreachable') {
         // RFC 9309 §2.3.1.4: nothing on the host is fetched; the task waits, uncharged, until
         // robots.txt is fetched again (never dead-lettered for this).
         permit.release({ kind: 'ignore' });
-        return waitForRobots(this.deps, task, verdict.retryAt);
+        return waitForRobots(this.#deps, task, verdict.retryAt);
       }
       if (verdict.kind === 'disallow') {
         permit.release({ kind: 'ignore' });
-        return skip(this.deps, task, 'robots');
+        return skip(this.#deps, task, 'robots');
       }
     }
     const prev = await this.#previous(task, job);
@@ -71,10 +75,10 @@ export class TaskRunner {
     try {
       fetched =
         job.render?.kind === 'auto'
-          ? await fetchAuto(this.deps, task, job, request)
-          : { res: await this.deps.fetcher.fetch(request), path: 'http' };
+          ? await fetchAuto(this.#deps, task, job, request)
+          : { res: await this.#deps.fetcher.fetch(request), path: 'http' };
     } catch (err) {
-      return onFetchError(this.deps, task, permit, err);
+      return onFetchError(this.#deps, task, permit, err);
     }
     return this.#answered(task, job, permit, fetched, prev);
   }
@@ -87,7 +91,7 @@ export class TaskRunner {
     { res, extraction }: AutoFetched,
     prev: PageState | undefined,
   ): Promise<TaskResult> {
-    const retryAfterMs = this.deps.retry.retryAfterMs(res.headers['retry-after']);
+    const retryAfterMs = this.#deps.retry.retryAfterMs(res.headers['retry-after']);
     if (res.status >= 200 && res.status < 300) {
       permit.release(this.#success(res));
     } else if (res.status === 429 || res.status === 503) {
@@ -97,7 +101,7 @@ export class TaskRunner {
     } else {
       permit.release(this.#success(res));
     }
-    this.deps.events.emit('fetched', {
+    this.#deps.events.emit('fetched', {
       jobId: task.jobId,
       host: task.host,
       url: wireUrl(task),
@@ -107,14 +111,14 @@ export class TaskRunner {
       wireBytes: res.wireBytes,
       bytes: res.body.length,
     });
-    if (res.status >= 200 && res.status < 300) return onSuccess(this.deps, task, job, res, prev, extraction);
+    if (res.status >= 200 && res.status < 300) return onSuccess(this.#deps, task, job, res, prev, extraction);
     // 304 only answers a request that carried a validator; one to a request without is an
     // error (http_304 below), as the server answered a question nobody asked.
     if (res.status === 304 && job.recrawl && hasValidator(prev))
-      return onUnchanged(this.deps, task, job, res, prev);
+      return onUnchanged(this.#deps, task, job, res, prev);
     const httpErr = new HttpStatusError(res.status);
-    if (httpErr.retryable) return retryOrDead(this.deps, task, httpErr.reason, retryAfterMs);
-    return deadLetter(this.deps, task, httpErr.reason);
+    if (httpErr.retryable) return retryOrDead(this.#deps, task, httpErr.reason, retryAfterMs);
+    return deadLetter(this.#deps, task, httpErr.reason);
   }
 
   /**
@@ -130,7 +134,7 @@ export class TaskRunner {
     return {
       kind: 'success',
       ttfbMs: res.ttfbMs,
-      lagMs: this.deps.lagMs(),
+      lagMs: this.#deps.lagMs(),
       queuedMs: res.queuedMs,
     };
   }
@@ -146,13 +150,13 @@ export class TaskRunner {
     const hosts = job.scope.redirectHosts;
     if (hosts === undefined || task.depth !== 0) return false;
     hosts.add(target.host);
-    this.deps.events.emit('scopeWidened', { jobId: task.jobId, host: target.host, from: task.host });
+    this.#deps.events.emit('scopeWidened', { jobId: task.jobId, host: target.host, from: task.host });
     return true;
   }
 
   /** The page's stored state, when its job keeps one (change detection or recrawls). */
   async #previous(task: Task, job: JobRuntime): Promise<PageState | undefined> {
-    const store = this.deps.pageState;
+    const store = this.#deps.pageState;
     if (!store || !(job.detectChanges || job.recrawl)) return undefined;
     return store.get(task.jobId, task.url);
   }

@@ -8,14 +8,17 @@ export class WakeTimer {
   #timer: Timer | undefined;
   #at = Number.POSITIVE_INFINITY;
 
-  constructor(
-    private readonly clock: Clock,
-    private readonly onWake: () => void,
-  ) {}
+  readonly #clock: Clock;
+  readonly #onWake: () => void;
+
+  constructor(clock: Clock, onWake: () => void) {
+    this.#clock = clock;
+    this.#onWake = onWake;
+  }
 
   arm(inMs: number): void {
     if (!Number.isFinite(inMs)) return;
-    const at = this.clock.monotonic() + inMs;
+    const at = this.#clock.monotonic() + inMs;
     // Keep an earlier timer; one timer at a time bounds the number of pending timers to 1.
     if (this.#timer && this.#at <= at) return;
     this.#timer?.cancel();
@@ -23,11 +26,11 @@ export class WakeTimer {
     // Kept alive: this timer is the only thing left when every task waits (a paused host, an
     // open breaker, a retry delay, a rate limit, a politeness gap); unref'd, Node's loop
     // drained and `--once` exited 0 with the work undone.
-    this.#timer = this.clock.setTimer(
+    this.#timer = this.#clock.setTimer(
       () => {
         this.#timer = undefined;
         this.#at = Number.POSITIVE_INFINITY;
-        this.onWake();
+        this.#onWake();
       },
       inMs,
       { keepAlive: true },

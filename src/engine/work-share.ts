@@ -39,11 +39,15 @@ export class WorkShare {
   /** When this daemon's current hunger began (monotonic ms); undefined: fed. */
   #hungrySince: number | undefined;
 
-  constructor(
-    private readonly port: WorkSharing,
-    private readonly clock: Clock,
-    private readonly hooks: WorkShareHooks,
-  ) {}
+  readonly #port: WorkSharing;
+  readonly #clock: Clock;
+  readonly #hooks: WorkShareHooks;
+
+  constructor(port: WorkSharing, clock: Clock, hooks: WorkShareHooks) {
+    this.#port = port;
+    this.#clock = clock;
+    this.#hooks = hooks;
+  }
 
   /** A lease brought `found` tasks; `starved`: the daemon had free slots and nothing to start. */
   leased(found: number, starved: boolean): void {
@@ -51,21 +55,21 @@ export class WorkShare {
       this.#hungrySince = undefined;
       return;
     }
-    this.#hungrySince ??= this.clock.monotonic();
-    const now = this.clock.now();
+    this.#hungrySince ??= this.#clock.monotonic();
+    const now = this.#clock.now();
     if (now - this.#markedAt < WORK_SHARE.refreshMs || this.#stopped) return;
     this.#markedAt = now;
     this.#hungryUntil = now + WORK_SHARE.hungerMs;
-    this.port.hungry(now, this.#hungryUntil).catch((err: unknown) => {
+    this.#port.hungry(now, this.#hungryUntil).catch((err: unknown) => {
       // Not marked after all: the next hungry lease writes it.
       this.#markedAt = Number.NEGATIVE_INFINITY;
-      this.hooks.onError(err);
+      this.#hooks.onError(err);
     });
   }
 
   /** This daemon's mark stands (it found nothing to lease within hungerMs). */
   get hungry(): boolean {
-    return this.clock.now() < this.#hungryUntil;
+    return this.#clock.now() < this.#hungryUntil;
   }
 
   /** Lease only shareWindowMs ahead: another daemon is hungry (at the last check), this one is not. */
@@ -76,7 +80,7 @@ export class WorkShare {
   /** When to look for work again while hungry: hungryPollMs early in a hunger, else Infinity. */
   pollMs(): number {
     if (this.#hungrySince === undefined) return Number.POSITIVE_INFINITY;
-    const hungryFor = this.clock.monotonic() - this.#hungrySince;
+    const hungryFor = this.#clock.monotonic() - this.#hungrySince;
     return hungryFor < WORK_SHARE.fastPollForMs ? WORK_SHARE.hungryPollMs : Number.POSITIVE_INFINITY;
   }
 
@@ -98,12 +102,12 @@ export class WorkShare {
     this.busy(false);
     if (!this.hungry) return;
     this.#hungryUntil = Number.NEGATIVE_INFINITY;
-    await this.port.fed().catch((err: unknown) => this.hooks.onError(err));
+    await this.#port.fed().catch((err: unknown) => this.#hooks.onError(err));
   }
 
   #arm(): void {
     if (this.#timer !== undefined || this.#checking || this.#stopped || !this.#busy) return;
-    this.#timer = this.clock.setTimer(() => {
+    this.#timer = this.#clock.setTimer(() => {
       this.#timer = undefined;
       void this.#check();
     }, WORK_SHARE.checkMs);
@@ -112,15 +116,15 @@ export class WorkShare {
   async #check(): Promise<void> {
     this.#checking = true;
     try {
-      this.#peersHungry = await this.port.othersHungry(this.clock.now());
+      this.#peersHungry = await this.#port.othersHungry(this.#clock.now());
     } catch (err) {
       this.#peersHungry = false;
-      this.hooks.onError(err);
+      this.#hooks.onError(err);
     } finally {
       this.#checking = false;
     }
     if (this.#stopped) return;
-    if (this.sharing) this.hooks.shed();
+    if (this.sharing) this.#hooks.shed();
     // Until the scheduler says it holds nothing (busy(false)): a daemon whose tasks all run
     // long pumps seldom, and must still hear of hunger.
     this.#arm();

@@ -39,14 +39,18 @@ export interface WindowRates {
 export class RateSampler {
   readonly #samples: Sample[] = [];
 
-  constructor(private readonly windowMs = RATE_WINDOW_MS) {}
+  readonly #windowMs: number;
+
+  constructor(windowMs = RATE_WINDOW_MS) {
+    this.#windowMs = windowMs;
+  }
 
   record(sample: Sample): WindowRates {
     const s = this.#samples;
     const last = s[s.length - 1];
     // Polls closer than 200 ms apart (several tabs) add nothing but memory.
     if (last === undefined || sample.at - last.at >= 200) s.push(sample);
-    while (s.length > 2 && s[1]!.at <= sample.at - this.windowMs) s.shift();
+    while (s.length > 2 && s[1]!.at <= sample.at - this.#windowMs) s.shift();
     const first = s[0]!;
     const seconds = (sample.at - first.at) / 1000;
     if (s.length < 2 || seconds <= 0) {

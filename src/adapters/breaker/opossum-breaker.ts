@@ -115,11 +115,14 @@ class OpossumHostBreaker implements HostBreaker {
   #openedAt = 0;
   #openMs = 0;
 
+  readonly #circuit: CircuitBreaker<[boolean], void>;
+
   constructor(
-    private readonly circuit: CircuitBreaker<[boolean], void>,
+    circuit: CircuitBreaker<[boolean], void>,
     options: Required<BreakerPolicyOptions>,
     emit: (from: BreakerState, to: BreakerState) => void,
   ) {
+    this.#circuit = circuit;
     this.#trip = new TripRules(options);
     this.#maxProbes = options.halfOpenMaxProbes;
     // Declared by opossum's code (lib/circuit.js reads it when it opens), not by its types.
@@ -145,12 +148,12 @@ class OpossumHostBreaker implements HostBreaker {
   }
 
   get state(): BreakerState {
-    if (this.circuit.opened) return 'open';
-    return this.circuit.halfOpen ? 'halfOpen' : 'closed';
+    if (this.#circuit.opened) return 'open';
+    return this.#circuit.halfOpen ? 'halfOpen' : 'closed';
   }
 
   get retryInMs(): number {
-    if (!this.circuit.opened) return 0;
+    if (!this.#circuit.opened) return 0;
     return Math.max(0, this.#openedAt + this.#openMs - Date.now());
   }
 
@@ -175,20 +178,20 @@ class OpossumHostBreaker implements HostBreaker {
   }
 
   shutdown(): void {
-    this.circuit.shutdown();
+    this.#circuit.shutdown();
   }
 
   #report(ok: boolean): void {
     // Outcomes of requests started before the breaker opened are not news: opossum would
     // count them as rejections, so they are dropped here, as in the pure policy.
-    if (this.circuit.opened || this.circuit.isShutdown) return;
-    if (!this.circuit.halfOpen) {
+    if (this.#circuit.opened || this.#circuit.isShutdown) return;
+    if (!this.#circuit.halfOpen) {
       if (ok) this.#trip.success();
       else if (this.#trip.failure()) {
-        this.circuit.open();
+        this.#circuit.open();
         return;
       }
     }
-    this.circuit.fire(ok).catch(() => undefined);
+    this.#circuit.fire(ok).catch(() => undefined);
   }
 }

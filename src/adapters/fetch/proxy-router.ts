@@ -9,7 +9,10 @@ export class ProxyRouter {
   readonly #pools = new Map<string, ProxyPool>();
   readonly #index: Map<string, number>;
 
-  constructor(private readonly o: UndiciFetcherOptions) {
+  readonly #o: UndiciFetcherOptions;
+
+  constructor(o: UndiciFetcherOptions) {
+    this.#o = o;
     this.#index = proxyIndexes(o.proxy, o.extraProxies);
   }
 
@@ -17,7 +20,7 @@ export class ProxyRouter {
   pick(url: URL, override: readonly string[] | false | undefined): ProxyUse | undefined {
     if (override === false) return undefined;
     const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-    const settings = this.o.proxy;
+    const settings = this.#o.proxy;
     const urls = override ?? (url.protocol === 'https:' ? settings.https : settings.http);
     if (urls.length === 0) return undefined;
     if (override === undefined && bypassesProxy(settings.noProxy, url.hostname, port)) return undefined;
@@ -28,10 +31,10 @@ export class ProxyRouter {
       pool = new ProxyPool(
         urls,
         {
-          connections: this.o.connectionsPerHost,
-          headersTimeout: this.o.headersTimeoutMs,
-          bodyTimeout: this.o.bodyTimeoutMs,
-          connectTimeoutMs: this.o.connectTimeoutMs,
+          connections: this.#o.connectionsPerHost,
+          headersTimeout: this.#o.headersTimeoutMs,
+          bodyTimeout: this.#o.bodyTimeoutMs,
+          connectTimeoutMs: this.#o.connectTimeoutMs,
         },
         urls.map((u) => this.#index.get(u) ?? 0),
       );

@@ -102,6 +102,8 @@ export class ProxyPool {
   readonly #entries: Entry[];
   #next = 0;
 
+  readonly #now: () => number;
+
   constructor(
     urls: readonly string[],
     agentOptions: {
@@ -112,8 +114,9 @@ export class ProxyPool {
     },
     /** Each proxy's index (its label in errors and metrics). */
     indexes: readonly number[],
-    private readonly now: () => number = () => performance.now(),
+    now: () => number = () => performance.now(),
   ) {
+    this.#now = now;
     this.#entries = urls.map((uri, i) => ({
       index: indexes[i] ?? i,
       // proxyTunnel false: http targets as absolute-form requests, https targets via CONNECT.
@@ -137,7 +140,7 @@ export class ProxyPool {
   }
 
   pick(): ProxyUse {
-    const now = this.now();
+    const now = this.#now();
     for (let k = 0; k < this.#entries.length; k++) {
       const e = this.#entries[(this.#next + k) % this.#entries.length];
       if (!e || e.openUntil > now) continue;
@@ -150,7 +153,7 @@ export class ProxyPool {
         },
         failed: () => {
           e.failures++;
-          e.openUntil = this.now() + Math.min(OPEN_MAX_MS, OPEN_BASE_MS * 2 ** (e.failures - 1));
+          e.openUntil = this.#now() + Math.min(OPEN_MAX_MS, OPEN_BASE_MS * 2 ** (e.failures - 1));
         },
       };
     }

@@ -29,7 +29,11 @@ export class RedirectChain {
   readonly visited: string[] = [];
   readonly #seen = new Set<string>();
 
-  constructor(private readonly maxRedirects: number) {}
+  readonly #maxRedirects: number;
+
+  constructor(maxRedirects: number) {
+    this.#maxRedirects = maxRedirects;
+  }
 
   /** The request about to be sent: `cookies` is the Cookie header it carries ('' for none). */
   enter(url: URL, cookies: string): void {
@@ -42,7 +46,7 @@ export class RedirectChain {
 
   /** Every hop of the budget is used: the next redirect would fail. */
   get spent(): boolean {
-    return this.visited.length >= this.maxRedirects;
+    return this.visited.length >= this.#maxRedirects;
   }
 
   /** Whether requesting `url` with `cookies` would repeat a request of this chain. */
@@ -82,9 +86,9 @@ export class RedirectChain {
   }
 
   #hop(hop: Hop, target: URL, toGet: boolean): Hop {
-    if (this.visited.length >= this.maxRedirects) {
+    if (this.visited.length >= this.#maxRedirects) {
       throw new TooManyRedirectsError(
-        `more than ${this.maxRedirects} redirects starting at ${this.visited[0] ?? hop.url.href}`,
+        `more than ${this.#maxRedirects} redirects starting at ${this.visited[0] ?? hop.url.href}`,
       );
     }
     this.visited.push(hop.url.href);

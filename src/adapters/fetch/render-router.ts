@@ -5,18 +5,21 @@ import type { Fetcher, FetchRequest, FetchResponse } from '../../ports/fetcher.j
  * (render.kind browser) goes to the browser fetcher, every other to the http one.
  */
 export class RenderRouter implements Fetcher {
-  constructor(
-    private readonly http: Fetcher,
-    private readonly browser: Fetcher,
-  ) {}
+  readonly #http: Fetcher;
+  readonly #browser: Fetcher;
+
+  constructor(http: Fetcher, browser: Fetcher) {
+    this.#http = http;
+    this.#browser = browser;
+  }
 
   fetch(request: FetchRequest): Promise<FetchResponse> {
-    return request.render?.kind === 'browser' ? this.browser.fetch(request) : this.http.fetch(request);
+    return request.render?.kind === 'browser' ? this.#browser.fetch(request) : this.#http.fetch(request);
   }
 
   async close(): Promise<void> {
     // The browser first: it fetches through the http fetcher's connections.
-    await this.browser.close();
-    await this.http.close();
+    await this.#browser.close();
+    await this.#http.close();
   }
 }

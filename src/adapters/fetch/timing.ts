@@ -23,15 +23,18 @@ export interface HopTiming {
 type Controller = Dispatcher.DispatchController;
 
 class TimingHandler implements Dispatcher.DispatchHandler {
-  constructor(
-    private readonly inner: Dispatcher.DispatchHandler,
-    private readonly timing: HopTiming,
-  ) {}
+  readonly #inner: Dispatcher.DispatchHandler;
+  readonly #timing: HopTiming;
+
+  constructor(inner: Dispatcher.DispatchHandler, timing: HopTiming) {
+    this.#inner = inner;
+    this.#timing = timing;
+  }
 
   onRequestStart(controller: Controller, context: unknown): void {
     // Re-dispatch after a pipelined failure calls this again; the last write is the one answered.
-    this.timing.requestStart = performance.now();
-    this.inner.onRequestStart?.(controller, context);
+    this.#timing.requestStart = performance.now();
+    this.#inner.onRequestStart?.(controller, context);
   }
 
   onRequestUpgrade(
@@ -40,7 +43,7 @@ class TimingHandler implements Dispatcher.DispatchHandler {
     headers: IncomingHttpHeaders,
     socket: Duplex,
   ): void {
-    this.inner.onRequestUpgrade?.(controller, status, headers, socket);
+    this.#inner.onRequestUpgrade?.(controller, status, headers, socket);
   }
 
   onResponseStart(
@@ -49,24 +52,24 @@ class TimingHandler implements Dispatcher.DispatchHandler {
     headers: IncomingHttpHeaders,
     statusMessage?: string,
   ): void {
-    if (status >= 200 && this.timing.responseStart === undefined) {
+    if (status >= 200 && this.#timing.responseStart === undefined) {
       const now = performance.now();
-      this.timing.responseStart = now;
-      this.timing.responseQueued = loopTurn.queuedMs(now);
+      this.#timing.responseStart = now;
+      this.#timing.responseQueued = loopTurn.queuedMs(now);
     }
-    this.inner.onResponseStart?.(controller, status, headers, statusMessage);
+    this.#inner.onResponseStart?.(controller, status, headers, statusMessage);
   }
 
   onResponseData(controller: Controller, chunk: Buffer): void {
-    this.inner.onResponseData?.(controller, chunk);
+    this.#inner.onResponseData?.(controller, chunk);
   }
 
   onResponseEnd(controller: Controller, trailers: IncomingHttpHeaders): void {
-    this.inner.onResponseEnd?.(controller, trailers);
+    this.#inner.onResponseEnd?.(controller, trailers);
   }
 
   onResponseError(controller: Controller, error: Error): void {
-    this.inner.onResponseError?.(controller, error);
+    this.#inner.onResponseError?.(controller, error);
   }
 }
 

@@ -42,11 +42,15 @@ export class SqlitePageStateStore implements PageStateStore {
       >
     | undefined;
 
-  constructor(private readonly path: string) {}
+  readonly #path: string;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
 
   async open(): Promise<void> {
     if (this.#db) return;
-    const db = new Database(this.path);
+    const db = new Database(this.#path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');

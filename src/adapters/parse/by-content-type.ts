@@ -6,12 +6,15 @@ import { isJsonContentType } from './json-extractor.js';
  * extractor instead of being parsed as markup.
  */
 export class ByContentTypeExtractor implements Extractor {
-  constructor(
-    private readonly html: Extractor,
-    private readonly json: Extractor,
-  ) {}
+  readonly #html: Extractor;
+  readonly #json: Extractor;
+
+  constructor(html: Extractor, json: Extractor) {
+    this.#html = html;
+    this.#json = json;
+  }
 
   extract(input: ExtractInput): Extraction {
-    return (isJsonContentType(input.contentType) ? this.json : this.html).extract(input);
+    return (isJsonContentType(input.contentType) ? this.#json : this.#html).extract(input);
   }
 }

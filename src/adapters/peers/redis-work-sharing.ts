@@ -12,11 +12,12 @@ import { mapRedisError, type RedisLike } from '../frontier/redis/client.js';
 export class RedisWorkSharing implements WorkSharing {
   readonly #key: string;
 
-  constructor(
-    private readonly client: RedisLike,
-    keyPrefix: string,
-    private readonly instanceId: string,
-  ) {
+  readonly #client: RedisLike;
+  readonly #instanceId: string;
+
+  constructor(client: RedisLike, keyPrefix: string, instanceId: string) {
+    this.#client = client;
+    this.#instanceId = instanceId;
     // The frontier's global tag: one slot on a Cluster, beside its sequence and layout keys.
     this.#key = `{${keyPrefix}}:hungry`;
   }
@@ -25,10 +26,10 @@ export class RedisWorkSharing implements WorkSharing {
     try {
       // Lapsed marks (fed or dead daemons) go first: the set holds about one entry per daemon.
       // Both on the one key: one slot on a Cluster, one round trip.
-      const replies = await this.client
+      const replies = await this.#client
         .multi()
         .zremrangebyscore(this.#key, '-inf', now)
-        .zadd(this.#key, untilMs, this.instanceId)
+        .zadd(this.#key, untilMs, this.#instanceId)
         .exec();
       const failed = replies?.find(([err]) => err !== null);
       if (failed) throw failed[0];
@@ -39,7 +40,7 @@ export class RedisWorkSharing implements WorkSharing {
 
   async fed(): Promise<void> {
     try {
-      await this.client.zrem(this.#key, this.instanceId);
+      await this.#client.zrem(this.#key, this.#instanceId);
     } catch (err) {
       throw mapRedisError(err);
     }
@@ -48,8 +49,8 @@ export class RedisWorkSharing implements WorkSharing {
   async othersHungry(now: number): Promise<boolean> {
     try {
       // Two at most: one of them may be this daemon's own mark.
-      const marks = await this.client.zrangebyscore(this.#key, `(${now}`, '+inf', 'LIMIT', 0, 2);
-      return marks.some((id) => id !== this.instanceId);
+      const marks = await this.#client.zrangebyscore(this.#key, `(${now}`, '+inf', 'LIMIT', 0, 2);
+      return marks.some((id) => id !== this.#instanceId);
     } catch (err) {
       throw mapRedisError(err);
     }

@@ -61,18 +61,22 @@ export class RedisMapStore implements SharedMapStore {
   readonly shared = true;
 
   /** Keys `{PREFIX:KIND:MAP}:*`: `kind` a fixed word of the caller's (cookies, render). */
-  constructor(
-    private readonly client: RedisLike,
-    private readonly keyPrefix: string,
-    private readonly kind: string,
-  ) {}
+  readonly #client: RedisLike;
+  readonly #keyPrefix: string;
+  readonly #kind: string;
+
+  constructor(client: RedisLike, keyPrefix: string, kind: string) {
+    this.#client = client;
+    this.#keyPrefix = keyPrefix;
+    this.#kind = kind;
+  }
 
   async open(): Promise<void> {
-    const has = this.client as unknown as Record<string, unknown>;
+    const has = this.#client as unknown as Record<string, unknown>;
     if (typeof has.crawldMapWrite !== 'function')
-      this.client.defineCommand('crawldMapWrite', { numberOfKeys: 4, lua: WRITE });
+      this.#client.defineCommand('crawldMapWrite', { numberOfKeys: 4, lua: WRITE });
     if (typeof has.crawldMapChanges !== 'function')
-      this.client.defineCommand('crawldMapChanges', { numberOfKeys: 4, lua: CHANGES });
+      this.#client.defineCommand('crawldMapChanges', { numberOfKeys: 4, lua: CHANGES });
   }
 
   async load(map: string): Promise<MapSnapshot> {
@@ -100,10 +104,10 @@ export class RedisMapStore implements SharedMapStore {
   async close(): Promise<void> {}
 
   async #call(name: string, map: string, args: readonly ScriptArg[]): Promise<unknown> {
-    const tag = `{${this.keyPrefix}:${this.kind}:${map}}`;
+    const tag = `{${this.#keyPrefix}:${this.#kind}:${map}}`;
     const keys = [`${tag}:map`, `${tag}:v`, `${tag}:log`, `${tag}:floor`];
     try {
-      return await script(this.client, name, keys, args);
+      return await script(this.#client, name, keys, args);
     } catch (err) {
       throw mapRedisError(err);
     }

@@ -13,18 +13,21 @@ export class SqliteMapStore implements SharedMapStore {
   #all: Database.Statement<[string], { id: string; json: string }> | undefined;
 
   /** `table`: a fixed identifier of the caller's, never user input. */
-  constructor(
-    private readonly path: string,
-    private readonly table: string,
-  ) {}
+  readonly #path: string;
+  readonly #table: string;
+
+  constructor(path: string, table: string) {
+    this.#path = path;
+    this.#table = table;
+  }
 
   async open(): Promise<void> {
     if (this.#db) return;
-    const db = new Database(this.path);
+    const db = new Database(this.#path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
-    const t = this.table;
+    const t = this.#table;
     db.exec(`CREATE TABLE IF NOT EXISTS ${t} (
       job TEXT NOT NULL, id TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (job, id)) WITHOUT ROWID`);
     this.#put = db.prepare(

@@ -39,7 +39,10 @@ export class BrowserFetcher implements Fetcher {
   #rssTimer: NodeJS.Timeout | undefined;
   #lastRss = 0;
 
-  constructor(private readonly o: BrowserFetcherOptions) {
+  readonly #o: BrowserFetcherOptions;
+
+  constructor(o: BrowserFetcherOptions) {
+    this.#o = o;
     this.#slots = new Slots(o.maxPages);
     this.#pool = new BrowserPool({
       launch: () => launchChromium(o.executablePath, o.rendererHeapMiB ?? 512),
@@ -69,13 +72,13 @@ export class BrowserFetcher implements Fetcher {
       // The document first, with the page fetcher's rules: a 404, a redirect to a refused
       // address or a JSON answer never costs a browser page.
       const document =
-        request.document ?? (await this.o.documentFetcher.fetch({ ...request, signal: controller.signal }));
+        request.document ?? (await this.#o.documentFetcher.fetch({ ...request, signal: controller.signal }));
       if (document.status < 200 || document.status > 299 || !HTML_TYPES.has(document.contentType)) {
         return document;
       }
       await this.#slots.acquire(controller.signal);
       if (!this.#rssTimer) {
-        this.#rssTimer = setInterval(() => this.#checkRss(), this.o.rssIntervalMs ?? 2000);
+        this.#rssTimer = setInterval(() => this.#checkRss(), this.#o.rssIntervalMs ?? 2000);
         this.#rssTimer.unref();
       }
       try {
@@ -122,12 +125,12 @@ export class BrowserFetcher implements Fetcher {
       page,
       document,
       request,
-      subresources: this.o.subresourceFetcher,
+      subresources: this.#o.subresourceFetcher,
       blockResources: new Set(render.blockResources),
-      maxBytes: this.o.maxBodyBytes,
-      maxNavigations: this.o.maxNavigations,
+      maxBytes: this.#o.maxBodyBytes,
+      maxNavigations: this.#o.maxNavigations,
       signal,
-      observer: this.o.observer,
+      observer: this.#o.observer,
     });
     this.#runs.set(page, run);
     const onAbort = () => run.fail(new AbortedError(`${request.url}: aborted`));
@@ -143,7 +146,7 @@ export class BrowserFetcher implements Fetcher {
       const html = await Promise.race([this.#load(page, run, render, deadline), run.failed]);
       reuse = true;
       const totalMs = performance.now() - startedAt;
-      this.o.observer?.render?.(totalMs / 1000);
+      this.#o.observer?.render?.(totalMs / 1000);
       const body = Buffer.from(html, 'utf8');
       return {
         url: run.url,
@@ -193,7 +196,7 @@ export class BrowserFetcher implements Fetcher {
         // world per document, which took as long as the rest of a small page's render. The
         // render's timer (#render) bounds the wait for a selector that never comes.
         const [html, popups] = await page.evaluate<[string, number]>(readDom);
-        for (let i = 0; i < popups; i++) this.o.observer?.blocked?.('popup');
+        for (let i = 0; i < popups; i++) this.#o.observer?.blocked?.('popup');
         return html;
       } catch (err) {
         // A script moved on (context destroyed): read the DOM of where it went.
@@ -242,13 +245,13 @@ export class BrowserFetcher implements Fetcher {
 
   #onWebSocket(ws: WebSocketRoute): void {
     // Never connected to a server: a crawl reads documents, and a socket would bypass the guard.
-    this.o.observer?.blocked?.('websocket');
+    this.#o.observer?.blocked?.('websocket');
     ws.close({ code: 1008, reason: 'blocked by crawler' }).catch(() => {});
   }
 
   /** Dialogs dismissed, popups closed, a tab crash ends its render; once per page, for all its renders. */
   #watch(page: Page): void {
-    const observer = this.o.observer;
+    const observer = this.#o.observer;
     page.on('dialog', (dialog) => {
       dialog.dismiss().catch(() => {});
     });
@@ -269,9 +272,9 @@ export class BrowserFetcher implements Fetcher {
   #checkRss(): void {
     const rss = descendantsRssBytes(process.pid);
     this.#lastRss = rss;
-    this.o.observer?.rss?.(rss);
+    this.#o.observer?.rss?.(rss);
     // One retiring at a time: the old browser still counts until its last page is done.
-    if (rss > this.o.maxRssBytes && this.#pool.generations <= 1) this.#pool.retire('rss');
+    if (rss > this.#o.maxRssBytes && this.#pool.generations <= 1) this.#pool.retire('rss');
   }
 }
 

@@ -55,7 +55,10 @@ export class PageRun {
   readonly failed: Promise<never>;
   readonly #origin: string;
 
-  constructor(private readonly o: PageRunOptions) {
+  readonly #o: PageRunOptions;
+
+  constructor(o: PageRunOptions) {
+    this.#o = o;
     this.bytes = o.document.wireBytes;
     this.url = o.document.url;
     this.redirects = [...o.document.redirects];
@@ -77,14 +80,14 @@ export class PageRun {
   }
 
   blocked(reason: BlockedRequestReason): void {
-    this.o.observer?.blocked?.(reason);
+    this.#o.observer?.blocked?.(reason);
   }
 
   async handle(route: Route): Promise<void> {
     const req = route.request();
     const raw = req.url();
     if (this.#failure) return abort(route);
-    const mainNav = req.isNavigationRequest() && req.frame() === this.o.page.mainFrame();
+    const mainNav = req.isNavigationRequest() && req.frame() === this.#o.page.mainFrame();
     let url: URL;
     try {
       url = new URL(raw);
@@ -101,7 +104,7 @@ export class PageRun {
       if (!this.#documentServed) {
         this.#documentServed = true;
         this.#seen.add(stripHash(raw));
-        return fulfill(route, this.o.document);
+        return fulfill(route, this.#o.document);
       }
       const err = this.#navigation(stripHash(raw));
       if (err) {
@@ -109,13 +112,13 @@ export class PageRun {
         this.fail(err);
         return abort(route);
       }
-    } else if (this.o.blockResources.has(req.resourceType())) {
+    } else if (this.#o.blockResources.has(req.resourceType())) {
       this.blocked('resource_type');
       return abort(route);
     }
     let res: FetchResponse;
     try {
-      res = await this.o.subresources.fetch(
+      res = await this.#o.subresources.fetch(
         this.#subrequest(url, req.method(), req.headers(), req.postDataBuffer()),
       );
     } catch (err) {
@@ -126,10 +129,10 @@ export class PageRun {
       return abort(route);
     }
     this.bytes += res.wireBytes;
-    if (this.bytes > this.o.maxBytes) {
+    if (this.bytes > this.#o.maxBytes) {
       this.blocked('body_too_large');
       this.fail(
-        new BodyTooLargeError(`${this.url}: page and subresources passed maxBodyBytes ${this.o.maxBytes}`),
+        new BodyTooLargeError(`${this.url}: page and subresources passed maxBodyBytes ${this.#o.maxBytes}`),
       );
       return abort(route);
     }
@@ -146,9 +149,9 @@ export class PageRun {
     if (this.#seen.has(url))
       return new RedirectLoopError(`${this.url}: client-side navigation loop to ${url}`);
     this.#seen.add(url);
-    if (this.#navigations > this.o.maxNavigations)
+    if (this.#navigations > this.#o.maxNavigations)
       return new TooManyRedirectsError(
-        `${this.url}: more than ${this.o.maxNavigations} client-side navigations`,
+        `${this.url}: more than ${this.#o.maxNavigations} client-side navigations`,
       );
     return undefined;
   }
@@ -163,17 +166,17 @@ export class PageRun {
     for (const [k, v] of Object.entries(browserHeaders))
       if (!DROP_REQUEST.has(k.toLowerCase())) headers[k] = v;
     // The job's own headers (cookies, tokens) go to the page's own origin only.
-    if (url.origin === this.#origin) Object.assign(headers, this.o.request.headers ?? {});
+    if (url.origin === this.#origin) Object.assign(headers, this.#o.request.headers ?? {});
     return {
       url: url.href,
       method,
       headers,
       ...(body !== null && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
-      ...(this.o.request.proxy !== undefined ? { proxy: this.o.request.proxy } : {}),
+      ...(this.#o.request.proxy !== undefined ? { proxy: this.#o.request.proxy } : {}),
       // The job's jar, by its rules per URL: the browser's own Cookie header is dropped above, so
       // the page sends what an HTTP fetch would, and what its responses set serves the crawl.
-      ...(this.o.request.cookieJar !== undefined ? { cookieJar: this.o.request.cookieJar } : {}),
-      signal: this.o.signal,
+      ...(this.#o.request.cookieJar !== undefined ? { cookieJar: this.#o.request.cookieJar } : {}),
+      signal: this.#o.signal,
     };
   }
 }

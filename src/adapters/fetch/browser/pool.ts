@@ -65,7 +65,11 @@ export class BrowserPool {
   readonly #all = new Set<Generation>();
   #closing = false;
 
-  constructor(private readonly o: PoolOptions) {}
+  readonly #o: PoolOptions;
+
+  constructor(o: PoolOptions) {
+    this.#o = o;
+  }
 
   get generations(): number {
     return this.#all.size;
@@ -82,7 +86,7 @@ export class BrowserPool {
       slot = this.#contextSlot(gen, browser);
       slot.open++;
       slot.served++;
-      if (slot.served >= this.o.pagesPerContext) {
+      if (slot.served >= this.#o.pagesPerContext) {
         slot.retired = true;
         if (gen.context === slot) gen.context = undefined;
       }
@@ -112,7 +116,7 @@ export class BrowserPool {
     gen.retiring = true;
     this.#current = undefined;
     if (gen.context) this.#closeIdle(gen.context);
-    this.o.observer?.restart?.(reason);
+    this.#o.observer?.restart?.(reason);
     if (gen.inflight === 0) void this.#closeBrowser(gen);
   }
 
@@ -125,7 +129,7 @@ export class BrowserPool {
   #generation(): Generation {
     if (this.#current) return this.#current;
     const gen: Generation = {
-      browser: this.o.launch(),
+      browser: this.#o.launch(),
       inflight: 0,
       retiring: false,
       crashed: false,
@@ -152,23 +156,23 @@ export class BrowserPool {
     if (this.#current === gen) this.#current = undefined;
     if (this.#closing || gen.retiring) return;
     gen.crashed = true;
-    this.o.observer?.crash?.();
-    this.o.observer?.restart?.('crash');
+    this.#o.observer?.crash?.();
+    this.#o.observer?.restart?.('crash');
   }
 
   #contextSlot(gen: Generation, browser: Browser): ContextSlot {
     if (gen.context && !gen.context.retired) return gen.context;
     const context = browser
       .newContext({
-        userAgent: this.o.userAgent,
+        userAgent: this.#o.userAgent,
         serviceWorkers: 'block',
         acceptDownloads: false,
         javaScriptEnabled: true,
       })
       .then(async (ctx) => {
-        await ctx.addInitScript(this.o.initScript);
-        await ctx.route('**/*', this.o.onRoute);
-        await ctx.routeWebSocket(/.*/, this.o.onWebSocket);
+        await ctx.addInitScript(this.#o.initScript);
+        await ctx.route('**/*', this.#o.onRoute);
+        await ctx.routeWebSocket(/.*/, this.#o.onWebSocket);
         return ctx;
       });
     const slot: ContextSlot = { context, served: 0, open: 0, retired: false, idle: [] };
@@ -186,7 +190,7 @@ export class BrowserPool {
     this.#closeStale(slot);
     if (reused) return reused;
     const page = await (await slot.context).newPage();
-    this.o.onPage(page);
+    this.#o.onPage(page);
     return page;
   }
 
@@ -200,7 +204,7 @@ export class BrowserPool {
 
   /** Closes the tabs idle past idleTabMs (the oldest are at the front). */
   #closeStale(slot: ContextSlot): void {
-    const before = performance.now() - (this.o.idleTabMs ?? 5000);
+    const before = performance.now() - (this.#o.idleTabMs ?? 5000);
     while (slot.idle.length > 0 && slot.idle[0]!.since < before) {
       const idle = slot.idle.shift()!;
       void idle.ready.then(() => idle.page.close().catch(() => {}));
@@ -229,7 +233,7 @@ export class BrowserPool {
   async #releaseContext(slot: ContextSlot): Promise<void> {
     slot.open--;
     if (!slot.retired || slot.open > 0) return;
-    this.o.observer?.contextClosed?.(slot.served);
+    this.#o.observer?.contextClosed?.(slot.served);
     const ctx = await slot.context.catch(() => undefined);
     await ctx?.close().catch(() => {});
   }
