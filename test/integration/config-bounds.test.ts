@@ -9,6 +9,7 @@ import type { Bound as TableBound } from '../../src/core/bound.js';
 import { BREAKER_BOUNDS } from '../../src/core/breaker-policy.js';
 import { COOKIE_LIMIT_BOUNDS } from '../../src/core/cookie-limits.js';
 import { ConfigError } from '../../src/core/errors.js';
+import { FETCH_LIMIT_BOUNDS } from '../../src/core/fetch-limits.js';
 import { HOST_BACKOFF_BOUNDS } from '../../src/core/host-backoff.js';
 import { AIMD_BOUNDS, AIMD_TARGET_BOUNDS } from '../../src/core/limit/aimd.js';
 import { LOOP_LIMIT_BOUNDS } from '../../src/core/limit/loop-limit.js';
@@ -197,6 +198,8 @@ describe('every numeric option of docs/config.md, at and past its bounds', () =>
       ['hostBackoff.initialPauseMs', HOST_BACKOFF_BOUNDS.initialPauseMs],
       ['rateLimits.global.burst', TOKEN_BUCKET_BOUNDS.burst],
       ['jobs[0].cookies.maxTotal', COOKIE_LIMIT_BOUNDS.maxTotal],
+      ['fetch.totalTimeoutMs', FETCH_LIMIT_BOUNDS.totalTimeoutMs],
+      ['fetch.maxRedirects', FETCH_LIMIT_BOUNDS.maxRedirects],
     ];
     for (const [name, b] of tables) {
       const found = cases.find((c) => c.name === name);

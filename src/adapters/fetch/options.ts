@@ -1,7 +1,8 @@
 import type { LookupFunction } from 'node:net';
 import { type AddressPolicy, compileAllowList, DEFAULT_ADDRESS_POLICY } from '../../core/address.js';
+import { type Bound, describeBound, inBound } from '../../core/bound.js';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { DEFAULT_MAX_REFRESH_DELAY_SECONDS } from '../../core/refresh.js';
+import { FETCH_LIMIT_BOUNDS, type FetchLimits, fetchLimitDefaults } from '../../core/fetch-limits.js';
 import { NO_PROXY, type ProxyResult, type ProxySettings, proxyUrlProblem } from './proxy.js';
 
 export interface UndiciFetcherOptions {
@@ -48,18 +49,9 @@ export interface UndiciFetcherOptions {
   readonly onProxy?: (index: number, result: ProxyResult) => void;
 }
 
-const MiB = 1024 * 1024;
-
 export const DEFAULT_FETCHER_OPTIONS: Readonly<Omit<UndiciFetcherOptions, 'lookup' | 'ca'>> = Object.freeze({
   userAgent: 'crawld/0.1 (+https://github.com/crawld/crawld)',
-  connectTimeoutMs: 10_000,
-  headersTimeoutMs: 15_000,
-  bodyTimeoutMs: 15_000,
-  totalTimeoutMs: 60_000,
-  maxBodyBytes: 10 * MiB,
-  maxDecodedBytes: 20 * MiB,
-  maxRedirects: 10,
-  maxRefreshDelaySeconds: DEFAULT_MAX_REFRESH_DELAY_SECONDS,
+  ...fetchLimitDefaults,
   connectionsPerHost: 16,
   acceptContentTypes: Object.freeze([
     'text/html',
@@ -73,14 +65,21 @@ export const DEFAULT_FETCHER_OPTIONS: Readonly<Omit<UndiciFetcherOptions, 'looku
   proxy: NO_PROXY,
 });
 
-function bad(name: string, value: unknown, want: string): never {
+function bad(name: string, value: unknown, want: string, bound?: Bound): never {
   throw new InvalidArgumentError(
     `UndiciFetcher option ${name}: expected ${want}, got ${JSON.stringify(value)}`,
+    {
+      problem: { option: name, value, ...(bound ? { bound } : {}) },
+    },
   );
 }
 
-function positiveInt(name: string, value: number, min = 1): void {
-  if (!Number.isSafeInteger(value) || value < min) bad(name, value, `an integer >= ${min}`);
+/** The number options, within their bounds (core/fetch-limits.ts, which the config reads too). */
+function checkLimits(o: FetchLimits): void {
+  for (const [name, bound] of Object.entries(FETCH_LIMIT_BOUNDS)) {
+    const value = o[name as keyof FetchLimits];
+    if (!inBound(value, bound)) bad(name, value, describeBound(bound), bound);
+  }
 }
 
 /** Merges with the defaults and validates; every failure names the option and the bad value. */
@@ -89,16 +88,7 @@ export function resolveFetcherOptions(input: Partial<UndiciFetcherOptions> = {})
   if (typeof o.userAgent !== 'string' || o.userAgent.trim() === '' || /[\r\n]/.test(o.userAgent)) {
     bad('userAgent', o.userAgent, 'a non-empty single-line string');
   }
-  positiveInt('connectTimeoutMs', o.connectTimeoutMs);
-  positiveInt('headersTimeoutMs', o.headersTimeoutMs);
-  positiveInt('bodyTimeoutMs', o.bodyTimeoutMs);
-  positiveInt('totalTimeoutMs', o.totalTimeoutMs);
-  positiveInt('maxBodyBytes', o.maxBodyBytes);
-  positiveInt('maxDecodedBytes', o.maxDecodedBytes);
-  positiveInt('maxRedirects', o.maxRedirects, 0);
-  if (typeof o.maxRefreshDelaySeconds !== 'number' || !(o.maxRefreshDelaySeconds >= 0))
-    bad('maxRefreshDelaySeconds', o.maxRefreshDelaySeconds, 'a number >= 0');
-  positiveInt('connectionsPerHost', o.connectionsPerHost);
+  checkLimits(o);
   const types = o.acceptContentTypes;
   if (!Array.isArray(types) || types.length === 0) bad('acceptContentTypes', types, 'a non-empty array');
   for (const t of types) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { DEFAULT_MAX_REFRESH_DELAY_SECONDS } from '../../core/refresh.js';
+import { FETCH_LIMIT_BOUNDS as B, fetchLimitDefaults as D } from '../../core/fetch-limits.js';
 import { isPemFile } from '../predicates.js';
-import { nonNegativeInt, numberIn, positiveInt, positiveMs } from '../units.js';
+import { numberIn } from '../units.js';
 import { proxyChoice } from './common.js';
 import { browserSchema } from './render.js';
 
@@ -9,20 +9,20 @@ import { browserSchema } from './render.js';
 export const fetchSchema = z
   .strictObject({
     userAgent: z.string().min(1).default('crawld/0.1'),
-    connectTimeoutMs: positiveMs.default(10_000),
-    headersTimeoutMs: positiveMs.default(15_000),
-    bodyTimeoutMs: positiveMs.default(15_000),
-    totalTimeoutMs: positiveMs.default(60_000),
-    maxBodyBytes: positiveInt.default(10 * 1024 * 1024),
-    maxDecodedBytes: positiveInt.default(20 * 1024 * 1024),
-    maxRedirects: nonNegativeInt.default(10),
+    connectTimeoutMs: numberIn(B.connectTimeoutMs).default(D.connectTimeoutMs),
+    headersTimeoutMs: numberIn(B.headersTimeoutMs).default(D.headersTimeoutMs),
+    bodyTimeoutMs: numberIn(B.bodyTimeoutMs).default(D.bodyTimeoutMs),
+    totalTimeoutMs: numberIn(B.totalTimeoutMs).default(D.totalTimeoutMs),
+    maxBodyBytes: numberIn(B.maxBodyBytes).default(D.maxBodyBytes),
+    maxDecodedBytes: numberIn(B.maxDecodedBytes).default(D.maxDecodedBytes),
+    maxRedirects: numberIn(B.maxRedirects).default(D.maxRedirects),
     /**
      * Meta refresh and Refresh headers of 2xx pages with at most this delay are followed as
      * redirects (Scrapy's METAREFRESH_MAXDELAY); 0 follows only immediate ones.
      */
-    maxRefreshDelaySeconds: numberIn({ min: 0 }).default(DEFAULT_MAX_REFRESH_DELAY_SECONDS),
+    maxRefreshDelaySeconds: numberIn(B.maxRefreshDelaySeconds).default(D.maxRefreshDelaySeconds),
     /** Keep-alive pool per origin. Unset: concurrency.maxPerHost, so requests never queue in it. */
-    connectionsPerHost: positiveInt.optional(),
+    connectionsPerHost: numberIn(B.connectionsPerHost).optional(),
     acceptContentTypes: z
       .array(z.string().min(1))
       .default(['text/html', 'application/xhtml+xml', 'application/json', 'text/plain']),
