@@ -154,18 +154,6 @@ export function useSite(routes: Record<string, Handler> | Handler): Pick<Site, '
   };
 }
 
-/**
- * Lets pending I/O and macrotasks run until `pred` holds (real sockets answer in real time):
- * one setImmediate turn per check, no fixed sleep; gives up after capMs of real time.
- */
-export async function settle(pred: () => boolean, what: string, capMs = 10_000): Promise<void> {
-  const start = performance.now();
-  while (!pred()) {
-    if (performance.now() - start > capMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise<void>((r) => setImmediate(r));
-  }
-}
-
 /** A few event-loop turns with nothing due: what a loop that wanted to act would have done. */
 export async function turns(n = 50): Promise<void> {
   for (let i = 0; i < n; i++) await new Promise<void>((r) => setImmediate(r));

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createControlPlane } from '../../src/daemon/control-factory.js';
 import { Scheduler, type SchedulerOptions } from '../../src/engine/scheduler.js';
 import { WORK_SHARE } from '../../src/engine/scheduler-options.js';
-import { type Site, settle, startEngine, startSite, turns } from '../helpers/engine.js';
+import { type Site, startEngine, startSite, turns } from '../helpers/engine.js';
+import { waitFor } from '../helpers/wait.js';
 import { HungerBoard } from '../helpers/work-sharing.js';
 
 /**
@@ -62,9 +63,9 @@ describe('work sharing between schedulers', () => {
     const first = e.scheduler({ ...shared, owner: 'first', workSharing: board.port('first') });
     const firstDone = first.run();
     // 32 in flight (held by the site), then 32 buffered (the starts of the last second): all 64.
-    await settle(() => held.length === 32, 'the first 32 requests');
+    await waitFor(() => held.length === 32, { what: 'the first 32 requests', every: 'turn' });
     first.kick();
-    await settle(() => first.bufferedCount === 32, 'the first to buffer the rest');
+    await waitFor(() => first.bufferedCount === 32, { what: 'the first to buffer the rest', every: 'turn' });
     expect((await e.frontier.stats()).pending).toBe(0);
 
     // The late one: its own control plane (8 slots), the same frontier and runner.
@@ -80,7 +81,10 @@ describe('work sharing between schedulers', () => {
       idlePollMs: 500,
     });
     const lateDone = late.run();
-    await settle(() => board.until('late') !== undefined, 'the late one to say it is hungry');
+    await waitFor(() => board.until('late') !== undefined, {
+      what: 'the late one to say it is hungry',
+      every: 'turn',
+    });
     expect(late.inflightCount + late.bufferedCount).toBe(0);
 
     // Within a check and a hungry poll: the first hands back, the late one leases.
@@ -94,11 +98,14 @@ describe('work sharing between schedulers', () => {
     // The first kept its short look-ahead (minTasks: it started 32 in the last second).
     expect(first.bufferedCount).toBe(16);
     expect(first.counters.deferred).toBe(16);
-    await settle(() => late.inflightCount === 8, 'the late one to start its 8');
+    await waitFor(() => late.inflightCount === 8, { what: 'the late one to start its 8', every: 'turn' });
     expect(late.bufferedCount).toBe(8);
 
     release();
-    await settle(() => first.counters.ok + late.counters.ok === PAGES, 'every page');
+    await waitFor(() => first.counters.ok + late.counters.ok === PAGES, {
+      what: 'every page',
+      every: 'turn',
+    });
     // Both end at their next look (an idle scheduler polls a shared frontier on the clock).
     let ended = false;
     void Promise.all([firstDone, lateDone]).then(() => {

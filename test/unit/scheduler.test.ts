@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../src/config/config.js';
-import { html, type Site, settle, startEngine, startSite, turns } from '../helpers/engine.js';
+import { html, type Site, startEngine, startSite, turns } from '../helpers/engine.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * The scheduler on a FakeClock with a real in-memory frontier, control plane and task runner
@@ -74,9 +75,12 @@ describe('Scheduler', () => {
       finished = true;
     });
     for (let n = 1; n <= 3; n++) {
-      await settle(() => scheduler.counters.ok === n, `page ${n}`);
+      await waitFor(() => scheduler.counters.ok === n, { what: `page ${n}`, every: 'turn' });
       if (n === 3) break;
-      await settle(() => scheduler.inflightCount === 0 && e.clock.pendingTimers() === 1, 'the wake timer');
+      await waitFor(() => scheduler.inflightCount === 0 && e.clock.pendingTimers() === 1, {
+        what: 'the wake timer',
+        every: 'turn',
+      });
       await turns();
       // Frozen time: nothing else starts, however long the loop spins.
       expect(s.hits).toHaveLength(n);
@@ -86,7 +90,7 @@ describe('Scheduler', () => {
       expect(s.hits).toHaveLength(n);
       e.clock.advance(1);
     }
-    await settle(() => finished, 'run() to resolve in once mode');
+    await waitFor(() => finished, { what: 'run() to resolve in once mode', every: 'turn' });
     expect(s.hits.sort()).toEqual(['/p0', '/p1', '/p2']);
     expect(scheduler.state).toBe('stopped');
     expect(e.clock.pendingTimers()).toBe(0);
@@ -101,7 +105,7 @@ describe('Scheduler', () => {
     void scheduler.run().then(() => {
       finished = true;
     });
-    await settle(() => e.clock.pendingTimers() === 1, 'the wake timer');
+    await waitFor(() => e.clock.pendingTimers() === 1, { what: 'the wake timer', every: 'turn' });
     await turns();
     expect(s.hits).toEqual([]);
     expect(finished).toBe(false);
@@ -109,7 +113,7 @@ describe('Scheduler', () => {
     await turns();
     expect(s.hits).toEqual([]);
     e.clock.advance(1);
-    await settle(() => finished, 'run() to resolve');
+    await waitFor(() => finished, { what: 'run() to resolve', every: 'turn' });
     expect(s.hits).toEqual(['/p0']);
     expect(scheduler.counters.ok).toBe(1);
   });
@@ -130,15 +134,18 @@ describe('Scheduler', () => {
     ]);
     const scheduler = e.scheduler({ once: false });
     void scheduler.run();
-    await settle(
-      () => fastSite.hits.length === 5 && scheduler.counters.ok === 6,
-      'the fast host and one slow page',
-    );
+    await waitFor(() => fastSite.hits.length === 5 && scheduler.counters.ok === 6, {
+      what: 'the fast host and one slow page',
+      every: 'turn',
+    });
     await turns();
     expect(slowSite.hits).toHaveLength(1);
     expect(scheduler.bufferedCount).toBe(2);
     e.clock.advance(100_000);
-    await settle(() => slowSite.hits.length === 2, 'the next slow page at its token');
+    await waitFor(() => slowSite.hits.length === 2, {
+      what: 'the next slow page at its token',
+      every: 'turn',
+    });
     await scheduler.stop(1000);
   });
 
@@ -163,12 +170,18 @@ describe('Scheduler', () => {
     ]);
     const scheduler = e.scheduler({ once: false });
     void scheduler.run();
-    await settle(() => fastSite.hits.length === 8 && scheduler.counters.ok === 9, 'the fast host');
+    await waitFor(() => fastSite.hits.length === 8 && scheduler.counters.ok === 9, {
+      what: 'the fast host',
+      every: 'turn',
+    });
     // Eight fast pages ended, each with a pump; the slow host was asked twice: its first page
     // went, its second was told to wait 100 s (a broad crawl has thousands of hosts so).
     expect(asked.get(`slow.test:${slowSite.port}`)).toBe(2);
     e.clock.advance(100_000);
-    await settle(() => slowSite.hits.length === 2, 'the second slow page at its token');
+    await waitFor(() => slowSite.hits.length === 2, {
+      what: 'the second slow page at its token',
+      every: 'turn',
+    });
     expect(asked.get(`slow.test:${slowSite.port}`)).toBe(3);
     await scheduler.stop(1000);
   });
@@ -183,7 +196,10 @@ describe('Scheduler', () => {
     await e.frontier.enqueue([0, 1].map((i) => ({ url: `${slow}/p${i}`, jobId: 'j' })));
     const scheduler = e.scheduler({ once: false });
     void scheduler.run();
-    await settle(() => scheduler.counters.ok === 1 && scheduler.bufferedCount === 1, 'p0, and p1 waiting');
+    await waitFor(() => scheduler.counters.ok === 1 && scheduler.bufferedCount === 1, {
+      what: 'p0, and p1 waiting',
+      every: 'turn',
+    });
     await turns();
     // More of its work arrives: it stays in the frontier while the host waits (a second task
     // would sit out the whole wait in the buffer).
@@ -214,14 +230,17 @@ describe('Scheduler', () => {
         ...(maxWaitingHosts ? { maxWaitingHosts } : {}),
       });
       void scheduler.run();
-      await settle(() => scheduler.counters.ok === 6, 'every host’s first page');
+      await waitFor(() => scheduler.counters.ok === 6, { what: 'every host’s first page', every: 'turn' });
       await turns();
       // Frozen clock: six hosts in their 500 ms gap. bufferSize (2) alone held two hosts' next
       // pages and left the others' in the frontier, to be leased when a slot freed.
       expect(scheduler.bufferedCount).toBe(buffered);
       expect((await e.frontier.stats()).pending).toBe(6 - buffered);
       e.clock.advance(500);
-      await settle(() => scheduler.counters.ok === 12, 'every host’s second page when its gap ends');
+      await waitFor(() => scheduler.counters.ok === 12, {
+        what: 'every host’s second page when its gap ends',
+        every: 'turn',
+      });
       await scheduler.stop(1000);
       await e.close();
     }
@@ -240,7 +259,10 @@ describe('Scheduler', () => {
     };
     const scheduler = e.scheduler({ once: false });
     void scheduler.run();
-    await settle(() => s.hits.length === 1 && scheduler.bufferedCount === 3, 'the hanging request');
+    await waitFor(() => s.hits.length === 1 && scheduler.bufferedCount === 3, {
+      what: 'the hanging request',
+      every: 'turn',
+    });
     const before = asked;
     for (let i = 0; i < 5; i++) {
       scheduler.kick(true);
@@ -267,7 +289,10 @@ describe('Scheduler', () => {
       };
       const scheduler = e.scheduler({ once: false, bufferSize: 4, minLeaseBatch });
       void scheduler.run();
-      await settle(() => s.hits.length === 1 && scheduler.bufferedCount === 3, 'the hanging request');
+      await waitFor(() => s.hits.length === 1 && scheduler.bufferedCount === 3, {
+        what: 'the hanging request',
+        every: 'turn',
+      });
       const before = leases;
       for (let i = 0; i < 5; i++) {
         scheduler.kick(true);
@@ -298,7 +323,7 @@ describe('Scheduler', () => {
     await e.frontier.enqueue([{ url: `${s.origin}/hang`, jobId: 'j' }]);
     const scheduler = e.scheduler({ once: false, leaseMs: 10_000 });
     void scheduler.run();
-    await settle(() => s.hits.length === 1, 'the hanging request');
+    await waitFor(() => s.hits.length === 1, { what: 'the hanging request', every: 'turn' });
     const other = () => e.frontier.lease({ max: 1, leaseMs: 10_000, owner: 'other' });
     // Six leases long: the lease keeper extends it while it runs.
     for (let i = 0; i < 24; i++) {
@@ -342,7 +367,7 @@ describe('Scheduler', () => {
     await e.frontier.enqueue([{ url: `${s.origin}/hang`, jobId: 'j' }]);
     const scheduler = e.scheduler({ once: false });
     void scheduler.run();
-    await settle(() => s.hits.length === 1, 'the request');
+    await waitFor(() => s.hits.length === 1, { what: 'the request', every: 'turn' });
     let stopped: { aborted: number } | undefined;
     void scheduler.stop(5_000).then((r) => {
       stopped = r;
@@ -352,7 +377,7 @@ describe('Scheduler', () => {
     await turns();
     expect(stopped).toBeUndefined();
     e.clock.advance(1);
-    await settle(() => stopped !== undefined, 'stop() after the drain time');
+    await waitFor(() => stopped !== undefined, { what: 'stop() after the drain time', every: 'turn' });
     expect(stopped).toEqual({ aborted: 1 });
     expect(scheduler.state).toBe('stopped');
     const [back] = await e.frontier.lease({ max: 1, leaseMs: 1000, owner: 't' });

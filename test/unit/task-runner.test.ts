@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/ports/frontier.js';
 import { closeAfterEach } from '../helpers/cleanup.js';
 import { readJsonl } from '../helpers/cli.js';
-import { html, settle, startEngine, startSite } from '../helpers/engine.js';
+import { html, startEngine, startSite } from '../helpers/engine.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * TaskRunner on a FakeClock with a real in-memory frontier: what one task does to the frontier,
@@ -103,7 +104,7 @@ describe('TaskRunner', () => {
     });
     const abort = new AbortController();
     const running = runOne(e, abort.signal);
-    await settle(() => answer !== undefined, 'the request to reach the server');
+    await waitFor(() => answer !== undefined, { what: 'the request to reach the server', every: 'turn' });
     abort.abort();
     expect((await running).result).toBe('deferred');
     answer?.();
