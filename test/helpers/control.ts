@@ -12,8 +12,8 @@ import { tempDir } from './cli.js';
 /**
  * Shared plumbing of the control-plane integration tests: a real daemon in-process on a memory
  * frontier, and small node:http servers on 127.0.0.1 whose replies a test scripts to inject
- * faults. Every test observes through daemon.events and the server's own request log, never
- * through sleeps.
+ * faults. Every test observes through daemon.events and the server's own request log, waiting
+ * for them with waitFor (wait.ts), never through sleeps.
  */
 
 /** What a scripted server does with one request. */
@@ -194,15 +194,6 @@ export async function startDaemon(input: ConfigInput, options: { once: boolean }
     rmSync(config.dataDir, { recursive: true, force: true });
   };
   return { daemon, events, logs, done, stop };
-}
-
-/** Polls a condition every 20 ms; throws with `what` after timeoutMs. */
-export async function waitUntil(what: string, pred: () => boolean, timeoutMs = 12_000): Promise<void> {
-  const start = performance.now();
-  while (!pred()) {
-    if (performance.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 export const pagePaths = (n: number, prefix = '/p/'): string[] =>

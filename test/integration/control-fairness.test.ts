@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../src/config/config.js';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
-import { deadPort, pagePaths, startDaemon, type TestDaemon, waitUntil } from '../helpers/control.js';
+import { deadPort, pagePaths, startDaemon, type TestDaemon } from '../helpers/control.js';
+import { waitFor } from '../helpers/wait.js';
 
 let site: DemoSite | undefined;
 const crawlers: TestDaemon[] = [];
@@ -39,7 +40,7 @@ async function healthyRate(healthy: DemoSite, deadOrigin?: string): Promise<{ ra
   crawlers.push(c);
   const start = performance.now();
   const done = () => c.events.pageDone.filter((p) => p.host === healthyHost);
-  await waitUntil(`${PAGES} healthy pages`, () => done().length >= PAGES, 14_000);
+  await waitFor(() => done().length >= PAGES, { what: `${PAGES} healthy pages`, deadlineMs: 14_000 });
   return { rate: PAGES / ((done()[PAGES - 1]!.at - start) / 1000), c };
 }
 

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { closeAfterEach } from '../helpers/cleanup.js';
-import {
-  type Arrival,
-  html,
-  page,
-  pagePaths,
-  startDaemon,
-  startServer,
-  waitUntil,
-} from '../helpers/control.js';
+import { type Arrival, html, page, pagePaths, startDaemon, startServer } from '../helpers/control.js';
+import { waitFor } from '../helpers/wait.js';
 
 const track = closeAfterEach();
 
@@ -33,7 +26,7 @@ describe('429 with Retry-After', () => {
       },
       { once: true },
     ).then(track);
-    await waitUntil('every page ok', () => crawler.events.pageDone.length === paths.length);
+    await waitFor(() => crawler.events.pageDone.length === paths.length, 'every page ok');
     await crawler.done;
 
     const arrivals = server.arrivals;
@@ -88,7 +81,7 @@ describe.each(['policy', 'opossum'] as const)('circuit breaker (%s)', (implement
       },
       { once: true },
     ).then(track);
-    await waitUntil('every page ok', () => crawler.events.pageDone.length === paths.length);
+    await waitFor(() => crawler.events.pageDone.length === paths.length, 'every page ok');
     await crawler.done;
 
     const transitions = crawler.logs

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { startDemoSite } from '../../src/demo/site.js';
 import { closeAfterEach } from '../helpers/cleanup.js';
-import { startDaemon, waitUntil } from '../helpers/control.js';
+import { startDaemon } from '../helpers/control.js';
+import { waitFor } from '../helpers/wait.js';
 
 const track = closeAfterEach();
 
@@ -35,14 +36,18 @@ describe('adaptive concurrency against a real server with a capacity knee', () =
     let reachedAt: number;
     try {
       // Generous timeouts: a CPU-starved CI runner crawls slowly and the limit grows slowly.
-      await waitUntil('the limit to grow to K/2', () => Math.max(0, ...trace) >= 0.5 * K, 10_000).catch(
-        (err: Error) => {
-          throw new Error(`${err.message}; ${show()}`);
-        },
-      );
+      await waitFor(() => Math.max(0, ...trace) >= 0.5 * K, {
+        what: 'the limit to grow to K/2',
+        deadlineMs: 10_000,
+      }).catch((err: Error) => {
+        throw new Error(`${err.message}; ${show()}`);
+      });
       reachedAt = trace.length;
       // Then watch it for 3 s more: it must hold near K, not run away past it.
-      await waitUntil('3 s more of samples', () => trace.length >= reachedAt + 60, 10_000);
+      await waitFor(() => trace.length >= reachedAt + 60, {
+        what: '3 s more of samples',
+        deadlineMs: 10_000,
+      });
     } finally {
       clearInterval(sampler);
     }

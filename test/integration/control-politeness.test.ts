@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { closeAfterEach } from '../helpers/cleanup.js';
-import { html, page, pagePaths, startDaemon, startServer, waitUntil } from '../helpers/control.js';
+import { html, page, pagePaths, startDaemon, startServer } from '../helpers/control.js';
+import { waitFor } from '../helpers/wait.js';
 
 const track = closeAfterEach();
 
@@ -24,9 +25,9 @@ describe('robots.txt', () => {
       },
       { once: true },
     ).then(track);
-    await waitUntil(
-      'the crawl to end',
+    await waitFor(
       () => crawler.events.pageDone.length + crawler.events.skipped.length === 5,
+      'the crawl to end',
     );
     await crawler.done;
 
@@ -63,7 +64,7 @@ describe('per-host rate limit', () => {
       },
       { once: true },
     ).then(track);
-    await waitUntil('every page', () => crawler.events.pageDone.length === n);
+    await waitFor(() => crawler.events.pageDone.length === n, 'every page');
     await crawler.done;
 
     const times = server.arrivals.map((a) => a.at);
