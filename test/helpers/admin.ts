@@ -99,11 +99,3 @@ export async function call(
   }
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
-
-export async function eventually(pred: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const start = Date.now();
-  while (!(await pred())) {
-    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

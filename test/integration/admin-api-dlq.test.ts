@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type AdminFixture, call, eventually, startDaemon, startTarget } from '../helpers/admin.js';
+import { type AdminFixture, call, startDaemon, startTarget } from '../helpers/admin.js';
 import { tempDir } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Item {
   id: string;
@@ -25,7 +26,7 @@ describe('admin API: dead letters', () => {
       { id: 'other', seeds: [`${target.origin}/ok/1`], robots: false },
     ]);
     base = fx.http.url;
-    await eventually(async () => (await dead()) === 2);
+    await waitFor(async () => (await dead()) === 2, 'both 404 seeds dead-lettered');
   });
   afterAll(async () => {
     await fx.close();
@@ -113,7 +114,7 @@ describe('admin API: dead letters', () => {
 
     // Resumed, they are fetched again, answer 404 again and come back with attempts reset.
     await call(base, 'POST', '/api/resume');
-    await eventually(async () => (await dead()) === 2);
+    await waitFor(async () => (await dead()) === 2, 'both redriven pages dead-lettered again');
     const again = (await call(base, 'GET', '/api/dlq')).body.items as Item[];
     expect(again.map((i) => i.attempts)).toEqual([1, 1]);
   });

@@ -4,16 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAdminToken } from '../../src/admin/auth.js';
 import { validateConfig } from '../../src/config/config.js';
 import { ConfigError } from '../../src/core/errors.js';
-import {
-  type AdminFixture,
-  call,
-  eventually,
-  MAX_BODY,
-  startDaemon,
-  startTarget,
-  TOKEN,
-} from '../helpers/admin.js';
+import { type AdminFixture, call, MAX_BODY, startDaemon, startTarget, TOKEN } from '../helpers/admin.js';
 import { readJsonl, tempDir } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 
 const POST_ROUTES = ['/api/urls', '/api/pause', '/api/resume', '/api/dlq/redrive'] as const;
 
@@ -160,7 +153,10 @@ describe('admin API', () => {
     // Counted by dedupe key: the record's url is the URL as submitted (fragment dropped).
     const fetched = (key: string, job: string) =>
       readJsonl(results).filter((r) => r.key === key && r.jobId === job).length;
-    await eventually(async () => fetched(mainUrl, 'main') === 1 && fetched(otherUrl, 'other') === 1);
+    await waitFor(
+      () => fetched(mainUrl, 'main') === 1 && fetched(otherUrl, 'other') === 1,
+      'both submitted pages',
+    );
     expect(readJsonl(results).find((r) => r.key === mainUrl)?.url).toBe(
       `${target.origin}/ok/a?utm_source=x&b=2&a=1`,
     );
@@ -170,7 +166,7 @@ describe('admin API', () => {
       json: { urls: [mainUrl], job: 'main', priority: 1 },
     });
     expect(redo.body).toEqual({ added: 1, duplicates: 0, dropped: 0 });
-    await eventually(async () => fetched(mainUrl, 'main') === 2);
+    await waitFor(() => fetched(mainUrl, 'main') === 2, 'the resubmitted page again');
   });
 
   it('submit: 400 names every bad field and enqueues nothing', async () => {
