@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisFrontier } from '../../src/adapters/frontier/redis/frontier.js';
 import { RedisKeys } from '../../src/adapters/frontier/redis/keys.js';
 import { FakeClock } from '../../src/core/clock.js';
-import { until } from '../helpers/cli.js';
 import { lease, req, url } from '../helpers/frontier-contract.js';
 import { type RedisClusterServer, startRedisCluster, waitClusterOk } from '../helpers/redis-cluster.js';
+import { waitFor } from '../helpers/wait.js';
 import { frontierContract } from './frontier-contract.js';
 
 let cluster: RedisClusterServer;
@@ -82,7 +82,11 @@ describe('redis cluster frontier specifics', () => {
         await waitClusterOk(cluster.servers.map((s) => s.port));
       }
       clock.advance(1_000); // the republish timer
-      await until(async () => (await f.stats()).done === 1, 15_000, 100);
+      await waitFor(async () => (await f.stats()).done === 1, {
+        what: 'the task done on the cluster',
+        deadlineMs: 15_000,
+        every: 100,
+      });
       expect(await f.stats()).toMatchObject({ leased: 39, done: 1 });
     } finally {
       await f.close();

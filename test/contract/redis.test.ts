@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { RedisFrontier } from '../../src/adapters/frontier/redis/frontier.js';
 import { LAYOUT_VERSION, RedisLayoutError } from '../../src/adapters/frontier/redis/layout.js';
 import { FakeClock } from '../../src/core/clock.js';
-import { until } from '../helpers/cli.js';
 import { lease, paths, req, url } from '../helpers/frontier-contract.js';
 import { useRedis } from '../helpers/redis-server.js';
+import { waitFor } from '../helpers/wait.js';
 import { frontierContract } from './frontier-contract.js';
 
 const redis = useRedis();
@@ -283,7 +283,10 @@ describe('redis frontier specifics', () => {
     expect((await commands()) - before).toBeGreaterThan(2);
 
     await redis.server.restart(); // no persistence: it comes back empty
-    await until(async () => (await f.stats()).pending === 0, 10_000);
+    await waitFor(async () => (await f.stats()).pending === 0, {
+      what: 'nothing pending',
+      deadlineMs: 10_000,
+    });
     expect(await f.enqueue([req('a'), req('b')])).toEqual({ added: 2, duplicates: 0, dropped: 0 });
     await cleanup();
   });

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTarget } from '../helpers/admin.js';
-import { readJsonl, runCli, startCli, tempDir, until, writeJsonConfig } from '../helpers/cli.js';
+import { readJsonl, runCli, startCli, tempDir, writeJsonConfig } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 
 const TOKEN = 'e2e-admin-token-0123456789abcdef';
 
@@ -80,15 +81,14 @@ describe('admin CLI', () => {
       expect(noToken.code).toBe(2);
       expect(noToken.stderr).toMatch(/no admin token/);
 
-      await until(() =>
-        readJsonl(join(dataDir, 'results.jsonl')).some((r) => r.url === `${target.origin}/ok/x`),
+      await waitFor(
+        () => readJsonl(join(dataDir, 'results.jsonl')).some((r) => r.url === `${target.origin}/ok/x`),
+        'the submitted page’s record',
       );
-      let deadCount = 0;
-      const poll = setInterval(async () => {
+      await waitFor(async () => {
         const body = (await (await fetch(`${api}/api/dlq`)).json()) as { items: unknown[] };
-        deadCount = body.items.length;
-      }, 50);
-      await until(() => deadCount === 2).finally(() => clearInterval(poll));
+        return body.items.length === 2;
+      }, 'two dead letters in /api/dlq');
       const viaApi = await runCli(['dlq', 'list', '--json', '--api', api]);
       expect(viaApi.code).toBe(0);
       expect(viaApi.stdout.trim().split('\n')).toHaveLength(2);

@@ -13,14 +13,14 @@ import {
   listDeadLetters,
   readJsonl,
   runOnce,
+  scrapeMetrics,
   startCli,
   tempDir,
-  until,
-  untilMetrics,
   writeJsonConfig,
 } from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
 import { alive, browserFetch, browserPid, chromiumPids } from '../helpers/js-site.js';
+import { waitFor } from '../helpers/wait.js';
 
 function writeConfig(dir: string, site: DemoSite, extra: Record<string, unknown> = {}): string {
   return writeJsonConfig(dir, {
@@ -54,14 +54,16 @@ describe('browser lifecycle under the daemon', () => {
     const results = join(dir, 'data', 'results.jsonl');
     let metrics = '';
     try {
-      await until(() => countLines(results) >= 3, 60_000);
+      await waitFor(() => countLines(results) >= 3, { what: '3 pages', deadlineMs: 60_000 });
       const pid = browserPid(daemon.child.pid ?? -1);
       expect(pid).toBeDefined();
       process.kill(pid as number, 'SIGKILL');
-      metrics = await untilMetrics(
-        port,
-        (m) => metricSum(m, 'crawld_browser_restarts_total', { reason: 'crash' }) >= 1,
-        30_000,
+      metrics = await waitFor(
+        async () => {
+          const m = await scrapeMetrics(port);
+          return metricSum(m, 'crawld_browser_restarts_total', { reason: 'crash' }) >= 1 && m;
+        },
+        { what: 'a browser restart after the crash in /metrics', deadlineMs: 30_000 },
       );
       expect(await daemon.exited).toBe(0);
     } finally {
@@ -85,7 +87,7 @@ describe('browser lifecycle under the daemon', () => {
     const results = join(dir, 'data', 'results.jsonl');
     let browsers: number[] = [];
     try {
-      await until(() => countLines(results) >= 1, 60_000);
+      await waitFor(() => countLines(results) >= 1, { what: 'the first page', deadlineMs: 60_000 });
       browsers = chromiumPids(daemon.child.pid ?? -1);
       expect(browsers.length).toBeGreaterThan(0);
       const t0 = Date.now();
@@ -97,7 +99,10 @@ describe('browser lifecycle under the daemon', () => {
       daemon.child.kill('SIGKILL');
     }
     expect(daemon.stdout()).toMatch(/"aborted":[1-9].*"message":"shutdown: drained"/);
-    await until(() => browsers.every((pid) => !alive(pid)), 10_000);
+    await waitFor(() => browsers.every((pid) => !alive(pid)), {
+      what: 'every browser process gone',
+      deadlineMs: 10_000,
+    });
     const again = await runOnce(config, 120_000);
     expect(again.code, again.stdout).toBe(0);
     const records = readJsonl(results);

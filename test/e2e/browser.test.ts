@@ -13,14 +13,14 @@ import {
   readJsonl,
   runCli,
   runOnce,
+  scrapeMetrics,
   tempDir,
-  until,
-  untilMetrics,
   withCli,
   writeJsonConfig,
 } from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
 import { browserFetch, type JsSite, requireChromium, startJsSite } from '../helpers/js-site.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe('crawld with render.kind browser (real Chromium)', () => {
   beforeAll(requireChromium);
@@ -187,9 +187,18 @@ describe('crawld with render.kind browser (real Chromium)', () => {
         ],
       });
       const metrics = await withCli(['run', '--config', config, '--no-progress'], async () => {
-        await until(() => readJsonl(join(dir, 'results.jsonl')).length === 1, 60_000);
+        await waitFor(() => readJsonl(join(dir, 'results.jsonl')).length === 1, {
+          what: 'the rendered page’s record',
+          deadlineMs: 60_000,
+        });
         // The browser's RSS is read every 2 s while it runs.
-        return untilMetrics(port, (m) => metricSum(m, 'crawld_browser_rss_bytes') > 0, 10_000);
+        return waitFor(
+          async () => {
+            const m = await scrapeMetrics(port);
+            return metricSum(m, 'crawld_browser_rss_bytes') > 0 && m;
+          },
+          { what: 'the browser’s RSS in /metrics', deadlineMs: 10_000 },
+        );
       });
       // iframe, script, fetch and XHR to the secret server: refused after the address check.
       expect(

@@ -8,9 +8,9 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../helpers/cli.js';
 import { countByUrl, type Member, startCluster, stopAll } from '../helpers/cluster.js';
 import { useRedis } from '../helpers/redis-server.js';
+import { pause, waitFor } from '../helpers/wait.js';
 
 const LEASE_MS = 3_000;
 const PAGES = 30;
@@ -68,19 +68,19 @@ describe('a lease on a shared frontier', () => {
       extra: (i) => ({ fetch: { userAgent: `crawld-d${i}`, totalTimeoutMs: 60_000 } }),
     });
     const slow = () => hits.filter((h) => h.path === '/slow');
-    await until(() => slow().length === 1, 60_000);
+    await waitFor(() => slow().length === 1, { what: 'the first slow page', deadlineMs: 60_000 });
     const first = slow()[0]!;
     const holder = members.find((m) => first.agent === `crawld-${m.id}`)!;
     const other = members.find((m) => m !== holder)!;
     // Three leases long: without extensions the other daemon (idle, looking for work every
     // 500 ms) would have leased and fetched /slow twice by now.
-    await new Promise((r) => setTimeout(r, 3 * LEASE_MS));
+    await pause(3 * LEASE_MS, 'nothing may happen: no second fetch of /slow while its holder works on it');
     expect(slow(), 'fetched again while its holder worked on it').toHaveLength(1);
 
     holder.proc.child.kill('SIGKILL');
     const killedAt = Date.now();
     expect(await holder.proc.exited).toBe('SIGKILL');
-    await until(() => slow().length === 2, 60_000);
+    await waitFor(() => slow().length === 2, { what: 'the second slow page', deadlineMs: 60_000 });
     const second = slow()[1]!;
     console.log(
       `cluster lease: /slow fetched again ${((second.at - killedAt) / 1000).toFixed(2)} s after its holder's SIGKILL (leaseMs ${LEASE_MS})`,

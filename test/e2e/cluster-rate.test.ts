@@ -6,6 +6,7 @@
  */
 import { expect, it } from 'vitest';
 import { countByUrl, sitePages, startCluster, stopAll, useClusterFixture } from '../helpers/cluster.js';
+import { pause } from '../helpers/wait.js';
 
 const PAGES = 400;
 const RATE = 40;
@@ -32,7 +33,7 @@ async function crawlRate(label: string): Promise<{ rate: number; seconds: number
   });
   while (running) {
     samples.push({ t: Date.now(), n: await siteRequests() });
-    await new Promise((r) => setTimeout(r, 250));
+    await pause(250, 'the sample period of the request counter');
   }
   expect(await done, fx.members.map((m) => m.proc.stderr()).join('\n')).toEqual([0, 0, 0]);
   const total = await siteRequests();

@@ -5,8 +5,10 @@
  * restart loses nothing).
  */
 import { expect, it } from 'vitest';
-import { countLines, freePort, until } from '../helpers/cli.js';
+import { countLines, freePort, scrapeMetrics } from '../helpers/cli.js';
 import { countByUrl, sitePages, startCluster, useClusterFixture } from '../helpers/cluster.js';
+import { metricSum } from '../helpers/hostile-server.js';
+import { waitFor } from '../helpers/wait.js';
 
 const PAGES = 800;
 const TOKEN = 'cluster-restart-token-0123456789';
@@ -20,6 +22,11 @@ function submit(port: number, body: unknown): Promise<Response> {
 }
 
 const fx = useClusterFixture({ pages: PAGES, latencyMs: 50, redis: { persistent: true } });
+
+/** crawld_internal_errors_total of the daemon on 127.0.0.1:port (frontier calls that failed). */
+async function internalErrors(port: number): Promise<number> {
+  return metricSum(await scrapeMetrics(port), 'crawld_internal_errors_total');
+}
 
 async function readyz(port: number): Promise<number> {
   return (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => ({ status: -1 }))).status;
@@ -39,12 +46,20 @@ it('readiness follows Redis; the crawl survives a redis-server restart and loses
       concurrency: { maxPerHost: 2, initialPerHost: 2, adaptive: false },
     }),
   });
-  for (const p of ports) await until(async () => (await readyz(p)) === 200, 20_000);
-  await until(() => fx.members.every((m) => countLines(m.results) >= 20), 60_000);
+  for (const p of ports) await waitFor(async () => (await readyz(p)) === 200, 'the daemon ready');
+  await waitFor(() => fx.members.every((m) => countLines(m.results) >= 20), {
+    what: '20 pages from every daemon',
+    deadlineMs: 60_000,
+  });
 
+  const errorsBefore = await Promise.all(ports.map(internalErrors));
   await fx.redis.pause();
   const downAt = fx.members.map((m) => countLines(m.results));
-  for (const p of ports) await until(async () => (await readyz(p)) === 503, 10_000);
+  for (const p of ports)
+    await waitFor(async () => (await readyz(p)) === 503, {
+      what: 'readyz 503 while the frontier is down',
+      deadlineMs: 10_000,
+    });
   // Submissions are refused at once (not left hanging on retries) while Redis is away, and a
   // priority the Redis frontier cannot store is a 400 whatever the state.
   const refused = await submit(ports[0]!, { urls: [`${fx.origin}/p/1`] });
@@ -55,11 +70,14 @@ it('readiness follows Redis; the crawl survives a redis-server restart and loses
   expect(((await tooHigh.json()) as { issues: string[] }).issues).toEqual([
     'urls[0].priority: must be in [-2048, 2047]',
   ]);
-  // Down for a while: longer than a lease() round trip fails in (about a second).
-  await new Promise((r) => setTimeout(r, 2_500));
+  // Down for a while: until each daemon has had a frontier call fail (a lease, about a second).
+  await waitFor(
+    async () => (await Promise.all(ports.map(internalErrors))).every((n, i) => n > errorsBefore[i]!),
+    'a failed frontier call in every daemon',
+  );
   for (const m of fx.members) expect(m.proc.child.exitCode, m.proc.stderr()).toBeNull();
   await fx.redis.resume();
-  for (const p of ports) await until(async () => (await readyz(p)) === 200, 20_000);
+  for (const p of ports) await waitFor(async () => (await readyz(p)) === 200, 'the daemon ready again');
 
   const codes = await Promise.all(fx.members.map((m) => m.proc.exited));
   expect(codes, fx.members.map((m) => m.proc.stdout()).join('\n')).toEqual([0, 0]);

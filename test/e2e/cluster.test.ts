@@ -4,8 +4,9 @@
  * daemon's leased tasks come back to the others after the visibility timeout.
  */
 import { describe, expect, it } from 'vitest';
-import { countLines, until } from '../helpers/cli.js';
+import { countLines } from '../helpers/cli.js';
 import { countByUrl, type Member, sitePages, startCluster, useClusterFixture } from '../helpers/cluster.js';
+import { waitFor } from '../helpers/wait.js';
 
 const PAGES = 1500;
 
@@ -56,7 +57,10 @@ describe('three daemons on one Redis frontier', () => {
       extra: () => ({ concurrency: { maxPerHost: 8, initialPerHost: 8 } }),
     });
     const [victim, ...survivors] = fx.members as [Member, Member, Member];
-    await until(() => countLines(victim.results) >= 100, 60_000);
+    await waitFor(() => countLines(victim.results) >= 100, {
+      what: '100 pages from the victim',
+      deadlineMs: 60_000,
+    });
     victim.proc.child.kill('SIGKILL');
     const killedAt = Date.now();
     expect(await victim.proc.exited).toBe('SIGKILL');

@@ -7,16 +7,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startDemoSite } from '../../src/demo/site.js';
 import { closeAfterEach } from '../helpers/cleanup.js';
-import {
-  freePort,
-  readJsonl,
-  scrapeMetrics,
-  tempDir,
-  until,
-  withCli,
-  writeJsonConfig,
-} from '../helpers/cli.js';
+import { freePort, readJsonl, scrapeMetrics, tempDir, withCli, writeJsonConfig } from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe('crawld run: conditional recrawls', () => {
   const track = closeAfterEach();
@@ -48,10 +41,16 @@ describe('crawld run: conditional recrawls', () => {
     const metrics = await withCli(
       ['run', '--config', config, '--no-progress', '--http-port', String(port)],
       async () => {
-        await until(() => readJsonl(results).filter((r) => r.generation === 0).length === pages, 30_000);
+        await waitFor(() => readJsonl(results).filter((r) => r.generation === 0).length === pages, {
+          what: 'every page of generation 0',
+          deadlineMs: 30_000,
+        });
         // The next cycle: a quarter of the pages (deterministically) change.
         site.setPriceEpoch(1);
-        await until(() => readJsonl(results).filter((r) => r.generation === 1).length === pages, 30_000);
+        await waitFor(() => readJsonl(results).filter((r) => r.generation === 1).length === pages, {
+          what: 'every page of generation 1',
+          deadlineMs: 30_000,
+        });
         return scrapeMetrics(port);
       },
     );

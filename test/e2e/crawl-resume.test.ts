@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { countLines, readJsonl, runCli, startCli, tempDir, until, useSiteCli } from '../helpers/cli.js';
+import { countLines, readJsonl, runCli, startCli, tempDir, useSiteCli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * The promise of the embedded default: kill -9 in the middle of a crawl, run again on the
@@ -22,7 +23,7 @@ describe('crawl resumes after SIGKILL', () => {
       '8',
     ];
     const first = startCli(args);
-    await until(() => countLines(results) >= 300, 30_000);
+    await waitFor(() => countLines(results) >= 300, { what: '300 pages', deadlineMs: 30_000 });
     first.child.kill('SIGKILL');
     expect(await first.exited).toBe('SIGKILL');
     const before = countLines(results);

@@ -1,16 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  countLines,
-  freePort,
-  readJsonl,
-  runCli,
-  startCli,
-  tempDir,
-  until,
-  useSiteCli,
-} from '../helpers/cli.js';
+import { countLines, freePort, readJsonl, runCli, startCli, tempDir, useSiteCli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * SIGTERM during a crawl of a slow site: readiness turns 503 at once, in-flight requests get
@@ -37,19 +29,21 @@ describe('graceful shutdown', () => {
       ].join('\n'),
     );
     const daemon = startCli(['run', '--config', configFile]);
-    await until(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200);
+    await waitFor(
+      async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200,
+      'the daemon ready',
+    );
     const results = join(dir, 'data', 'results.jsonl');
     // Wait until a few pages are done and more are in flight (each takes 2 s).
-    await until(() => countLines(results) >= 3, 30_000);
+    await waitFor(() => countLines(results) >= 3, { what: '3 pages', deadlineMs: 30_000 });
 
     const t0 = Date.now();
     daemon.child.kill('SIGTERM');
     // The HTTP server stays up during the drain and reports not ready.
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 503; i++) {
-      status = (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => ({ status: -1 }))).status;
-    }
-    expect(status).toBe(503);
+    await waitFor(
+      async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 503,
+      'readyz 503 during the drain',
+    );
     expect(await daemon.exited).toBe(0);
     expect(Date.now() - t0).toBeLessThan(1000 + 1000);
     const log = daemon.stdout();

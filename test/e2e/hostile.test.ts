@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, readJsonl, startCli, tempDir, until } from '../helpers/cli.js';
+import { type CliProcess, readJsonl, startCli, tempDir } from '../helpers/cli.js';
 import {
   type HostileServer,
   MANY_LINKS,
@@ -13,6 +13,7 @@ import {
   startHostileServer,
 } from '../helpers/hostile-server.js';
 import { LISTENING } from '../helpers/prom-tools.js';
+import { pause, waitFor } from '../helpers/wait.js';
 
 const MiB = 1024 * 1024;
 const STORM = 5;
@@ -115,7 +116,7 @@ describe('hostile servers', () => {
   it('ends every hostile URL with a reason, counts it, stays up with bounded memory', async () => {
     const deadCount = Object.keys(DEAD).length;
     // Terminal: every dead letter, the skip, and the three pages plus the capped leaves.
-    await until(
+    await waitFor(
       async () => {
         const m = await metrics();
         return (
@@ -126,8 +127,7 @@ describe('hostile servers', () => {
           metricSum(m, 'crawld_frontier_pending') === 1
         );
       },
-      45_000,
-      200,
+      { what: 'every hostile URL ended', deadlineMs: 45_000, every: 200 },
     );
     // Still up and serving.
     expect(daemon.child.exitCode).toBeNull();
@@ -218,7 +218,7 @@ describe('hostile servers', () => {
   it('defers Retry-After: 86400 (capped at retry.retryAfterCapMs) instead of hot-looping', async () => {
     // One request so far, and none while we watch: the task waits, it does not spin.
     expect(server.hits(R.retryAfter)).toBe(1);
-    await new Promise((r) => setTimeout(r, 1_000));
+    await pause(1_000, 'nothing may happen: no second request while the task waits out its Retry-After');
     expect(server.hits(R.retryAfter)).toBe(1);
     const m = await metrics();
     expect(metricSum(m, 'crawld_frontier_delayed')).toBe(1);

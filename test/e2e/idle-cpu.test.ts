@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { countLines, startCli, tempDir, until, useSiteCli } from '../helpers/cli.js';
+import { countLines, startCli, tempDir, useSiteCli } from '../helpers/cli.js';
+import { pause, waitFor } from '../helpers/wait.js';
 
 /** utime + stime of a process in clock ticks (USER_HZ, 100 on Linux). */
 function cpuTicks(pid: number): number {
@@ -31,14 +32,27 @@ describe.runIf(process.platform === 'linux')('idle daemon', () => {
       '0',
     ]);
     try {
-      await until(() => countLines(join(dir, 'results.jsonl')) >= 200, 30_000);
-      // Let the tail of the crawl (flushes, last timers) settle before measuring.
-      await new Promise((r) => setTimeout(r, 1500));
+      await waitFor(() => countLines(join(dir, 'results.jsonl')) >= 200, {
+        what: '200 pages',
+        deadlineMs: 30_000,
+      });
       expect(daemon.child.exitCode).toBeNull();
       const pid = daemon.child.pid!;
+      // The tail of the crawl (flushes, last timers) done: a check period with at most a tick of
+      // CPU. A daemon that never goes quiet fails here, by the deadline.
+      let last = cpuTicks(pid);
+      await waitFor(
+        () => {
+          const now = cpuTicks(pid);
+          const quiet = now - last <= 1;
+          last = now;
+          return quiet;
+        },
+        { what: 'the daemon to go quiet after the crawl', every: 500 },
+      );
       const before = cpuTicks(pid);
       const windowMs = 4000;
-      await new Promise((r) => setTimeout(r, windowMs));
+      await pause(windowMs, 'the measured window: the CPU a daemon uses while it waits for work');
       const used = cpuTicks(pid) - before;
       // 20 ticks = 200 ms of CPU in 4 s (5% of a core): room for GC and the metrics
       // collectors, far below a busy-wait (400 ticks) or a 1 ms polling timer.

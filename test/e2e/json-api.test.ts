@@ -3,8 +3,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort, runCli, startCli, tempDir, until } from '../helpers/cli.js';
+import { freePort, runCli, startCli, tempDir } from '../helpers/cli.js';
 import { usePostgres } from '../helpers/postgres-server.js';
+import { pause, waitFor } from '../helpers/wait.js';
 
 /**
  * A JSON API crawl end to end: a local API that pages with a cursor and wants a bearer token,
@@ -138,10 +139,13 @@ describe('JSON API crawl into PostgreSQL', () => {
         },
       );
       try {
-        await until(async () => {
-          const r = await postgres.db.query('SELECT count(*)::int AS n FROM api_items');
-          return r.rows[0].n >= 40;
-        }, 30_000);
+        await waitFor(
+          async () => {
+            const r = await postgres.db.query('SELECT count(*)::int AS n FROM api_items');
+            return r.rows[0].n >= 40;
+          },
+          { what: '40 rows in api_items', deadlineMs: 30_000 },
+        );
         const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
         expect(metrics).toMatch(/crawld_sink_records_written_total\{sink="postgres"\} 40\b/);
         expect(metrics).toMatch(/crawld_sink_batches_total\{sink="postgres"\} \d+/);
@@ -188,10 +192,13 @@ describe('JSON API crawl into PostgreSQL', () => {
       await postgres.db.query('DROP TABLE IF EXISTS crawld_results');
       const args = ['crawl', `${api.origin}/items`, '--config', config, '--sink', postgres.server.url];
       const first = startCli(args, { API_TOKEN: TOKEN });
-      await until(async () => {
-        const r = await postgres.db.query('SELECT count(*)::int AS n FROM crawld_results');
-        return r.rows[0].n >= 30;
-      }, 30_000);
+      await waitFor(
+        async () => {
+          const r = await postgres.db.query('SELECT count(*)::int AS n FROM crawld_results');
+          return r.rows[0].n >= 30;
+        },
+        { what: '30 rows in crawld_results', deadlineMs: 30_000 },
+      );
       first.child.kill('SIGKILL');
       expect(await first.exited).toBe('SIGKILL');
       const mid = (await postgres.db.query('SELECT count(*)::int AS n FROM crawld_results')).rows[0].n;
@@ -233,12 +240,15 @@ describe('JSON API crawl into PostgreSQL', () => {
       const rows = async () =>
         (await postgres.db.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
       try {
-        await until(async () => (await rows()) >= 25, 30_000);
+        await waitFor(async () => (await rows()) >= 25, { what: '25 rows', deadlineMs: 30_000 });
         await postgres.db.end();
         await postgres.server.pause();
         try {
           const servedAtPause = api.served;
-          await new Promise((r) => setTimeout(r, 3000));
+          await pause(
+            3000,
+            'nothing may happen: postgres is paused, so fetching stops once the buffer is full',
+          );
           // Without backpressure the 20 ms pages would all be fetched by now.
           expect(api.served - servedAtPause).toBeLessThanOrEqual(8);
           expect(api.served).toBeLessThan(30);
@@ -246,7 +256,7 @@ describe('JSON API crawl into PostgreSQL', () => {
           await postgres.server.resume();
         }
         await postgres.reconnect();
-        await until(async () => (await rows()) >= 150, 30_000);
+        await waitFor(async () => (await rows()) >= 150, { what: '150 rows', deadlineMs: 30_000 });
       } finally {
         daemon.child.kill('SIGTERM');
       }

@@ -2,13 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { countLines, runCli, startCli, tempDir, until } from '../helpers/cli.js';
+import { countLines, runCli, startCli, tempDir } from '../helpers/cli.js';
 import {
   type FaultAnswer,
   type FaultRequest,
   type FaultSite,
   startFaultSite,
 } from '../helpers/fault-site.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * `crawl --once` without --http-port while every remaining task waits on a timer (a host
@@ -141,9 +142,15 @@ describe('no silent exits', () => {
       exited = true;
     });
     // The first pass, then the recrawl of the seed 1.5 s later: the daemon was idle between.
-    await until(() => site!.log.filter((r) => r.path === '/').length >= 2 || exited, 20_000);
+    await waitFor(
+      () => site!.log.filter((r) => r.path === '/').length >= 2 || exited,
+      'the recrawl of the seed (or an exit)',
+    );
     expect(exited, daemon.stderr()).toBe(false);
-    await until(() => countLines(join(dir, 'data', 'results.jsonl')) >= 6 || exited, 10_000);
+    await waitFor(() => countLines(join(dir, 'data', 'results.jsonl')) >= 6 || exited, {
+      what: '6 pages (or an exit)',
+      deadlineMs: 10_000,
+    });
     expect(countLines(join(dir, 'data', 'results.jsonl'))).toBeGreaterThanOrEqual(6);
     expect(exited, daemon.stderr()).toBe(false);
     daemon.child.kill('SIGTERM');

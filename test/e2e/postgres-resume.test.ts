@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readJsonl, runCli, startCli, tempDir, until, useSiteCli, writeJsonConfig } from '../helpers/cli.js';
+import { readJsonl, runCli, startCli, tempDir, useSiteCli, writeJsonConfig } from '../helpers/cli.js';
 import { usePostgres } from '../helpers/postgres-server.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * kill -9 in the middle of a concurrent crawl writing to PostgreSQL (and the default JSONL),
@@ -39,7 +40,7 @@ describe('crawl --sink postgres resumes after SIGKILL', () => {
     const rows = async () =>
       (await postgres.db.query('SELECT count(*)::int AS n FROM crawld_results')).rows[0].n as number;
     const first = startCli(args);
-    await until(async () => (await rows()) >= 150, 30_000);
+    await waitFor(async () => (await rows()) >= 150, { what: '150 rows in postgres', deadlineMs: 30_000 });
     first.child.kill('SIGKILL');
     expect(await first.exited).toBe('SIGKILL');
     expect(await rows()).toBeLessThan(600);

@@ -5,8 +5,10 @@
  * mid-crawl and nothing is lost, and /readyz is 503 while no node answers.
  */
 import { describe, expect, it } from 'vitest';
-import { countLines, freePort, until } from '../helpers/cli.js';
+import { countLines, freePort } from '../helpers/cli.js';
 import { countByUrl, type Member, sitePages, startCluster, useClusterFixture } from '../helpers/cluster.js';
+import { clusterInfo } from '../helpers/redis-cluster.js';
+import { pause, waitFor } from '../helpers/wait.js';
 
 const PAGES = 600;
 
@@ -57,7 +59,10 @@ describe('daemons on one Redis Cluster frontier', () => {
       extra: () => slow,
     });
     const [victim, ...survivors] = fx.members as [Member, Member, Member];
-    await until(() => countLines(victim.results) >= 50, 60_000);
+    await waitFor(() => countLines(victim.results) >= 50, {
+      what: '50 pages from the victim',
+      deadlineMs: 60_000,
+    });
     victim.proc.child.kill('SIGKILL');
     expect(await victim.proc.exited).toBe('SIGKILL');
     expect(await Promise.all(survivors.map((m) => m.proc.exited))).toEqual([0, 0]);
@@ -83,7 +88,10 @@ describe('daemons on one Redis Cluster frontier', () => {
         concurrency: { global: 1, maxPerHost: 1, initialPerHost: 1, adaptive: false },
       }),
     });
-    await until(() => fx.members.reduce((n, m) => n + countLines(m.results), 0) >= 40, 60_000);
+    await waitFor(() => fx.members.reduce((n, m) => n + countLines(m.results), 0) >= 40, {
+      what: '40 pages in all',
+      deadlineMs: 60_000,
+    });
     // The site is one host, so one master holds its queues: that is the one to restart.
     const host = new URL(fx.origin).host;
     const perNode = await fx.redisCluster.keysPerNode();
@@ -92,8 +100,15 @@ describe('daemons on one Redis Cluster frontier', () => {
     const node = fx.redisCluster.servers[owner]!;
     await node.pause();
     const downAt = fx.members.map((m) => countLines(m.results));
-    // Longer than cluster-node-timeout (2 s): the other masters mark the cluster down too.
-    await new Promise((r) => setTimeout(r, 3_000));
+    // Past cluster-node-timeout (2 s): the other masters mark the cluster down too.
+    const others = fx.redisCluster.servers.filter((s) => s !== node);
+    await waitFor(
+      async () =>
+        (await Promise.all(others.map((s) => clusterInfo(s.port)))).every((i) =>
+          /cluster_state:fail/.test(i),
+        ),
+      { what: 'the other masters to mark the cluster down', every: 100 },
+    );
     for (const m of fx.members) expect(m.proc.child.exitCode, m.proc.stdout()).toBeNull();
     await node.resume();
     // Bounded, so a stall shows the daemons' logs instead of the test's timeout.
@@ -121,14 +136,20 @@ describe('daemons on one Redis Cluster frontier', () => {
       leaseMs: 20_000,
       extra: () => ({ http: { port }, ...slow }),
     });
-    await until(async () => (await readyz(port)) === 200, 20_000);
-    await until(() => countLines(fx.members[0]!.results) >= 20, 60_000);
+    await waitFor(async () => (await readyz(port)) === 200, 'the daemon ready');
+    await waitFor(() => countLines(fx.members[0]!.results) >= 20, { what: '20 pages', deadlineMs: 60_000 });
     for (const s of fx.redisCluster.servers) await s.pause();
-    await until(async () => (await readyz(port)) === 503, 15_000);
-    await new Promise((r) => setTimeout(r, 1_500));
+    await waitFor(async () => (await readyz(port)) === 503, {
+      what: 'readyz 503 while the frontier is down',
+      deadlineMs: 15_000,
+    });
+    await pause(1_500, 'the outage lasts: the daemon must outlive it');
     expect(fx.members[0]!.proc.child.exitCode).toBeNull();
     for (const s of fx.redisCluster.servers) await s.resume();
-    await until(async () => (await readyz(port)) === 200, 30_000);
+    await waitFor(async () => (await readyz(port)) === 200, {
+      what: 'the daemon ready again',
+      deadlineMs: 30_000,
+    });
     expect(await fx.members[0]!.proc.exited, fx.members[0]!.proc.stdout()).toBe(0);
     expect(missing([fx.members[0]!.results])).toEqual([]);
     expect(duplicates([fx.members[0]!.results])).toEqual([]);

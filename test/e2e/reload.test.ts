@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { countLines, freePort, startCli, tempDir, until, useSiteCli } from '../helpers/cli.js';
+import { countLines, freePort, startCli, tempDir, useSiteCli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** SIGHUP re-reads the config: an invalid one is refused and the old one kept. */
 describe('config reload on SIGHUP', () => {
@@ -19,7 +20,7 @@ describe('config reload on SIGHUP', () => {
     writeFileSync(file, [...base, 'jobs: []'].join('\n'));
     const daemon = startCli(['run', '--config', file]);
     try {
-      await until(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok);
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 'the daemon healthy');
 
       writeFileSync(file, [...base, 'concurrency: { global: -1 }', 'jobs: []'].join('\n'));
       daemon.child.kill('SIGHUP');
@@ -41,7 +42,10 @@ describe('config reload on SIGHUP', () => {
       expect(applied[1]).toContain('"jobs"');
       expect(applied[1]).toContain('"log"');
       // The job added by the reload is crawled by the running daemon.
-      await until(() => countLines(join(dir, 'data', 'results.jsonl')) === 30, 30_000);
+      await waitFor(() => countLines(join(dir, 'data', 'results.jsonl')) === 30, {
+        what: '30 pages',
+        deadlineMs: 30_000,
+      });
     } finally {
       daemon.child.kill('SIGTERM');
       expect(await daemon.exited).toBe(0);
@@ -65,7 +69,7 @@ describe('config reload on SIGHUP', () => {
       fetch(`${api}/api/pause`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
     const daemon = startCli(['run', '--config', file]);
     try {
-      await until(async () => (await fetch(`${api}/healthz`)).ok);
+      await waitFor(async () => (await fetch(`${api}/healthz`)).ok, 'the daemon healthy');
       expect((await pause(tokenA)).status).toBe(200);
       expect((await fetch(`${api}/api/jobs`).then((r) => r.json())) as unknown).toEqual({ jobs: [] });
 

@@ -3,9 +3,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readJsonl, runCli, startCli, tempDir, until } from '../helpers/cli.js';
+import { readJsonl, runCli, startCli, tempDir } from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
 import { LISTENING } from '../helpers/prom-tools.js';
+import { waitFor } from '../helpers/wait.js';
 
 type RobotsHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -149,7 +150,10 @@ describe('robots.txt fetch outcomes (RFC 9309 §2.3.1), crawl --once', () => {
       const api = (await cli.waitFor(LISTENING))[1]!;
       // Each robots.txt is fetched again (backoff from 300 ms), and nothing else is requested;
       // a third request means the second fetch has ended and been counted.
-      await until(() => all.every((s) => s.requested.filter((p) => p === '/robots.txt').length >= 3), 30_000);
+      await waitFor(() => all.every((s) => s.requested.filter((p) => p === '/robots.txt').length >= 3), {
+        what: 'robots.txt requested 3 times on every site',
+        deadlineMs: 30_000,
+      });
       for (const s of all) expect(pages(s)).toEqual([]);
       const metrics = await (await fetch(`${api}/metrics`)).text();
       expect(

@@ -14,12 +14,12 @@ import {
   runOnce,
   scrapeMetrics,
   tempDir,
-  untilMetrics,
   withCli,
   writeJsonConfig,
 } from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
 import { CHROMIUM, requireChromium } from '../helpers/js-site.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe("crawld's own listener is off limits to the crawl", () => {
   let server: http.Server;
@@ -94,7 +94,10 @@ describe("crawld's own listener is off limits to the crawl", () => {
     });
     // Not --once: the daemon stays up so that its own /metrics can be read after the render.
     await withCli(['run', '--config', config], async () => {
-      await untilMetrics(adminPort, (m) => metricSum(m, 'crawld_pages_total', { result: 'ok' }) >= 1, 90_000);
+      await waitFor(
+        async () => metricSum(await scrapeMetrics(adminPort), 'crawld_pages_total', { result: 'ok' }) >= 1,
+        { what: 'the rendered page counted ok in /metrics', deadlineMs: 90_000 },
+      );
       const text = await scrapeMetrics(adminPort);
       expect(metricSum(text, 'crawld_browser_blocked_requests_total', { reason: 'blocked_address' })).toBe(1);
       const [record] = readJsonl(join(dir, 'data', 'results.jsonl'));

@@ -1,8 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { countLines, runCli, startCli, tempDir, until } from '../helpers/cli.js';
+import { countLines, runCli, startCli, tempDir } from '../helpers/cli.js';
 import { type FaultSite, startFaultSite } from '../helpers/fault-site.js';
+import { pause, waitFor } from '../helpers/wait.js';
 
 const PAGES = 10;
 const RETRY_AFTER_S = 5;
@@ -38,10 +39,10 @@ describe('SIGTERM while everything waits', () => {
 
     const first = startCli(args);
     // The 429 came and nothing is in flight: every remaining task waits for the host's pause.
-    await until(() => site!.log.some((r) => r.answer === 429), 20_000);
+    await waitFor(() => site!.log.some((r) => r.answer === 429), 'a 429 answer');
     const throttledAt = site.log.find((r) => r.answer === 429)!.atMs;
     // Requests already in flight with the 429 land; then nothing more while the host is paused.
-    await new Promise((r) => setTimeout(r, 500));
+    await pause(500, 'nothing may happen: no request while the host is paused, no exit while it waits');
     const before = countLines(results);
     expect(before).toBeLessThan(PAGES);
     // Still waiting, not gone (a silent exit would have ended it already).

@@ -1,9 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, startCli, tempDir, until, writeJsonConfig } from '../helpers/cli.js';
+import { type CliProcess, startCli, tempDir, writeJsonConfig } from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
 import { LISTENING } from '../helpers/prom-tools.js';
+import { waitFor } from '../helpers/wait.js';
 
 const TOKEN = 'ssrf-test-admin-token-0123456789';
 
@@ -111,7 +112,11 @@ describe('SSRF guard end to end', () => {
     type Dead = { url: string; reason: string };
     const dead = async () =>
       ((await (await fetch(`${api}/api/dlq?limit=100`)).json()) as { items: Dead[] }).items;
-    await until(async () => (await dead()).length === 5, 15_000, 100);
+    await waitFor(async () => (await dead()).length === 5, {
+      what: 'five dead letters',
+      deadlineMs: 15_000,
+      every: 100,
+    });
     const byUrl = new Map((await dead()).map((d) => [d.url, d.reason]));
     expect(byUrl).toEqual(
       new Map([

@@ -16,6 +16,7 @@ import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { started } from './cleanup.js';
 import { freePort } from './cli.js';
+import { waitFor } from './wait.js';
 
 export interface PostgresServer {
   /** postgres://postgres@127.0.0.1:PORT/DB */
@@ -179,11 +180,19 @@ async function halt(proc: ChildProcess, data: string): Promise<void> {
   const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').split('\n', 1)[0]) : Number.NaN;
   if (Number.isInteger(pid) && pid > 0) process.kill(pid, 'SIGINT');
   else proc.kill('SIGINT');
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+  let killed = false;
+  const timer = setTimeout(() => {
+    killed = true;
+    proc.kill('SIGKILL');
+  }, 10_000);
   await exited;
   clearTimeout(timer);
-  const deadline = Date.now() + 10_000;
-  while (existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  // A postmaster killed with SIGKILL leaves its pid file behind (the next start replaces it).
+  if (killed) return;
+  await waitFor(() => !existsSync(pidFile), {
+    what: 'postgres to remove postmaster.pid',
+    deadlineMs: 10_000,
+  });
 }
 
 async function launch(bin: string, args: string[], port: number): Promise<ChildProcess> {
@@ -196,14 +205,16 @@ async function launch(bin: string, args: string[], port: number): Promise<ChildP
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`postgres exited with ${child.exitCode}:\n${output}`);
-    if (output.includes('ready to accept connections') && (await accepts(port))) return child;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`postgres did not start on port ${port} within 20 s:\n${output}`);
+  const exited = () => child.exitCode !== null;
+  await waitFor(
+    async () => exited() || (output.includes('ready to accept connections') && (await accepts(port))),
+    { what: `postgres to accept connections on port ${port}`, every: 50 },
+  ).catch((err: Error) => {
+    child.kill('SIGKILL');
+    throw new Error(`${err.message}:\n${output}`);
+  });
+  if (exited()) throw new Error(`postgres exited with ${child.exitCode}:\n${output}`);
+  return child;
 }
 
 function accepts(port: number): Promise<boolean> {

@@ -1,6 +1,5 @@
 import type { RedisRateLimiter } from '../../src/adapters/rate/redis-rate-limiter.js';
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { pause } from './wait.js';
 
 /** Calls take() as fast as the answers allow until `until`; returns how many were admitted. */
 export async function hammer(limiter: RedisRateLimiter, key: string, until: number): Promise<number> {
@@ -8,7 +7,7 @@ export async function hammer(limiter: RedisRateLimiter, key: string, until: numb
   while (Date.now() < until) {
     const r = limiter.take(key);
     if (r.ok) admitted++;
-    else await sleep(Math.min(r.waitMs, 20));
+    else await pause(Math.min(r.waitMs, 20), 'paced by the limiter: it says how long until a token');
   }
   return admitted;
 }

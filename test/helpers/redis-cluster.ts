@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { Redis } from 'ioredis';
 import { type RedisServer, requireRedisServer, startRedis } from './redis-server.js';
+import { waitFor } from './wait.js';
 
 export interface RedisClusterServer {
   /** "127.0.0.1:port" of every master, in start order. */
@@ -122,29 +123,30 @@ async function freePorts(n: number): Promise<number[]> {
   }
 }
 
+/** CLUSTER INFO of the node on 127.0.0.1:port (throws if it does not answer). */
+export async function clusterInfo(port: number): Promise<string> {
+  const c = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0 });
+  try {
+    await c.connect();
+    return await c.cluster('INFO');
+  } finally {
+    c.disconnect();
+  }
+}
+
 /** Every node answers cluster_state:ok and knows every slot. */
 export async function waitClusterOk(ports: readonly number[], timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let last = '';
-  while (Date.now() < deadline) {
-    const infos = await Promise.all(
-      ports.map(async (port) => {
-        const c = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0 });
-        try {
-          await c.connect();
-          return await c.cluster('INFO');
-        } catch (err) {
-          return String(err);
-        } finally {
-          c.disconnect();
-        }
-      }),
-    );
-    if (infos.every((i) => /cluster_state:ok/.test(i) && /cluster_slots_ok:16384/.test(i))) return;
-    last = infos.join('\n');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`redis cluster not ok within ${timeoutMs} ms:\n${last}`);
+  await waitFor(
+    async () => {
+      const infos = await Promise.all(ports.map((port) => clusterInfo(port).catch((err) => String(err))));
+      last = infos.join('\n');
+      return infos.every((i) => /cluster_state:ok/.test(i) && /cluster_slots_ok:16384/.test(i));
+    },
+    { what: 'the redis cluster ok', deadlineMs: timeoutMs, every: 100 },
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}:\n${last}`);
+  });
 }
 
 function run(cmd: string, args: string[]): Promise<void> {

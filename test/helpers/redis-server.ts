@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { started } from './cleanup.js';
 import { freePort } from './cli.js';
+import { waitFor } from './wait.js';
 
 export interface RedisServer {
   readonly url: string;
@@ -118,14 +119,17 @@ async function launch(args: string[], port: number): Promise<ChildProcess> {
   child.stderr?.on('data', (b: Buffer) => {
     output = (output + b.toString()).slice(-4000);
   });
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}:\n${output}`);
-    if (await answersPing(port)) return child;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`redis-server did not answer PING on port ${port} within 10 s:\n${output}`);
+  const exited = () => child.exitCode !== null;
+  await waitFor(async () => exited() || (await answersPing(port)), {
+    what: `redis-server to answer PING on port ${port}`,
+    deadlineMs: 10_000,
+    every: 50,
+  }).catch((err: Error) => {
+    child.kill('SIGKILL');
+    throw new Error(`${err.message}:\n${output}`);
+  });
+  if (exited()) throw new Error(`redis-server exited with ${child.exitCode}:\n${output}`);
+  return child;
 }
 
 /** True once the server answers PING with PONG (not LOADING: an AOF is read before serving). */

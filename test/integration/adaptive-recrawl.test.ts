@@ -11,7 +11,8 @@ import { validateConfig } from '../../src/config/config.js';
 import { type Clock, systemClock } from '../../src/core/clock.js';
 import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
 import { createLogger } from '../../src/observe/logger.js';
-import { tempDir, until } from '../helpers/cli.js';
+import { tempDir } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 
 const PAGES = 20;
 const HOT = new Set([3, 11]); // 10 % of the pages: they change every cycle
@@ -93,12 +94,15 @@ describe('adaptive recrawl intervals', () => {
       const s = await d.frontier.stats();
       return s.leased === 0 && s.pending === s.delayed && s.pending > 0;
     };
-    await until(async () => (await settled()) && site!.hits.every((h) => h === 1));
+    await waitFor(
+      async () => (await settled()) && site!.hits.every((h) => h === 1),
+      'every page fetched once and rescheduled',
+    );
     for (let c = 0; c < CYCLES; c++) {
       site.bump();
       offset += CYCLE_MS;
       d.scheduler.kick();
-      await until(settled);
+      await waitFor(settled, 'the cycle’s due pages fetched and rescheduled');
     }
     const hits = [...site.hits];
     await d.stop();

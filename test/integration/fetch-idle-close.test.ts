@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { until } from '../helpers/cli.js';
 import { closeAll, makeFetcher } from '../helpers/fetch.js';
+import { waitFor } from '../helpers/wait.js';
 
 afterEach(closeAll);
 
@@ -26,7 +26,7 @@ it('closes an idle keep-alive connection after 10 s although the server allows 1
     expect(res.headers['keep-alive']).toBe('timeout=120');
     const idleFrom = performance.now();
     expect(open.size).toBe(1);
-    await until(() => open.size === 0, 20_000);
+    await waitFor(() => open.size === 0, 'the idle connection closed');
     const idleMs = performance.now() - idleFrom;
     // Closed by the client's cap (10 s, less undici's 1 s margin), not at once, not at 120 s.
     expect(idleMs).toBeGreaterThan(7_000);

@@ -1,10 +1,11 @@
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
-import { type CliProcess, startCli, tempDir, until, writeJsonConfig } from '../helpers/cli.js';
+import { type CliProcess, startCli, tempDir, writeJsonConfig } from '../helpers/cli.js';
 import { testMetrics } from '../helpers/metric-registry.js';
 import { LISTENING } from '../helpers/prom-tools.js';
 import { namedMetrics } from '../helpers/promql.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * Every metric a dashboard panel or an alert rule names has a sample in the very first
@@ -58,11 +59,13 @@ describe('every series from the first scrape', () => {
     });
     daemon = startCli(['run', '--config', configFile, '--http-port', '0']);
     const url = (await daemon.waitFor(LISTENING))[1] ?? '';
-    let text = '';
-    await until(async () => {
-      text = await (await fetch(`${url}/metrics`)).text();
-      return /^crawld_inflight_requests 1$/m.test(text);
-    }, 15_000);
+    const text = await waitFor(
+      async () => {
+        const scrape = await (await fetch(`${url}/metrics`)).text();
+        return /^crawld_inflight_requests 1$/m.test(scrape) && scrape;
+      },
+      { what: 'a scrape with the first request in flight', deadlineMs: 15_000 },
+    );
     // The first page has not ended: no page counted ok yet.
     expect(text).toMatch(/^crawld_pages_total\{crawl_job="shop",result="ok"\} 0$/m);
     const present = sampled(text);

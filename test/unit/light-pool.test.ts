@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent, Client, type Dispatcher, Pool, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lightDispatcherFactory, poolQueueKey, SmallQueue } from '../../src/adapters/fetch/light-pool.js';
-import { until } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe('SmallQueue', () => {
   it('is a FIFO that answers null when empty, as undici FixedQueue does', () => {
@@ -104,7 +104,7 @@ describe('lightDispatcherFactory', () => {
         (err: Error) => err.name,
       ),
     );
-    await until(() => held.length === 2 && queue.size === 2);
+    await waitFor(() => held.length === 2 && queue.size === 2, 'two requests held and two queued');
     await agent.destroy();
     const outcomes = await Promise.all(pending);
     expect(outcomes.every((o) => o !== 'answered')).toBe(true);
