@@ -5,6 +5,8 @@
 //       [--cli PATH (another build's crawld.mjs, e.g. a copy of main's, to compare)]
 //       [--fixed-limit N (every daemon at N requests in flight, no AIMD: the newcomer's share
 //        then shows what the lease-ahead holds back, apart from its limit's ramp-up)]
+//       [--rate N (rateLimits.global N pages/s, shared: the crawl goes at N/s whatever the
+//        machine, so the pages left at the newcomer's start last left/N seconds)]
 //
 // Real processes as a user runs them: a throwaway redis-server on 127.0.0.1, the demo site
 // (`crawld site`), and `crawld run --config FILE --once` daemons sharing one Redis frontier
@@ -17,8 +19,10 @@
 //   expire, so the figure is bounded by leaseMs plus the reaping delay plus the time the
 //   survivors need for the rest: compare with leaseMs. `default` is crawld's default leaseMs.
 // newcomer: two daemons crawl the site; a third starts when --left pages remain. Prints the
-//   pages written when it had started, its pages, its share of the pages left then (a fair
-//   share is about a third), and the seconds from its start to its first page.
+//   pages written when it had started, what the others held then (leased: in flight or
+//   buffered) and what was left to lease, its pages, its share of the pages left then (a fair
+//   share is about a third), and the seconds from its start to its first page; then the median
+//   share over the runs.
 //
 // Figures are wall-clock on this machine (loaded, 2 cores): the kill figure is dominated by
 // leaseMs, which load does not stretch; the newcomer's share is a ratio within one run.
@@ -41,6 +45,7 @@ const { values } = parseArgs({
     left: { type: 'string', default: '1000,1480' },
     scenarios: { type: 'string', default: 'kill,newcomer' },
     'fixed-limit': { type: 'string' },
+    rate: { type: 'string' },
   },
 });
 const RUNS = Number(values.runs);
@@ -51,6 +56,7 @@ const LEASES = values['lease-ms'].split(',').map((s) => (s === 'default' ? undef
 const LEFTS = values.left.split(',').map(Number);
 const SCENARIOS = values.scenarios.split(',');
 const FIXED = values['fixed-limit'] === undefined ? undefined : Number(values['fixed-limit']);
+const RATE = values.rate === undefined ? undefined : Number(values.rate);
 const CLI = resolve(values.cli);
 if (!existsSync(CLI)) {
   console.error(`${CLI} missing: run npm run build first`);
@@ -138,6 +144,7 @@ function startDaemon(dir, redisUrl, prefix, origin, i, leaseMs) {
     },
     jobs: [{ id: 'site', seeds: [`${origin}/`] }],
     ...(FIXED ? { concurrency: { adaptive: false, maxPerHost: FIXED, initialPerHost: FIXED } } : {}),
+    ...(RATE ? { rateLimits: { global: { ratePerSec: RATE } } } : {}),
   };
   const file = join(dir, `${id}.json`);
   writeFileSync(file, JSON.stringify(config));
@@ -254,7 +261,8 @@ const site = startCli(['site', '--port', '0', '--pages', String(PAGES), '--laten
 const origin = (await site.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1];
 console.log(
   `cluster recovery bench: ${PAGES} pages, ${LATENCY_MS} ms latency, redis ${redis.version}, ${RUNS} run(s) each` +
-    (FIXED ? `, every daemon at ${FIXED} in flight (no AIMD)` : ''),
+    (FIXED ? `, every daemon at ${FIXED} in flight (no AIMD)` : '') +
+    (RATE ? `, ${RATE} pages/s for all daemons together (rateLimits.global)` : ''),
 );
 try {
   if (SCENARIOS.includes('kill')) {
@@ -273,8 +281,10 @@ try {
   }
   if (SCENARIOS.includes('newcomer')) {
     for (const left of LEFTS) {
+      const shares = [];
       for (let r = 0; r < RUNS; r++) {
         const n = await newcomerRun(redis.url, origin, left);
+        if (n.leftAtStart > 0) shares.push(n.share);
         console.log(
           `  newcomer, started with ${n.leftAtStart} of ${PAGES} pages left (asked ${left}): ` +
             `the others held ${n.heldAtStart}, ${n.pendingAtStart} to lease; ` +
@@ -282,6 +292,13 @@ try {
             `first page ${n.firstS.toFixed(2)} s after its start; exit codes ${n.codes.join(', ')}`,
         );
       }
+      const pct = (x) => `${(100 * x).toFixed(1)} %`;
+      const sorted = shares.sort((a, b) => a - b);
+      if (sorted.length > 0)
+        console.log(
+          `  newcomer share (asked ${left} left): median ${pct(sorted[Math.floor((sorted.length - 1) / 2)])}, ` +
+            `${pct(sorted[0])}-${pct(sorted.at(-1))} over ${sorted.length} run(s) with pages left at its start`,
+        );
     }
   }
 } finally {

@@ -103,7 +103,7 @@ export function leaseRoom(
 
 /**
  * A host's share of the buffers: twice what it may have in flight (`hostLimit`: its concurrency
- * limit, or the global limit when lower, as while the event loop is saturated), at most
+ * limit; on a shared frontier the global limit when lower, as while the event loop is saturated), at most
  * perHostBuffer, within what the buffers may hold; one task for a host told to wait, since a
  * second would sit out a whole politeness gap in the buffer (with every host so, the buffer
  * covered half the hosts it could: 1,024 tasks, ~600 hosts in bench/breadth.mjs).

@@ -267,7 +267,10 @@ export class Scheduler {
 
   #hostBufferCap(host: string): number {
     const waiting = this.#holds.waitingUntil(host, this.#clock.now()) !== undefined;
-    return this.#ahead.hostCap(Math.min(this.#control.hostLimit(host), this.#control.globalLimit()), waiting);
+    // Shared: what the daemon can run (the global limit, when lower) bounds what it holds too.
+    const limit = this.#control.hostLimit(host);
+    const running = this.#share ? Math.min(limit, this.#control.globalLimit()) : limit;
+    return this.#ahead.hostCap(running, waiting);
   }
 
   /** Free slots and nothing buffered that could start (every buffered host waits out a delay). */

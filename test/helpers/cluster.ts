@@ -23,6 +23,8 @@ export interface ClusterOptions {
   readonly extra?: (i: number) => Record<string, unknown>;
   /** Passed to `crawld run` after --config. @default ['--once'] */
   readonly args?: readonly string[];
+  /** The first daemon's number (ids d0, d1, ...): a daemon started later keeps its own. @default 0 */
+  readonly firstIndex?: number;
 }
 
 export interface Member {
@@ -34,7 +36,7 @@ export interface Member {
 
 export function startCluster(o: ClusterOptions): Member[] {
   const root = tempDir('crawld-cluster-');
-  return Array.from({ length: o.daemons }, (_, i) => startMember(o, root, i));
+  return Array.from({ length: o.daemons }, (_, i) => startMember(o, root, (o.firstIndex ?? 0) + i));
 }
 
 /** The same, the daemons started `gapMs` apart (a daemon that joins a crawl under way). */
