@@ -11,6 +11,7 @@ import { DISABLED_FEATURES } from '../../src/adapters/fetch/browser/chromium-arg
 import { launchChromium } from '../../src/adapters/fetch/browser/launcher.js';
 import { tempDir } from '../helpers/cli.js';
 import { CHROMIUM } from '../helpers/js-site.js';
+import { pause } from '../helpers/wait.js';
 
 /** The --type of every Chromium process below this one (renderer, gpu-process, ...). */
 function chromiumTypes(): string[] {
@@ -68,7 +69,7 @@ describe('Chromium command line (real Chromium)', () => {
       const pages = [await context.newPage(), await context.newPage()];
       for (const page of pages) await page.setContent('<h1>x</h1>');
       // Chromium starts a spare renderer after a navigation, not at once: give it the time.
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await pause(1500, 'nothing may appear: a spare renderer would have started by then');
       const types = chromiumTypes();
       expect(types).not.toContain('gpu-process');
       expect(types.filter((t) => t === 'renderer')).toHaveLength(pages.length);

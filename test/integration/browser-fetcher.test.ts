@@ -9,6 +9,7 @@ import { VolatileMapStore } from '../../src/adapters/shared-map/volatile-map-sto
 import { FetchError } from '../../src/core/errors.js';
 import type { RenderRequest } from '../../src/ports/fetcher.js';
 import { CHROMIUM, type JsSite, startJsSite } from '../helpers/js-site.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** shop.test resolves to 127.0.0.1 through the fetcher's own lookup; never real DNS. */
 const lookup: LookupFunction = (host, options, cb) => {
@@ -243,7 +244,8 @@ describe('BrowserFetcher pool: contexts recycled, browser retired past its RSS c
       const res = await browser.fetch({ url: `${site.origin}/products/${i}`, render: product });
       expect(res.body.toString()).toContain(`Product ${i}</h1>`);
       // Let the RSS check see this browser (and retire it) before the next page.
-      await new Promise((r) => setTimeout(r, 300));
+      const checks = rss.length;
+      await waitFor(() => rss.length > checks, `an RSS check after page ${i}`);
     }
     expect(rss.some((b) => b > 10 * 1024 * 1024)).toBe(true);
     expect(restarts.filter((r) => r === 'rss').length).toBeGreaterThanOrEqual(2);

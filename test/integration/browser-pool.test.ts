@@ -5,6 +5,7 @@ import { launchChromium } from '../../src/adapters/fetch/browser/launcher.js';
 import { NO_POPUPS_SCRIPT } from '../../src/adapters/fetch/browser/page-scripts.js';
 import { BrowserPool, type PageLease } from '../../src/adapters/fetch/browser/pool.js';
 import { CHROMIUM } from '../helpers/js-site.js';
+import { pause, waitFor } from '../helpers/wait.js';
 
 /** Every tab is a renderer process: the pool keeps no more of them than it can use. */
 describe('BrowserPool with real Chromium: idle tabs', () => {
@@ -30,29 +31,24 @@ describe('BrowserPool with real Chromium: idle tabs', () => {
 
   const openTabs = () => (browser?.contexts() ?? []).reduce((n, c) => n + c.pages().length, 0);
 
-  async function until(check: () => boolean, what: string): Promise<void> {
-    for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
-    expect(check(), what).toBe(true);
-  }
-
   it("closes a context's idle tabs at its last render, not when that render is done", async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: run scripts/setup-test-env.sh`);
     const a = await pool.openPage();
     const b = await pool.openPage();
     await a.close(true);
     await b.close(true);
-    await until(() => openTabs() === 2, 'two idle tabs kept for reuse');
+    await waitFor(() => openTabs() === 2, 'two idle tabs kept for reuse');
     // The context's third and last render takes one idle tab; nothing will take the other.
     const last: PageLease = await pool.openPage();
     expect([a.page, b.page]).toContain(last.page);
-    await until(
+    await waitFor(
       () => openTabs() === 1,
       'the idle tab of the retired context closed while its last page renders',
     );
     await last.close(true);
     // A fresh context for the next render; the old one is gone with its last tab.
     const next = await pool.openPage();
-    await until(() => openTabs() === 1, 'only the new context tab');
+    await waitFor(() => openTabs() === 1, 'only the new context tab');
     await next.close(true);
   }, 60_000);
 
@@ -64,11 +60,11 @@ describe('BrowserPool with real Chromium: idle tabs', () => {
     const old = browser;
     pool.retire('rss');
     expect(retired).toEqual(['rss']);
-    await until(() => idle.page.isClosed(), 'the idle tab closed');
+    await waitFor(() => idle.page.isClosed(), 'the idle tab closed');
     expect(busy.page.isClosed()).toBe(false);
     expect(old?.isConnected()).toBe(true);
     await busy.close(true);
-    await until(() => old?.isConnected() === false, 'the retired browser closed after its last page');
+    await waitFor(() => old?.isConnected() === false, 'the retired browser closed after its last page');
   }, 60_000);
 });
 
@@ -103,12 +99,11 @@ describe('BrowserPool with real Chromium: tabs idle too long', () => {
     expect(openTabs()).toBe(4);
     const fresh = leases[3]!.page;
     for (let i = 0; i < 8; i++) {
-      await new Promise((r) => setTimeout(r, 100));
+      await pause(100, 'one render per 100 ms: the other tabs stay idle past idleTabMs');
       const one = await pool.openPage();
       expect(one.page).toBe(fresh);
       await one.close(true);
     }
-    for (let i = 0; i < 100 && openTabs() > 1; i++) await new Promise((r) => setTimeout(r, 25));
-    expect(openTabs()).toBe(1);
+    await waitFor(() => openTabs() === 1, 'the three tabs idle too long closed');
   }, 60_000);
 });

@@ -13,6 +13,7 @@ import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
 import { createLogger } from '../../src/observe/logger.js';
 import { tempDir } from '../helpers/cli.js';
 import { metricSum } from '../helpers/hostile-server.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Seen {
   path: string;
@@ -95,24 +96,6 @@ async function startValidatorServer(): Promise<{
   };
 }
 
-/** Resolves once `pred` holds, checked after each pageDone or deadLettered event. */
-function waitFor(d: Daemon, pred: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const offs: (() => void)[] = [];
-    const done = (err?: Error) => {
-      clearTimeout(t);
-      for (const off of offs) off();
-      err ? reject(err) : resolve();
-    };
-    const t = setTimeout(() => done(new Error(`timed out waiting for ${what}`)), timeoutMs);
-    const check = () => {
-      if (pred()) done();
-    };
-    offs.push(d.events.on('pageDone', check), d.events.on('deadLettered', check));
-    check();
-  });
-}
-
 function records(dir: string): Record<string, unknown>[] {
   return readFileSync(join(dir, 'results.jsonl'), 'utf8')
     .split('\n')
@@ -160,11 +143,7 @@ describe('conditional recrawls (ETag / Last-Modified, 304)', () => {
     d.events.on('links', () => links++);
     const cycles = (path: string) => s.seen.filter((x) => x.path === path).length;
     // Two recrawls of each page after the first fetch.
-    await waitFor(
-      d,
-      () => ['/', '/strong', '/weak', '/lm', '/ignore'].every((p) => cycles(p) >= 3),
-      '3 cycles',
-    );
+    await waitFor(() => ['/', '/strong', '/weak', '/lm', '/ignore'].every((p) => cycles(p) >= 3), '3 cycles');
     const linksAfter = links;
 
     const of = (path: string) => s.seen.filter((x) => x.path === path);
@@ -209,7 +188,7 @@ describe('conditional recrawls (ETag / Last-Modified, 304)', () => {
 
     // The page changes: a 200 with new validators, a change record, and the next recrawl asks for the new tag.
     s.bump();
-    await waitFor(d, () => of('/strong').some((x) => x.inm === '"s2"'), 'a recrawl with the new tag');
+    await waitFor(() => of('/strong').some((x) => x.inm === '"s2"'), 'a recrawl with the new tag');
     const changes = readFileSync(join(dir, 'changes.jsonl'), 'utf8').trim().split('\n');
     expect(changes).toHaveLength(1);
     expect(JSON.parse(changes[0] ?? '{}')).toMatchObject({
@@ -219,11 +198,7 @@ describe('conditional recrawls (ETag / Last-Modified, 304)', () => {
 
   it('writes no record for a 304 with recordUnchanged: false', async () => {
     const { dir, d, s } = await start(false);
-    await waitFor(
-      d,
-      () => s.seen.filter((x) => x.path === '/strong' && x.status === 304).length >= 2,
-      '2 304s',
-    );
+    await waitFor(() => s.seen.filter((x) => x.path === '/strong' && x.status === 304).length >= 2, '2 304s');
     const recs = records(dir);
     expect(recs.some((r) => r.status === 304)).toBe(false);
     expect(recs.filter((r) => r.url === `${s.url}/strong`)).toHaveLength(1);

@@ -5,6 +5,7 @@ import { DEFAULT_FETCHER_OPTIONS } from '../../src/adapters/fetch/options.js';
 import { UndiciFetcher } from '../../src/adapters/fetch/undici-fetcher.js';
 import { ContentTypeError, FetchError, InvalidArgumentError } from '../../src/core/errors.js';
 import { closeAll, html, makeFetcher, rejectionOf, startServer } from '../helpers/fetch.js';
+import { waitFor } from '../helpers/wait.js';
 
 afterEach(closeAll);
 
@@ -87,7 +88,7 @@ describe('UndiciFetcher: content', () => {
   });
 
   it('rejects a 2xx of a non-accepted type with ContentTypeError without downloading it', async () => {
-    let aborted = false;
+    let aborted: boolean | undefined;
     const server = await startServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'image/png' });
       res.write(Buffer.alloc(64 * 1024));
@@ -102,7 +103,7 @@ describe('UndiciFetcher: content', () => {
     expect(err).toBeInstanceOf(ContentTypeError);
     expect(err.message).toContain('image/png');
     expect(performance.now() - started).toBeLessThan(1_000);
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => aborted !== undefined, 'the response to close');
     expect(aborted).toBe(true);
   });
 

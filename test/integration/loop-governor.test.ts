@@ -1,9 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { FixedLimit } from '../../src/core/limit/fixed.js';
 import { HostLimiters } from '../../src/core/limiter.js';
 import { type LoopGovernor, startLoopGovernor } from '../../src/daemon/loop-governor.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * The governor on this process's real event loop (perf_hooks, real time) and real HostLimiters:
@@ -52,11 +52,13 @@ describe('loop governor', () => {
     expect(cut).toBeLessThan(256);
     expect(cut).toBeGreaterThanOrEqual(32);
     // An idle loop, with requests at the limit: it grows back.
-    for (let i = 0; i < 15 && limiters.globalLimit <= cut; i++) {
-      fill();
-      await sleep(100);
-    }
-    expect(limiters.globalLimit).toBeGreaterThan(cut);
+    await waitFor(
+      () => {
+        fill();
+        return limiters.globalLimit > cut;
+      },
+      { what: 'the global limit to grow back on an idle loop', every: 100 },
+    );
   });
 
   it('keeps the ceiling when the global limit is not adaptive, however busy the loop', async () => {

@@ -4,6 +4,7 @@ import { PostgresSink, type PostgresSinkOptions } from '../../src/adapters/sink/
 import { SinkError } from '../../src/core/errors.js';
 import { type ResultRecord, recordKey, type SinkObserver } from '../../src/ports/sink.js';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.js';
+import { pause, waitFor } from '../helpers/wait.js';
 
 let server: PostgresServer;
 let admin: pg.Client;
@@ -212,8 +213,8 @@ describe('PostgresSink', () => {
     const writes = Array.from({ length: 20 }, (_, i) => sink.write(record(i)));
     const states = writes.map(settled);
     // Wait until the buffer is full (the first batch is stuck on the lock).
-    for (let i = 0; i < 200 && sink.depth < 5; i++) await new Promise((r) => setTimeout(r, 10));
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor(() => sink.depth >= 5, 'the buffer full');
+    await pause(300, 'nothing may happen: no more rows buffered, no write returns while the table is locked');
     expect(sink.depth).toBe(5);
     expect(states.filter((s) => s.done)).toHaveLength(0);
     expect(Math.max(...rec.depths)).toBeLessThanOrEqual(5);
@@ -235,9 +236,9 @@ describe('PostgresSink', () => {
     try {
       const writes = Array.from({ length: 12 }, (_, i) => sink.write(record(i)));
       const states = writes.map(settled);
-      await new Promise((r) => setTimeout(r, 1500));
+      // Failed twice on the stopped database: it retries, and no write has returned.
+      await waitFor(() => rec.errors.filter((e) => e === 'transient').length >= 2, 'two transient errors');
       expect(states.filter((s) => s.done)).toHaveLength(0);
-      expect(rec.errors.filter((e) => e === 'transient').length).toBeGreaterThan(0);
       await server.resume();
       await Promise.all(writes);
     } finally {
@@ -254,7 +255,7 @@ describe('PostgresSink', () => {
     await sink.open();
     const writes = [1, 2, 3].map((i) => sink.write(record(i)));
     const states = writes.map(settled);
-    await new Promise((r) => setTimeout(r, 100));
+    await pause(100, 'nothing may happen: a partial batch waits for the interval (600 s) or close()');
     expect(states.some((s) => s.done)).toBe(false);
     await sink.close();
     await Promise.all(writes);

@@ -14,6 +14,7 @@ import {
   substituteVariables,
   targetsOf,
 } from '../helpers/promql.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * A real Prometheus scrapes a real daemon, then every PromQL expression we ship is run
@@ -65,14 +66,25 @@ async function promQuery(expr: string): Promise<PromResult> {
   return (await res.json()) as PromResult;
 }
 
-/** Runs check over every item until all pass or the deadline; returns the last failures. */
-async function untilAll<T>(items: T[], check: (item: T) => Promise<string | null>): Promise<string[]> {
-  const start = Date.now();
-  for (;;) {
-    const failures = (await Promise.all(items.map(check))).filter((f): f is string => f !== null);
-    if (failures.length === 0 || Date.now() - start > DEADLINE_MS) return failures;
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+/**
+ * Runs check over every item, each second, until all pass (the crawl needs time to exercise
+ * every series); returns the last failures, which are the test's to show, once DEADLINE_MS has
+ * passed.
+ */
+async function failuresAfterWaiting<T>(
+  what: string,
+  items: T[],
+  check: (item: T) => Promise<string | null>,
+): Promise<string[]> {
+  let failures: string[] = [];
+  await waitFor(
+    async () => {
+      failures = (await Promise.all(items.map(check))).filter((f): f is string => f !== null);
+      return failures.length === 0;
+    },
+    { what, deadlineMs: DEADLINE_MS, every: 1000 },
+  ).catch(() => undefined);
+  return failures;
 }
 
 async function stop(child: ChildProcess | undefined): Promise<void> {
@@ -168,14 +180,18 @@ beforeAll(async () => {
   prometheus.stderr?.on('data', (d: Buffer) => (promLog += d.toString()));
 
   // A few successful scrapes, so that rate() over the substituted 1m window has points.
-  const start = Date.now();
-  for (;;) {
-    const r = await promQuery('sum(count_over_time(up{job="crawld"}[1m]))').catch(() => undefined);
-    const scrapes = Number((r?.data?.result[0] as { value?: [number, string] } | undefined)?.value?.[1] ?? 0);
-    if (scrapes >= 5) break;
-    if (Date.now() - start > 20_000) throw new Error(`Prometheus did not scrape the daemon:\n${promLog}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  await waitFor(
+    async () => {
+      const r = await promQuery('sum(count_over_time(up{job="crawld"}[1m]))');
+      const scrapes = Number(
+        (r.data?.result[0] as { value?: [number, string] } | undefined)?.value?.[1] ?? 0,
+      );
+      return scrapes >= 5;
+    },
+    { what: 'five scrapes of the daemon by Prometheus', every: 500 },
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}:\n${promLog}`);
+  });
 }, 45_000);
 
 afterAll(async () => {
@@ -198,7 +214,7 @@ describe('Prometheus scraping a running daemon', () => {
       targetsOf(JSON.parse(renderDashboard(d)) as Record<string, unknown>),
     );
     expect(targets.length).toBeGreaterThan(20);
-    const failures = await untilAll(targets, async (t) => {
+    const failures = await failuresAfterWaiting('series in every dashboard query', targets, async (t) => {
       const expr = substituteVariables(String(t.expr));
       const r = await promQuery(expr);
       if (r.status !== 'success')
@@ -221,7 +237,7 @@ describe('Prometheus scraping a running daemon', () => {
       ...selectors(rule.expr).map((s) => ({ rule: rule.alert, expr: s, needSeries: true })),
     ]);
     expect(checks.filter((c) => c.needSeries).length).toBeGreaterThanOrEqual(loadAlertRules().length);
-    const failures = await untilAll(checks, async (c) => {
+    const failures = await failuresAfterWaiting('every alert expression and selector', checks, async (c) => {
       const r = await promQuery(c.expr);
       if (r.status !== 'success') return `${c.rule}: ${r.error}: ${c.expr}`;
       if (c.needSeries && (r.data?.result.length ?? 0) === 0) return `${c.rule}: no series for ${c.expr}`;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliProcess, startCli, tempDir } from '../helpers/cli.js';
 import { LISTENING, requireBinary, run, withoutForeignLintIssues } from '../helpers/prom-tools.js';
 import { ROOT } from '../helpers/promql.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * The bundled Prometheus configuration, checked by the real promtool: config and rules
@@ -71,13 +72,13 @@ describe('promtool check metrics on a running daemon', () => {
 
   it('finds no problem in the exposition', async () => {
     // Labelled counters only appear once incremented: wait for pages so that they are linted too.
-    let body = '';
-    const start = Date.now();
-    while (!/^crawld_pages_total\{/m.test(body) && Date.now() - start < 15_000) {
-      body = await (await fetch(`${url}/metrics`)).text();
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(body).toMatch(/^crawld_pages_total\{/m);
+    const body = await waitFor(
+      async () => {
+        const text = await (await fetch(`${url}/metrics`)).text();
+        return /^crawld_pages_total\{/m.test(text) && text;
+      },
+      { what: 'a crawld_pages_total sample in /metrics', every: 100 },
+    );
     const r = run('promtool', ['check', 'metrics'], ROOT, withoutForeignLintIssues(body));
     expect(r.status, ok(r)).toBe(0);
   });

@@ -8,6 +8,7 @@ import { RedisUnavailableError } from '../../src/adapters/frontier/redis/client.
 import { RedisFrontier } from '../../src/adapters/frontier/redis/frontier.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { waitFor } from '../helpers/wait.js';
 
 let server: RedisServer;
 beforeAll(async () => {
@@ -45,11 +46,7 @@ it('survives a Redis restart: outage errors are RedisUnavailableError, no task i
 
   await server.resume();
   // ioredis reconnects in the background; the first calls may still see the reconnect.
-  let after = await f.stats().catch(() => undefined);
-  for (let i = 0; i < 50 && after === undefined; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    after = await f.stats().catch(() => undefined);
-  }
+  const after = await waitFor(() => f.stats(), { what: 'stats once reconnected', every: 100 });
   expect(after).toEqual(before);
   expect(before).toMatchObject({ pending: 190, leased: 5, done: 5 });
 

@@ -9,6 +9,20 @@ import { RedisFrontier } from '../../src/adapters/frontier/redis/frontier.js';
 import { systemClock } from '../../src/core/clock.js';
 import { RetryingFrontier } from '../../src/engine/retrying-frontier.js';
 import { type RedisServer, startRedis } from '../helpers/redis-server.js';
+import { waitFor } from '../helpers/wait.js';
+
+/** A RedisFrontier that counts the acks Redis failed (each one the RetryingFrontier tried). */
+class CountingFrontier extends RedisFrontier {
+  failedAcks = 0;
+  override async ack(...args: Parameters<RedisFrontier['ack']>): Promise<boolean> {
+    try {
+      return await super.ack(...args);
+    } catch (err) {
+      this.failedAcks++;
+      throw err;
+    }
+  }
+}
 
 let server: RedisServer;
 beforeAll(async () => {
@@ -19,7 +33,7 @@ afterAll(async () => {
 });
 
 it('waits out an outage on ack, and gives up at once when told to', async () => {
-  const inner = new RedisFrontier({ url: server.url, clock: systemClock, keyPrefix: 'retrying' });
+  const inner = new CountingFrontier({ url: server.url, clock: systemClock, keyPrefix: 'retrying' });
   const f = new RetryingFrontier(inner, { clock: systemClock, maxWaitMs: 20_000 });
   await f.open();
   await f.enqueue([0, 1].map((i) => ({ url: `http://a.example/${i}`, jobId: 'j' })));
@@ -30,15 +44,17 @@ it('waits out an outage on ack, and gives up at once when told to', async () => 
   const ack = f.ack(t0!).finally(() => {
     settled = true;
   });
-  await new Promise((r) => setTimeout(r, 1_500));
+  await waitFor(() => inner.failedAcks >= 2, 'the ack to fail twice against the stopped Redis');
   expect(settled).toBe(false); // still waiting, not failed
   await server.resume();
   expect(await ack).toBe(true);
   expect(await f.stats()).toMatchObject({ leased: 1, done: 1 });
 
   await server.pause();
+  const failedBefore = inner.failedAcks;
   const second = f.ack(t1!).catch((err: unknown) => err);
-  await new Promise((r) => setTimeout(r, 300));
+  // Failed once: it waits to try again when told to give up.
+  await waitFor(() => inner.failedAcks > failedBefore, 'the second ack to fail once');
   f.giveUp();
   expect(await second).toBeInstanceOf(RedisUnavailableError);
   await server.resume();

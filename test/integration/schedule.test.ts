@@ -6,20 +6,7 @@ import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
 import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
 import { createLogger } from '../../src/observe/logger.js';
 import { tempDir } from '../helpers/cli.js';
-
-function waitForCount(d: Daemon, event: 'pageDone' | 'change', n: number, timeoutMs = 15_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let seen = 0;
-    const t = setTimeout(() => reject(new Error(`saw ${seen} of ${n} ${event} events`)), timeoutMs);
-    const off = d.events.on(event, () => {
-      if (++seen >= n) {
-        clearTimeout(t);
-        off();
-        resolve();
-      }
-    });
-  });
-}
+import { waitFor } from '../helpers/wait.js';
 
 describe('recrawl schedule and change records', () => {
   let site: DemoSite | undefined;
@@ -48,15 +35,17 @@ describe('recrawl schedule and change records', () => {
     });
     const logger = createLogger({ level: 'error', instanceId: 't', silent: true });
     daemon = await createDaemon(config, { once: false, logger });
-    const firstPass = waitForCount(daemon, 'pageDone', 10);
+    const seen = { pageDone: 0, change: 0 };
+    daemon.events.on('pageDone', () => seen.pageDone++);
+    daemon.events.on('change', () => seen.change++);
     void daemon.run();
-    await firstPass;
+    await waitFor(() => seen.pageDone >= 10, 'the first pass: 10 pages');
     // Same content on a recrawl: no change record.
-    await waitForCount(daemon, 'pageDone', 10);
+    await waitFor(() => seen.pageDone >= 20, 'a recrawl of the 10 pages');
     expect(readFileSync(join(dir, 'changes.jsonl'), 'utf8')).toBe('');
 
     site.setPriceEpoch(1);
-    await waitForCount(daemon, 'change', 10);
+    await waitFor(() => seen.change >= 10, 'a change of each page');
     const changes = readFileSync(join(dir, 'changes.jsonl'), 'utf8')
       .trim()
       .split('\n')

@@ -9,6 +9,7 @@ import { type DemoSite, startDemoSite } from '../../src/demo/site.js';
 import { createLogger } from '../../src/observe/logger.js';
 import type { ChangeRecord } from '../../src/ports/page-state.js';
 import { tempDir } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Received {
   readonly headers: IncomingMessage['headers'];
@@ -186,18 +187,6 @@ describe('WebhookChangeSink', () => {
   });
 });
 
-function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve, reject) => {
-    const tick = async () => {
-      if (await check()) return resolve();
-      if (Date.now() > deadline) return reject(new Error('condition not met in time'));
-      setTimeout(tick, 50);
-    };
-    void tick();
-  });
-}
-
 async function startPriceWatch(hookUrl: string, maxAttempts: number): Promise<Daemon> {
   site = await startDemoSite({ pages: 3 });
   const config = validateConfig({
@@ -229,13 +218,16 @@ describe('change webhooks in a crawl', () => {
     daemon = await startPriceWatch(receiver.url, 3);
     daemon.events.on('pageDone', () => pages++);
     // Two full passes with the same prices: nothing is posted.
-    await waitFor(() => pages >= 6);
+    await waitFor(() => pages >= 6, 'two passes: 6 pages');
     expect(receiver.received).toHaveLength(0);
     site!.setPriceEpoch(1);
-    await waitFor(() => new Set(receiver!.received.map((r) => r.body.url)).size === 3);
+    await waitFor(
+      () => new Set(receiver!.received.map((r) => r.body.url)).size === 3,
+      'a POST for each of the 3 pages',
+    );
     // Several more recrawls with the new prices: still one POST per page.
     const after = pages;
-    await waitFor(() => pages >= after + 6);
+    await waitFor(() => pages >= after + 6, '6 more pages');
     expect(receiver.received).toHaveLength(3);
     for (const { body } of receiver.received) {
       expect(body.kind).toBe('change');
@@ -250,10 +242,10 @@ describe('change webhooks in a crawl', () => {
     let pages = 0;
     daemon = await startPriceWatch(receiver.url, 3);
     daemon.events.on('pageDone', () => pages++);
-    await waitFor(() => pages >= 3);
+    await waitFor(() => pages >= 3, 'the first pass: 3 pages');
     site!.setPriceEpoch(1);
     const d = daemon;
-    await waitFor(async () => (await d.frontier.listDead()).length === 3);
+    await waitFor(async () => (await d.frontier.listDead()).length === 3, '3 pages dead-lettered');
     const dead = await d.frontier.listDead();
     expect(dead.map((x) => x.reason)).toEqual(['change_delivery', 'change_delivery', 'change_delivery']);
     // Every page's change was attempted maxAttempts times.
@@ -265,7 +257,7 @@ describe('change webhooks in a crawl', () => {
     const before = receiver.received.length;
     expect(await d.frontier.redrive()).toBe(3);
     d.scheduler.kick(true);
-    await waitFor(() => receiver!.received.length >= before + 3);
+    await waitFor(() => receiver!.received.length >= before + 3, 'the 3 redriven changes delivered');
     const redelivered = receiver.received.slice(before);
     expect(new Set(redelivered.map((r) => r.body.url)).size).toBe(3);
     for (const r of redelivered) expect(Object.keys(r.body.changes)).toEqual(['price']);
