@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger, redactUrl } from '../../src/observe/logger.js';
+import { pause } from '../helpers/wait.js';
 
 describe('logger', () => {
   it('survives a line logged after it ended (an uncaught stream error would fail this run)', async () => {
@@ -12,7 +13,7 @@ describe('logger', () => {
     process.prependListener('uncaughtException', onUncaught);
     try {
       expect(() => logger.info('late line')).not.toThrow();
-      await new Promise((r) => setTimeout(r, 50));
+      await pause(50, 'nothing may happen: a stream error would be an uncaught exception by then');
     } finally {
       process.off('uncaughtException', onUncaught);
     }
