@@ -5,7 +5,10 @@
  *
  * A host starts `learning`: its first `samplePages` pages are fetched both ways and their
  * extractions compared. All agree: the host is decided `http`, and one page in `recheckEvery`
- * is still fetched both ways, to catch a site that starts to need JavaScript. One disagrees
+ * is still fetched both ways, to catch a site that starts to need JavaScript; each re-check that
+ * agrees doubles that interval, up to RECHECK_BACKOFF_MAX times recheckEvery, so a host that
+ * keeps agreeing costs fewer renders (a required field going missing is caught on any page,
+ * whatever the interval: afterMiss). One disagrees
  * (in the sample or a re-check), or a page fetched over HTTP misses a required field that the
  * browser then finds: the host is decided `browser` for good.
  */
@@ -25,6 +28,9 @@ export interface RenderChoiceOptions {
 
 export const renderChoiceDefaults: RenderChoiceOptions = Object.freeze({ samplePages: 3, recheckEvery: 20 });
 
+/** An agreeing host's re-check interval grows to at most this many times recheckEvery. */
+export const RECHECK_BACKOFF_MAX = 16;
+
 /** The option table's bounds, for the config schema and the check below. */
 export const RENDER_CHOICE_BOUNDS = Object.freeze({
   samplePages: { min: 1, max: 1000, integer: true },
@@ -43,6 +49,8 @@ export interface HostRender {
   readonly agreed: number;
   /** Pages fetched over HTTP since the last re-check (decided http). */
   readonly sinceCheck: number;
+  /** Pages between two re-checks now (decided http): recheckEvery, doubled by each agreeing one. */
+  readonly checkEvery?: number;
 }
 
 export const LEARNING: HostRender = Object.freeze({ decision: 'learning', agreed: 0, sinceCheck: 0 });
@@ -59,7 +67,8 @@ export function nextPath(state: HostRender, o: RenderChoiceOptions): { path: Ren
       return { path: 'browser', state };
     case 'http': {
       const since = state.sinceCheck + 1;
-      if (since >= o.recheckEvery) return { path: 'both', state: { ...state, sinceCheck: 0 } };
+      if (since >= (state.checkEvery ?? o.recheckEvery))
+        return { path: 'both', state: { ...state, sinceCheck: 0 } };
       return { path: 'http', state: { ...state, sinceCheck: since } };
     }
   }
@@ -69,9 +78,21 @@ export function nextPath(state: HostRender, o: RenderChoiceOptions): { path: Ren
 export function afterCompare(state: HostRender, agree: boolean, o: RenderChoiceOptions): HostRender {
   if (state.decision === 'browser') return state;
   if (!agree) return { decision: 'browser', agreed: state.agreed, sinceCheck: 0 };
-  if (state.decision === 'http') return state;
+  if (state.decision === 'http') {
+    const every = Math.min((state.checkEvery ?? o.recheckEvery) * 2, o.recheckEvery * RECHECK_BACKOFF_MAX);
+    return { ...state, checkEvery: every };
+  }
   const agreed = state.agreed + 1;
   return agreed >= o.samplePages ? { decision: 'http', agreed, sinceCheck: 0 } : { ...state, agreed };
+}
+
+/**
+ * A re-check that could not render now (the browser is busy with pages that need it): the
+ * host's next page is re-checked instead.
+ */
+export function postponeCheck(state: HostRender, o: RenderChoiceOptions): HostRender {
+  if (state.decision !== 'http') return state;
+  return { ...state, sinceCheck: Math.max(0, (state.checkEvery ?? o.recheckEvery) - 1) };
 }
 
 /** A page fetched over HTTP missed a required field and the browser found it. */

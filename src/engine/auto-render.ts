@@ -6,7 +6,7 @@
  * guess loses no record.
  */
 import { FetchError, type HtmlTooDeepError } from '../core/errors.js';
-import { afterCompare, afterMiss, nextPath, type RenderPath } from '../core/render-choice.js';
+import { afterCompare, afterMiss, nextPath, postponeCheck, type RenderPath } from '../core/render-choice.js';
 import type { Extraction } from '../ports/extractor.js';
 import type { FetchRequest, FetchResponse, RenderRequest } from '../ports/fetcher.js';
 import type { Task } from '../ports/frontier.js';
@@ -39,7 +39,11 @@ export async function fetchAuto(
   const options = job.renderChoice;
   const render = job.render as RenderRequest;
   if (!decisions || !options) return { res: await deps.fetcher.fetch(request), path: 'http' };
-  const planned = nextPath(decisions.get(task.host), options);
+  const before = decisions.get(task.host);
+  let planned = nextPath(before, options);
+  // A re-check waits for a free browser page: it must never delay the renders pages need.
+  if (planned.path === 'both' && before.decision === 'http' && deps.fetcher.renderIdle?.() === false)
+    planned = { path: 'http', state: postponeCheck(planned.state, options) };
   decisions.set(task.host, planned.state);
   const browser = (document?: FetchResponse) =>
     deps.fetcher.fetch({

@@ -85,6 +85,11 @@ export interface FetchResponse {
 export interface Fetcher {
   fetch(request: FetchRequest): Promise<FetchResponse>;
   /**
+   * Fetchers that render: whether a render would start now, without waiting for a browser page.
+   * Render kind auto re-checks a host only then, so checks never delay the renders pages need.
+   */
+  renderIdle?(): boolean;
+  /**
    * Releases every connection at once, without waiting for servers to answer the close: callers
    * finish or drain their fetches first (a fetch still in flight fails).
    */

@@ -6,6 +6,8 @@ import {
   type HostRender,
   LEARNING,
   nextPath,
+  postponeCheck,
+  RECHECK_BACKOFF_MAX,
 } from '../../src/core/render-choice.js';
 import { compareRendered, missingRequired } from '../../src/engine/render-compare.js';
 import type { Extraction } from '../../src/ports/extractor.js';
@@ -25,22 +27,27 @@ function walk(agreements: boolean[], start: HostRender = LEARNING) {
 }
 
 describe('render choice per host (core/render-choice.ts)', () => {
-  it('samples samplePages pages both ways, then decides http and re-checks one page in recheckEvery', () => {
-    const { paths, state } = walk(Array(11).fill(true));
-    expect(paths).toEqual([
-      'both',
-      'both',
-      'both',
-      'http',
-      'http',
-      'http',
-      'both',
-      'http',
-      'http',
-      'http',
-      'both',
-    ]);
-    expect(state.decision).toBe('http');
+  it('samples samplePages pages both ways, then decides http and re-checks one page in recheckEvery, doubling while re-checks agree', () => {
+    const { paths, state } = walk(Array(23).fill(true));
+    const both = paths.flatMap((p, i) => (p === 'both' ? [i] : []));
+    // Sample 0-2; re-checks 4 pages later (6), then 8 (14), then 16 (30: past this walk).
+    expect(both).toEqual([0, 1, 2, 6, 14]);
+    expect(state).toMatchObject({ decision: 'http', checkEvery: 16 });
+    // The interval stops growing at RECHECK_BACKOFF_MAX x recheckEvery.
+    let s = state;
+    for (let i = 0; i < 10; i++) s = afterCompare({ ...s, decision: 'http' }, true, o);
+    expect(s.checkEvery).toBe(o.recheckEvery * RECHECK_BACKOFF_MAX);
+  });
+
+  it('a re-check postponed (the browser busy) is tried again on the next page', () => {
+    const decided = walk([true, true, true]).state;
+    let s = decided;
+    for (let i = 0; i < 3; i++) s = nextPath(s, o).state;
+    const due = nextPath(s, o);
+    expect(due.path).toBe('both');
+    const postponed = postponeCheck(due.state, o);
+    expect(nextPath(postponed, o).path).toBe('both');
+    expect(postponeCheck(LEARNING, o)).toBe(LEARNING);
   });
 
   it('one disagreement in the sample decides browser, for good', () => {

@@ -17,6 +17,10 @@ export class RenderRouter implements Fetcher {
     return request.render?.kind === 'browser' ? this.#browser.fetch(request) : this.#http.fetch(request);
   }
 
+  renderIdle(): boolean {
+    return this.#browser.renderIdle?.() ?? true;
+  }
+
   async close(): Promise<void> {
     // The browser first: it fetches through the http fetcher's connections.
     await this.#browser.close();

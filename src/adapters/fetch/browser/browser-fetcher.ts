@@ -96,6 +96,11 @@ export class BrowserFetcher implements Fetcher {
     }
   }
 
+  /** A page is free now: a render would not wait for one. */
+  renderIdle(): boolean {
+    return this.#slots.free > 0;
+  }
+
   async close(): Promise<void> {
     clearInterval(this.#rssTimer);
     await this.#pool.close();

@@ -13,6 +13,11 @@ export class Slots {
     return this.#waiters.length;
   }
 
+  /** Slots free now (an acquire would not wait). */
+  get free(): number {
+    return this.#free;
+  }
+
   async acquire(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) throw new AbortedError('aborted while waiting for a browser page');
     if (this.#free > 0) {
