@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Cluster recovery benchmark (issue 37, parts 2 and 3):
+// Cluster recovery benchmark:
 //   npm run build && node bench/cluster-recovery.mjs [--lease-ms default,20000] [--runs 1]
 //       [--pages 3000] [--latency-ms 50] [--kill-at 0.33] [--left 1000,1480] [--scenarios kill,newcomer]
 //       [--cli PATH (another build's crawld.mjs, e.g. a copy of main's, to compare)]

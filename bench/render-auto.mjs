@@ -1,4 +1,4 @@
-// `render: { kind: auto }` on a mix of hosts, in one sitting, as ratios (issue 39).
+// `render: { kind: auto }` on a mix of hosts, in one sitting, as ratios.
 //
 // The mix: --plain-hosts demo shops served as HTML (`crawld site`) and --js-hosts served as
 // script shells (`crawld site --js`), each its own host: its own loopback address

@@ -4,7 +4,7 @@
 // Why: Node 20's ESM loader resolves and reads each of the ~400 modules a daemon loads one by
 // one; on this 2-core VM that was 0.2-0.3 s of the 0.6 s before the first request. From one
 // file the first request goes out at 0.37-0.42 s instead of 0.58-0.67 s, and `crawld help`
-// takes 0.42 s instead of 0.56 s (docs/performance.md, session 6).
+// takes 0.42 s instead of 0.56 s (commit dbd1c71).
 //
 // better-sqlite3 stays outside: it loads a native addon from its own directory. Everything else
 // is inside, including the modules only some runs need (ioredis, pg, express): a bundled

@@ -5,7 +5,7 @@
  * V8 settles near 4: a broad crawl with ~130 MB live peaked at 591-631 MiB RSS, mostly
  * garbage (bench/breadth.mjs, 2000 hosts). A factor of 1.5 held it at 319-321 MiB and cost no
  * CPU (0.61 against 0.69 ms per page in the same sitting: a smaller heap is kinder to the
- * caches). docs/performance.md, issue 24.
+ * caches; commit ef2deb7).
  *
  * Set for the daemon's process only (run, crawl, demo), at start; `node
  * --heap-growing-percent=N dist/crawld.mjs ...` overrides it (NODE_OPTIONS does not accept

@@ -8,7 +8,7 @@
  * An exact LRU moved the entry to the back of the Map on every get (a delete and a set), and
  * with thousands of hosts those moves, and the rehashes of the Map's table they cause, made
  * the per-host lookups of a broad crawl several times dearer than on one host
- * (docs/performance.md, session 16).
+ * (commit 1535deb).
  *
  * `canEvict` protects entries that must not be forgotten (a host with requests in flight, a
  * paused host): those are skipped, and if nothing can be evicted the map grows past maxSize

@@ -61,8 +61,8 @@ export interface SchedulerOptions {
   /**
    * The buffers must have room for this many tasks before the scheduler leases again, unless
    * they are empty. A lease has a fixed cost (a write transaction, the excluded hosts): leasing
-   * whenever one task had started made one small lease per completion (docs/performance.md,
-   * session 15).
+   * whenever one task had started made one small lease per completion (commit
+   * 8227bab).
    * @default a quarter of what the buffers may hold (lease-ahead.ts)
    */
   readonly minLeaseBatch?: number;

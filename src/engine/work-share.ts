@@ -1,5 +1,5 @@
 /**
- * Work sharing between the daemons of a shared frontier (issue 37): a daemon that joins a crawl
+ * Work sharing between the daemons of a shared frontier: a daemon that joins a crawl
  * under way finds the others holding what is left (in flight, and about a second of their
  * fetching in their buffers, lease-ahead.ts), and would fetch little of it. So:
  *

@@ -4,7 +4,7 @@ import ts from 'typescript';
 import { expect, it } from 'vitest';
 
 /**
- * Names (issue 38): a class keeps its own state in `#` fields, which are private at run time
+ * Names: a class keeps its own state in `#` fields, which are private at run time
  * too, never in TypeScript's `private` or `protected` (erased at compile time, so they read
  * like a promise and keep none). Constructor parameter properties included.
  */

@@ -5,7 +5,7 @@ import { tempDir } from '../helpers/cli.js';
 import { sourceSizes } from '../helpers/source-size.js';
 
 /**
- * Small files with one job each (issue 23): no file in src/ over 350 lines (issue 38) and no
+ * Small files with one job each: no file in src/ over 350 lines and no
  * function over 80, except declarative tables, listed here each with the reason it may stay
  * long. An entry that no longer exceeds its limit fails too, so the list only shrinks.
  */

@@ -5,8 +5,8 @@ import { checkNumber } from '../check.js';
  * The global ceiling of requests in flight, lowered while our own event loop is the
  * bottleneck. A request in flight holds its parser, body stream and callbacks until the loop
  * gets to it; past what the CPU can serve, more of them only queue, and what queues long
- * enough survives two scavenges and is left to full collections (docs/performance.md,
- * session 15). Per-host limits cannot see this: each polite host has one request in flight.
+ * enough survives two scavenges and is left to full collections (commit
+ * 5c66bf4). Per-host limits cannot see this: each polite host has one request in flight.
  *
  * Pure: it turns one window's figures into a limit. The daemon measures the windows
  * (daemon/loop-governor.ts) and HostLimiters enforces the limit.

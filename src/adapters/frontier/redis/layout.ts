@@ -9,7 +9,7 @@ import { type RedisLike, script } from './client.js';
 import type { RedisKeys } from './keys.js';
 
 /**
- * 1: msgpack maps as task records, 16-hex-digit ids (crawld up to session 9, no layout key).
+ * 1: msgpack maps as task records, 16-hex-digit ids (crawld before commit 62153e4, no layout key).
  * 2: packed records (msgpack arrays, URL without scheme and host), 11-character ids; each
  *    host's leases in its own zset, indexed by the due index and the leased-hosts set.
  * 3: (single Redis) as 2, but every lease in one zset `{prefix}:leases` (host|suffix|token → expiry),

@@ -9,7 +9,7 @@
  *
  * Why: with one FIFO across hosts, a host's next page waited behind everything enqueued
  * before it (2-3 s in bench/breadth.mjs), at every depth of its site, so the hosts found last
- * finished seconds after the rest while the crawler idled (docs/performance.md, session 14).
+ * finished seconds after the rest while the crawler idled (commit a3713b0).
  *
  * Per-host last tags live in host_tags. A row whose tag is below V says nothing a missing row
  * would not (both give V), so SqliteFrontier.open() deletes those (hostTagsPrune).
