@@ -10,6 +10,7 @@ import {
   writeJsonConfig,
 } from '../helpers/cli.js';
 import { seededRandom } from '../helpers/knee-sim.js';
+import { pause } from '../helpers/wait.js';
 
 const PAGES = 1500;
 const KILLS = 10;
@@ -58,7 +59,7 @@ describe('crash consistency under repeated SIGKILL', () => {
         .then(() =>
           Promise.race([
             run.exited.then(() => true),
-            new Promise<boolean>((r) => setTimeout(() => r(false), delay)),
+            pause(delay, 'the kill comes at a random moment of the run').then(() => false),
           ]),
         );
       if (ended) {

@@ -15,7 +15,7 @@ export interface CliProcess {
   stderr(): string;
   /** Resolves with the exit code (or the signal name). */
   exited: Promise<number | string>;
-  /** Resolves with the first stdout/stderr match. */
+  /** Resolves with the first stdout/stderr match (see waitFor in wait.ts; timeoutMs bounds a hang). */
   waitFor(re: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
 }
 
@@ -38,14 +38,11 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProces
   });
   let out = '';
   let err = '';
-  const watchers = new Set<() => void>();
   child.stdout?.on('data', (d: Buffer) => {
     out += d.toString();
-    for (const w of watchers) w();
   });
   child.stderr?.on('data', (d: Buffer) => {
     err += d.toString();
-    for (const w of watchers) w();
   });
   const exited = new Promise<number | string>((res) => {
     child.on('exit', (code, signal) => res(code ?? signal ?? -1));
@@ -55,25 +52,13 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProces
     stdout: () => out,
     stderr: () => err,
     exited,
-    waitFor(re, timeoutMs = 15_000) {
-      return new Promise((res, rej) => {
-        const check = () => {
-          const m = out.match(re) ?? err.match(re);
-          if (m) {
-            watchers.delete(check);
-            clearTimeout(t);
-            res(m);
-          }
-        };
-        const t = setTimeout(() => {
-          watchers.delete(check);
-          rej(new Error(`timed out waiting for ${re}; stdout:\n${out}\nstderr:\n${err}`));
-        }, timeoutMs);
-        watchers.add(check);
-        void exited.then(() => setTimeout(check, 10));
-        check();
-      });
-    },
+    waitFor: (re, timeoutMs = 15_000) =>
+      waitFor(() => out.match(re) ?? err.match(re), {
+        what: `${re} in its output`,
+        deadlineMs: timeoutMs,
+      }).catch((e: Error) => {
+        throw new Error(`${e.message}; stdout:\n${out}\nstderr:\n${err}`);
+      }),
   };
 }
 
@@ -171,14 +156,6 @@ export function countLines(path: string): number {
   let n = 0;
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) n++;
   return n;
-}
-
-/**
- * @deprecated Use waitFor (wait.ts). Kept only while test/e2e/cluster-newcomer.test.ts, being
- * edited in the working tree, still calls it; goes when that file moves to waitFor.
- */
-export function until(pred: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  return waitFor(pred, { what: 'a condition (until)', deadlineMs: timeoutMs }).then(() => undefined);
 }
 
 /** Ports freePort() has handed out in this process: never handed out twice. */

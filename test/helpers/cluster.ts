@@ -9,6 +9,7 @@ import { started } from './cleanup.js';
 import { type CliProcess, startCli, startSiteCli, tempDir } from './cli.js';
 import { type RedisClusterServer, type StartClusterOptions, startRedisCluster } from './redis-cluster.js';
 import { type RedisServer, type StartRedisOptions, startRedis } from './redis-server.js';
+import { pause } from './wait.js';
 
 export interface ClusterOptions {
   /** The shared frontier: a redis-server's URL, or the nodes of a Redis Cluster. */
@@ -47,7 +48,7 @@ export async function startClusterStaggered(
 ): Promise<void> {
   const root = tempDir('crawld-cluster-');
   for (let i = 0; i < o.daemons; i++) {
-    if (i > 0) await new Promise((r) => setTimeout(r, gapMs));
+    if (i > 0) await pause(gapMs, 'the daemons start gapMs apart: a later one joins a crawl under way');
     onStarted(startMember(o, root, i));
   }
 }
