@@ -107,15 +107,23 @@ export interface HostLimitersOptions {
   readonly maxHosts?: number;
   /** Options of the per-host AimdLimit (ignored when `createLimit` is given). @default {} */
   readonly aimd?: AimdOptions;
-  /** Makes the limit algorithm of a new host, for the kind of its first request. @default a new AimdLimit(aimd) */
-  readonly createLimit?: (host: string, kind: FetcherKind) => LimitAlgorithm;
+  /**
+   * Makes the limit algorithm of a new host, for the kind of its first request; `start` is
+   * what startLimit said for it. @default a new AimdLimit(aimd, clock, start)
+   */
+  readonly createLimit?: (host: string, kind: FetcherKind, start?: number) => LimitAlgorithm;
+  /**
+   * Where a new host's limit starts, when something is known of it (the limits other daemons of
+   * a shared frontier found: limit hints); undefined: the algorithm's initial limit.
+   */
+  readonly startLimit?: (host: string, kind: FetcherKind) => number | undefined;
 }
 
 export const hostLimitersDefaults = {
   globalMaxInflight: 512,
   maxHosts: 10_000,
   aimd: {},
-} as const satisfies Omit<Required<HostLimitersOptions>, 'createLimit'>;
+} as const satisfies Omit<Required<HostLimitersOptions>, 'createLimit' | 'startLimit'>;
 
 /** The bounds of each number option (the config's concurrency.global). */
 export const HOST_LIMITERS_BOUNDS = Object.freeze({
@@ -127,6 +135,23 @@ export const HOST_LIMITERS_BOUNDS = Object.freeze({
 export interface AvailableEvent {
   readonly host: string | undefined;
 }
+
+/** A host's limiter, for the kind of fetcher its limit was made for. */
+class HostLimiter extends ConcurrencyLimiter {
+  readonly kind: FetcherKind;
+
+  constructor(algorithm: LimitAlgorithm, clock: Clock, kind: FetcherKind) {
+    super(algorithm, clock);
+    this.kind = kind;
+  }
+}
+
+export type LimitChangeListener = (
+  host: string,
+  limit: number,
+  reason: string | undefined,
+  kind: FetcherKind,
+) => void;
 
 /**
  * One adaptive limiter per host under a global ceiling. Per-host limiters are created lazily
@@ -142,12 +167,13 @@ export class HostLimiters {
   #global: number;
   /** Whether requests in flight reached the global limit since takeReached() last asked. */
   #reached = false;
-  readonly #createLimit: (host: string, kind: FetcherKind) => LimitAlgorithm;
+  readonly #createLimit: (host: string, kind: FetcherKind, start?: number) => LimitAlgorithm;
+  readonly #startLimit: ((host: string, kind: FetcherKind) => number | undefined) | undefined;
   /** The initial limit of each kind, for a host not seen yet. */
   readonly #initial = new Map<FetcherKind, number>();
-  readonly #hosts: LruMap<string, ConcurrencyLimiter>;
+  readonly #hosts: LruMap<string, HostLimiter>;
   readonly #listeners = new Set<(event: AvailableEvent) => void>();
-  readonly #limitListeners = new Set<(host: string, limit: number, reason: string | undefined) => void>();
+  readonly #limitListeners = new Set<LimitChangeListener>();
   #inflight = 0;
 
   constructor(options: HostLimitersOptions = {}, clock: Clock) {
@@ -161,7 +187,8 @@ export class HostLimiters {
     checkNumber('maxHosts', o.maxHosts, HOST_LIMITERS_BOUNDS.maxHosts);
     // Validate the AIMD options now rather than at the first request to some host.
     if (!options.createLimit) new AimdLimit(o.aimd, clock);
-    this.#createLimit = options.createLimit ?? (() => new AimdLimit(o.aimd, clock));
+    this.#createLimit = options.createLimit ?? ((_host, _kind, start) => new AimdLimit(o.aimd, clock, start));
+    this.#startLimit = options.startLimit;
     this.#clock = clock;
     this.#hosts = new LruMap(o.maxHosts, (limiter) => limiter.inflight === 0);
   }
@@ -205,12 +232,16 @@ export class HostLimiters {
   }
 
   /**
-   * The host's current limit; for a host not seen yet the initial limit of `kind`, without
-   * making its limiter: that is made by its first request, for that request's kind.
+   * The host's current limit; for a host not seen yet where its limit will start (startLimit,
+   * else the initial limit of `kind`), without making its limiter: that is made by its first
+   * request, for that request's kind. (The scheduler buffers a new host for it: a daemon that
+   * joins a crawl leases what its limit will run, not twice the initial limit.)
    */
   limitOf(host: string, kind: FetcherKind = 'http'): number {
     const limiter = this.#hosts.peek(host);
     if (limiter) return limiter.limit;
+    const start = this.#startLimit?.(host, kind);
+    if (start !== undefined) return start;
     let initial = this.#initial.get(kind);
     if (initial === undefined) {
       initial = this.#createLimit(host, kind).limit;
@@ -232,6 +263,12 @@ export class HostLimiters {
   /** The host is back after an outage: let its limit grow fast again (LimitAlgorithm.resume). */
   resume(host: string): void {
     this.#hosts.peek(host)?.algorithm.resume?.();
+  }
+
+  /** The host's limit and its kind, if it has a limiter (limitOf without the initial limit). */
+  known(host: string): { readonly limit: number; readonly kind: FetcherKind } | undefined {
+    const limiter = this.#hosts.peek(host);
+    return limiter && { limit: limiter.limit, kind: limiter.kind };
   }
 
   inflightOf(host: string): number {
@@ -279,8 +316,8 @@ export class HostLimiters {
     }
   }
 
-  /** Called whenever a host's limit changes (for debug logs); returns an unsubscribe. */
-  onLimitChange(listener: (host: string, limit: number, reason: string | undefined) => void): () => void {
+  /** Called whenever a host's limit changes (debug logs, limit hints); returns an unsubscribe. */
+  onLimitChange(listener: LimitChangeListener): () => void {
     this.#limitListeners.add(listener);
     return () => this.#limitListeners.delete(listener);
   }
@@ -292,11 +329,11 @@ export class HostLimiters {
   #limiter(host: string, kind: FetcherKind): ConcurrencyLimiter {
     let limiter = this.#hosts.get(host);
     if (!limiter) {
-      const algorithm = this.#createLimit(host, kind);
+      const algorithm = this.#createLimit(host, kind, this.#startLimit?.(host, kind));
       algorithm.onChange((limit, reason) => {
-        for (const l of this.#limitListeners) l(host, limit, reason);
+        for (const l of this.#limitListeners) l(host, limit, reason, kind);
       });
-      limiter = new ConcurrencyLimiter(algorithm, this.#clock);
+      limiter = new HostLimiter(algorithm, this.#clock, kind);
       limiter.onAvailable(() => {
         // A host slot is only usable if there is also a global slot.
         if (this.#inflight < this.#global) this.#emit(host);

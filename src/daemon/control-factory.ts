@@ -12,17 +12,21 @@ import { HostLimiters } from '../core/limiter.js';
 import { LocalRateLimiter, type LocalRateLimiterOptions } from '../core/local-rate-limiter.js';
 import { AdaptiveControlPlane } from '../engine/adaptive-control-plane.js';
 import type { HostBreakerRegistry } from '../ports/breaker.js';
+import type { FetcherKind } from '../ports/control-plane.js';
 import type { SyncRateLimiter } from '../ports/rate-limiter.js';
 
 /**
  * Builds the control plane from config (part of the composition root). `createRateLimiter`
- * swaps the in-process buckets for shared ones (a Redis frontier's daemons share the limits).
+ * swaps the in-process buckets for shared ones (a Redis frontier's daemons share the limits);
+ * `startLimit` starts a new host's adaptive limit from what the other daemons found for it
+ * (limit-hints.ts).
  */
 export function createControlPlane(
   config: CrawldConfig,
   clock: Clock,
   random: Random,
   createRateLimiter?: (options: LocalRateLimiterOptions) => SyncRateLimiter,
+  startLimit?: (host: string, kind: FetcherKind) => number | undefined,
 ) {
   const c = config.concurrency;
   const aimd = aimdOptionsOf(c);
@@ -33,8 +37,9 @@ export function createControlPlane(
       globalMaxInflight: c.global,
       aimd,
       createLimit: c.adaptive
-        ? (_host, kind) => new AimdLimit(kind === 'browser' ? render : aimd, clock)
+        ? (_host, kind, start) => new AimdLimit(kind === 'browser' ? render : aimd, clock, start)
         : () => new FixedLimit(c.maxPerHost),
+      ...(startLimit ? { startLimit } : {}),
     },
     clock,
   );

@@ -22,6 +22,7 @@ import { instanceIdOf } from './instance-id.js';
 import { openJobStates } from './job-states.js';
 import { compileJob, seedRequests } from './jobs.js';
 import { startLagMonitor } from './lag-monitor.js';
+import { openLimitHints } from './limit-hints.js';
 import { startLoopGovernor } from './loop-governor.js';
 import { ReleaseStack, withReleasers } from './release-stack.js';
 import { createChangeSinks, createSinks, sinksForJob } from './sink-factory.js';
@@ -60,7 +61,9 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       live,
     };
     const { store, lag, http } = await openStores(root);
-    live.built = buildControl(root, config, store);
+    // Before the first host is met: a daemon joining a crawl starts its hosts near the others' limits.
+    const hints = await openLimitHints(root, store);
+    live.built = buildControl(root, config, store, hints);
     // The global limit follows our own event loop (core/limit/loop-limit.ts), on whichever
     // limiters are live: a reload replaces them and may change the options.
     const governor = startLoopGovernor(
@@ -93,6 +96,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     logStarted(root);
     return daemonHandle(root, {
       store,
+      hints,
       http,
       fetching,
       scheduler,

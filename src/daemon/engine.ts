@@ -6,6 +6,7 @@
 import { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
 import { ROBOTS_MAX_REDIRECTS, ROBOTS_UNREACHABLE, RobotsCache } from '../adapters/robots/robots-cache.js';
 import { ROBOTS_MAX_BYTES } from '../adapters/robots/robots-txt.js';
+import type { StoredLimitHints } from '../adapters/shared-map/limit-hints.js';
 import type { CrawldConfig } from '../config/config.js';
 import { retryPolicyOptions } from '../config/control-options.js';
 import { type Clock, systemRandom } from '../core/clock.js';
@@ -26,6 +27,7 @@ import { createControlPlane } from './control-factory.js';
 import { fetcherOptions, jobProxies, listenerDeny } from './fetcher-options.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import type { LagMonitor } from './lag-monitor.js';
+import { publishLimits, startLimitOf } from './limit-hints.js';
 import type { ReleaseStack } from './release-stack.js';
 
 export type BuiltControl = ReturnType<typeof createControlPlane>;
@@ -57,9 +59,19 @@ export function jobLimitsOf(config: CrawldConfig): Map<string, JobLimits> {
   return new Map(config.jobs.flatMap((j) => (j.limits ? [[j.id, j.limits] as const] : [])));
 }
 
-/** The control plane of a config, with its transitions logged. */
-export function buildControl(root: Root, config: CrawldConfig, store: BuiltFrontier): BuiltControl {
-  const built = createControlPlane(config, root.clock, systemRandom, store.createRateLimiter);
+/**
+ * The control plane of a config, with its transitions logged; on a shared frontier its new
+ * hosts start from the limit hints, and its limits go to them.
+ */
+export function buildControl(
+  root: Root,
+  config: CrawldConfig,
+  store: BuiltFrontier,
+  hints?: StoredLimitHints,
+): BuiltControl {
+  const start = startLimitOf(config, hints);
+  const built = createControlPlane(config, root.clock, systemRandom, store.createRateLimiter, start);
+  publishLimits(config, hints, built.limiters);
   built.breakers.onTransition((t) =>
     root.logger.warn('circuit breaker state change', { host: t.host, from: t.from, to: t.to }),
   );

@@ -23,7 +23,7 @@ export interface FrontierDeps {
 }
 
 /** What a map store beside the frontier holds; its file name and key part. */
-export type MapKind = 'cookies' | 'render';
+export type MapKind = 'cookies' | 'render' | 'limits';
 
 export interface BuiltFrontier {
   readonly frontier: Frontier;
@@ -52,7 +52,8 @@ export interface BuiltFrontier {
   /**
    * Where the jobs' cookie jars (`cookies`) and render decisions (`render`) are kept, beside
    * the frontier: a SQLite file next to it (`KIND.db`), its Redis (shared by the daemons), or
-   * memory. The caller opens and closes it.
+   * memory; and, on Redis only, the daemons' host limits (`limits`, daemon/limit-hints.ts). The
+   * caller opens and closes it.
    */
   readonly createMapStore: (kind: MapKind) => SharedMapStore;
   /** Stops retries in flight (shutdown must not wait for a store that is down). */

@@ -4,6 +4,7 @@
  * last opened first).
  */
 
+import type { StoredLimitHints } from '../adapters/shared-map/limit-hints.js';
 import { resolveAdminToken } from '../admin/auth.js';
 import type { CrawldConfig } from '../config/config.js';
 import { retryPolicyOptions } from '../config/control-options.js';
@@ -30,6 +31,7 @@ import { beginClosingSinks } from './sink-factory.js';
 
 export interface DaemonParts {
   readonly store: BuiltFrontier;
+  readonly hints: StoredLimitHints | undefined;
   readonly http: DaemonHttp | undefined;
   readonly fetching: ReturnType<typeof createFetching>;
   readonly scheduler: Scheduler;
@@ -141,7 +143,7 @@ async function applyReload(
 ): Promise<void> {
   const { live } = root;
   const old = live.built;
-  live.built = buildControl(root, next, p.store);
+  live.built = buildControl(root, next, p.store, p.hints);
   p.fetching.control.swap(live.built.control);
   // Old breakers keep no timers once closed; their in-flight reports still land on them.
   setTimeout(() => old.breakers.close(), next.shutdown.drainTimeoutMs + 60_000).unref();

@@ -2,8 +2,9 @@
  * A store of named maps (id → JSON) that outlives the process, beside the frontier: a SQLite
  * file for a SQLite frontier, the frontier's Redis for a Redis frontier (shared by its
  * daemons: each map has a version and a log of changes, so a daemon reads only what the others
- * changed since it last looked), nothing for memory. The cookie jars (one map per job) and
- * the render decisions of `render: { kind: auto }` (one per job) live in such stores.
+ * changed since it last looked), nothing for memory. The cookie jars (one map per job), the
+ * render decisions of `render: { kind: auto }` (one per job) and, on Redis, the daemons' host
+ * limits (limit hints, one map) live in such stores.
  */
 
 /** One entry's new state: its id and its JSON, or no JSON when it was removed. */

@@ -74,15 +74,24 @@ export class AimdCore implements WindowedAlgorithm {
   #failing = false;
   #lastDropCutAt = Number.NEGATIVE_INFINITY;
 
-  constructor(settings: AimdSettings, clock: Clock) {
+  /**
+   * `start`: where the limit starts instead of initialLimit (what the other daemons of a shared
+   * frontier found for the host: limit hints), within [initialLimit, maxLimit]. A relative
+   * target's first probe still runs at initialLimit, so the baseline is the host's latency at
+   * the load it is trusted with unmeasured, never at the hint; the start is in force from the
+   * probe's end (slow start goes on from there).
+   */
+  constructor(settings: AimdSettings, clock: Clock, start?: number) {
     this.#o = settings;
     this.#clock = clock;
-    this.#limit = settings.initialLimit;
+    const { initialLimit, maxLimit } = settings;
+    this.#limit =
+      start === undefined ? initialLimit : Math.min(maxLimit, Math.max(initialLimit, Math.floor(start)));
     this.#slowStart = settings.slowStart;
     // The first window of a relative limit is a probe of the unloaded baseline, run at the
     // initial limit (the load a host is trusted with before anything is measured), and the
     // later probes, on a host already crawled at its limit, at probeLimit.
-    this.#probeAt = Math.max(settings.initialLimit, settings.probeLimit);
+    this.#probeAt = Math.max(initialLimit, settings.probeLimit);
     if (settings.absoluteMs === undefined) this.#probing = true;
   }
 

@@ -138,15 +138,19 @@ const settingsByOptions = new WeakMap<AimdOptions, { o: Required<AimdOptions>; s
 export class AimdLimit extends WindowedLimit {
   readonly #core: AimdCore;
 
-  /** @throws InvalidArgumentError naming the first option out of its bounds. */
-  constructor(options: AimdOptions = {}, clock: Clock) {
+  /**
+   * `start`: the limit after the first probe instead of initialLimit (AimdCore: a hint from the
+   * other daemons), within [initialLimit, maxLimit].
+   * @throws InvalidArgumentError naming the first option out of its bounds.
+   */
+  constructor(options: AimdOptions = {}, clock: Clock, start?: number) {
     let s = settingsByOptions.get(options);
     if (s === undefined) {
       const o = { ...aimdDefaults, ...options };
       s = { o, settings: aimdSettings(o) };
       settingsByOptions.set(options, s);
     }
-    const core = new AimdCore(s.settings, clock);
+    const core = new AimdCore(s.settings, clock, start);
     super(core, s.o, clock);
     this.#core = core;
   }
