@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { findMetaRefresh } from '../../src/adapters/parse/meta-refresh.js';
 import { parseRefresh } from '../../src/core/refresh.js';
 
 const BASE = 'http://shop.test/dir/page.html';
@@ -106,5 +107,37 @@ describe('parseRefresh (the HTML standard shared declarative refresh steps)', ()
     });
     expect(parseRefresh('5; UrL = /new')).toEqual({ delaySeconds: 5, url: '/new' });
     expect(parseRefresh('99999999999999999999; url=/x')?.delaySeconds).toBeGreaterThan(1e18);
+  });
+});
+
+describe('findMetaRefresh (adapters/parse/meta-refresh.ts)', () => {
+  const find = (html: string, type = 'text/html; charset=utf-8') => findMetaRefresh(Buffer.from(html), type);
+
+  it('takes the first valid refresh of the document, outside noscript and template', () => {
+    expect(
+      find(
+        '<html><head><noscript><meta http-equiv="refresh" content="0;url=/a"></noscript>' +
+          '<template><meta http-equiv=refresh content="0;url=/b"></template>' +
+          '<meta http-equiv="refresh" content="">' +
+          '<meta http-equiv="Refresh" content="x">' +
+          '<meta HTTP-EQUIV="REFRESH" CONTENT="3; URL=/c"><meta http-equiv="refresh" content="0;url=/d"></head></html>',
+      ),
+    ).toEqual({ delaySeconds: 3, url: '/c' });
+  });
+
+  it('finds it in the body too, as browsers and wget do; none on a page without one', () => {
+    expect(
+      find('<html><head></head><body><p>moved</p><meta http-equiv="refresh" content="0;url=/late"></body>'),
+    ).toEqual({ delaySeconds: 0, url: '/late' });
+    expect(find('<html><head><title>no refresh</title></head><body>refresh</body>')).toBeUndefined();
+  });
+
+  it('decodes the page in its encoding: a windows-1251 URL stays what the page wrote', () => {
+    const bytes = Buffer.concat([
+      Buffer.from('<meta charset="windows-1251"><meta http-equiv="refresh" content="0;url=/'),
+      Buffer.from([0xef, 0xf0, 0xe8]),
+      Buffer.from('">'),
+    ]);
+    expect(findMetaRefresh(bytes, 'text/html')).toEqual({ delaySeconds: 0, url: '/при' });
   });
 });
