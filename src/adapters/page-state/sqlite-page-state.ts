@@ -1,5 +1,6 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { PageState, PageStateStore } from '../../ports/page-state.js';
+import { openSqliteFile } from '../sqlite-file.js';
 
 interface Row {
   hash: string;
@@ -50,10 +51,7 @@ export class SqlitePageStateStore implements PageStateStore {
 
   async open(): Promise<void> {
     if (this.#db) return;
-    const db = new Database(this.#path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
+    const db = openSqliteFile(this.#path);
     db.exec(`CREATE TABLE IF NOT EXISTS page_state (
       job TEXT NOT NULL, url TEXT NOT NULL, hash TEXT NOT NULL, fields TEXT NOT NULL, fetched_at INTEGER NOT NULL,
       PRIMARY KEY (job, url)) WITHOUT ROWID`);

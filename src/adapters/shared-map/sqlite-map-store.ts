@@ -1,5 +1,6 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { MapChange, MapChanges, MapSnapshot, SharedMapStore } from '../../ports/shared-map.js';
+import { openSqliteFile } from '../sqlite-file.js';
 
 /**
  * Named maps in a SQLite file beside a SQLite frontier (one daemon writes it): one table, the
@@ -23,10 +24,7 @@ export class SqliteMapStore implements SharedMapStore {
 
   async open(): Promise<void> {
     if (this.#db) return;
-    const db = new Database(this.#path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
+    const db = openSqliteFile(this.#path);
     const t = this.#table;
     db.exec(`CREATE TABLE IF NOT EXISTS ${t} (
       job TEXT NOT NULL, id TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (job, id)) WITHOUT ROWID`);

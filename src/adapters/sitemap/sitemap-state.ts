@@ -1,5 +1,6 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { SitemapStateStore } from '../../ports/sitemap-state.js';
+import { openSqliteFile } from '../sqlite-file.js';
 
 /** In-process store for the memory frontier and tests. */
 export class MemorySitemapStateStore implements SitemapStateStore {
@@ -39,9 +40,7 @@ export class SqliteSitemapStateStore implements SitemapStateStore {
   }
 
   async open(): Promise<void> {
-    const db = new Database(this.#path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
+    const db = openSqliteFile(this.#path);
     db.exec(`CREATE TABLE IF NOT EXISTS sitemap_lastmod (
       job_id TEXT NOT NULL, url TEXT NOT NULL, lastmod INTEGER NOT NULL,
       PRIMARY KEY (job_id, url)) WITHOUT ROWID`);
