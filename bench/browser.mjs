@@ -18,13 +18,14 @@
 //     [--skip-crawlee] [--skip-plain] [--skip-knee] [--chromium PATH] [--max-pages N] [--breakdown]
 // --max-pages caps both crawlers at N pages at once (like for like); without it each runs its own
 // default: crawld's fetch.browser.maxPages from memory and cores, Crawlee's autoscaled pool.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { canPin, demoJobYaml, pinned, startDemoSite } from './demo-site.mjs';
+import { installPeers } from './peers-install.mjs';
 import { watchTreeMemory } from './tree-memory.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -53,19 +54,6 @@ const chromium =
 if (!existsSync(cli)) {
   console.error('dist/crawld.mjs is missing: run `npm run build` first');
   process.exit(2);
-}
-
-function installPeers() {
-  const peers = join(here, 'peers');
-  if (existsSync(join(peers, 'node_modules/crawlee')) && existsSync(join(peers, 'node_modules/playwright')))
-    return;
-  console.log('installing Crawlee and Playwright into bench/peers (npm ci, no browser download)...');
-  const r = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], {
-    cwd: peers,
-    stdio: 'inherit',
-    env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
-  });
-  if (r.status !== 0) throw new Error('npm ci in bench/peers failed');
 }
 
 function startSite({ js, latencyMs }) {

@@ -32,7 +32,7 @@
 // Crawlee and Playwright are installed on first use into bench/peers (npm ci, no browser
 // download). Every server is on 127.0.0.0/8; Chromium gets Playwright's switches (background
 // networking, component updates and the rest off), crawld's also maps every name to "not found".
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import {
   createWriteStream,
   existsSync,
@@ -47,6 +47,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { canPin, pinned } from './demo-site.mjs';
+import { installPeers } from './peers-install.mjs';
 import { watchTreeMemory } from './tree-memory.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -97,19 +98,6 @@ if (!existsSync(shop)) {
 const { pagePrice } = await import(pathToFileURL(shop).href);
 const SEED = 1; // crawld site's default seed, price epoch 0
 const expectedPrice = (i) => Number(pagePrice(i, SEED, 0).replace(/[$,]/g, ''));
-
-function installPeers() {
-  const peers = join(here, 'peers');
-  if (existsSync(join(peers, 'node_modules/crawlee')) && existsSync(join(peers, 'node_modules/playwright')))
-    return;
-  console.log('installing Crawlee and Playwright into bench/peers (npm ci, no browser download)...');
-  const r = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], {
-    cwd: peers,
-    stdio: 'inherit',
-    env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
-  });
-  if (r.status !== 0) throw new Error('npm ci in bench/peers failed');
-}
 
 /** `crawld site` on `address` (port 0), pinned to core 0; its origin and stop(). */
 async function startShop(address, { js, pages }) {
