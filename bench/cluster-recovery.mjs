@@ -7,6 +7,9 @@
 //        then shows what the lease-ahead holds back, apart from its limit's ramp-up)]
 //       [--rate N (rateLimits.global N pages/s, shared: the crawl goes at N/s whatever the
 //        machine, so the pages left at the newcomer's start last left/N seconds)]
+//       [--capacity K (the site serves K requests at a time, the rest queue: the site, not the
+//        machine's CPU, sets the pace, as a real server does; each daemon's AIMD finds its share)]
+//       [--extra JSON (merged into every daemon's config, e.g. '{"concurrency":{"global":128}}')]
 //
 // Real processes as a user runs them: a throwaway redis-server on 127.0.0.1, the demo site
 // (`crawld site`), and `crawld run --config FILE --once` daemons sharing one Redis frontier
@@ -21,8 +24,10 @@
 // newcomer: two daemons crawl the site; a third starts when --left pages remain. Prints the
 //   pages written when it had started, what the others held then (leased: in flight or
 //   buffered) and what was left to lease, its pages, its share of the pages left then (a fair
-//   share is about a third), and the seconds from its start to its first page; then the median
-//   share over the runs.
+//   share is about a third), the seconds from its start to its first page and to the end of the
+//   crawl; then the median share over the runs. Without --rate or --capacity the three daemons,
+//   the site and Redis share this machine's CPU, which sets the pace: what is left then lasts
+//   about a second, most of it already in the others' requests and short look-ahead.
 //
 // Figures are wall-clock on this machine (loaded, 2 cores): the kill figure is dominated by
 // leaseMs, which load does not stretch; the newcomer's share is a ratio within one run.
@@ -46,6 +51,8 @@ const { values } = parseArgs({
     scenarios: { type: 'string', default: 'kill,newcomer' },
     'fixed-limit': { type: 'string' },
     rate: { type: 'string' },
+    capacity: { type: 'string' },
+    extra: { type: 'string' },
   },
 });
 const RUNS = Number(values.runs);
@@ -57,6 +64,8 @@ const LEFTS = values.left.split(',').map(Number);
 const SCENARIOS = values.scenarios.split(',');
 const FIXED = values['fixed-limit'] === undefined ? undefined : Number(values['fixed-limit']);
 const RATE = values.rate === undefined ? undefined : Number(values.rate);
+const CAPACITY = values.capacity === undefined ? undefined : Number(values.capacity);
+const EXTRA = values.extra === undefined ? {} : JSON.parse(values.extra);
 const CLI = resolve(values.cli);
 if (!existsSync(CLI)) {
   console.error(`${CLI} missing: run npm run build first`);
@@ -145,6 +154,7 @@ function startDaemon(dir, redisUrl, prefix, origin, i, leaseMs) {
     jobs: [{ id: 'site', seeds: [`${origin}/`] }],
     ...(FIXED ? { concurrency: { adaptive: false, maxPerHost: FIXED, initialPerHost: FIXED } } : {}),
     ...(RATE ? { rateLimits: { global: { ratePerSec: RATE } } } : {}),
+    ...EXTRA,
   };
   const file = join(dir, `${id}.json`);
   writeFileSync(file, JSON.stringify(config));
@@ -240,6 +250,7 @@ async function newcomerRun(redisUrl, origin, left) {
     if (firstAt === undefined && lines(late.results) > 0) firstAt = Date.now();
   }, 10);
   const codes = await Promise.all([...members, late].map((m) => m.proc.exited));
+  const restS = (Date.now() - startedAt) / 1000;
   clearInterval(watch);
   const mine = lines(late.results);
   const leftAtStart = PAGES - doneAtStart;
@@ -253,16 +264,27 @@ async function newcomerRun(redisUrl, origin, left) {
     mine,
     share: mine / leftAtStart,
     firstS: firstAt === undefined ? Number.NaN : (firstAt - startedAt) / 1000,
+    restS,
   };
 }
 
 const redis = await startRedis();
-const site = startCli(['site', '--port', '0', '--pages', String(PAGES), '--latency-ms', String(LATENCY_MS)]);
+const site = startCli([
+  'site',
+  '--port',
+  '0',
+  '--pages',
+  String(PAGES),
+  '--latency-ms',
+  String(LATENCY_MS),
+  ...(CAPACITY ? ['--capacity', String(CAPACITY)] : []),
+]);
 const origin = (await site.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/))[1];
 console.log(
   `cluster recovery bench: ${PAGES} pages, ${LATENCY_MS} ms latency, redis ${redis.version}, ${RUNS} run(s) each` +
     (FIXED ? `, every daemon at ${FIXED} in flight (no AIMD)` : '') +
-    (RATE ? `, ${RATE} pages/s for all daemons together (rateLimits.global)` : ''),
+    (RATE ? `, ${RATE} pages/s for all daemons together (rateLimits.global)` : '') +
+    (CAPACITY ? `, the site serves ${CAPACITY} requests at a time (the rest queue)` : ''),
 );
 try {
   if (SCENARIOS.includes('kill')) {
@@ -289,7 +311,8 @@ try {
           `  newcomer, started with ${n.leftAtStart} of ${PAGES} pages left (asked ${left}): ` +
             `the others held ${n.heldAtStart}, ${n.pendingAtStart} to lease; ` +
             `fetched ${n.mine} = ${(n.share * 100).toFixed(1)} % of them (a third: 33.3 %); ` +
-            `first page ${n.firstS.toFixed(2)} s after its start; exit codes ${n.codes.join(', ')}`,
+            `first page ${n.firstS.toFixed(2)} s after its start; the crawl ended ${n.restS.toFixed(1)} s after its start; ` +
+            `exit codes ${n.codes.join(', ')}`,
         );
       }
       const pct = (x) => `${(100 * x).toFixed(1)} %`;

@@ -8,6 +8,8 @@ export class HostHolds {
   readonly #deferred = new Map<string, number>();
   /** Hosts told to wait (rate limit, politeness) and until when (epoch ms). */
   readonly #waiting = new Map<string, number>();
+  /** When a host was last told to wait (epoch ms). */
+  #lastWaitAt = Number.NEGATIVE_INFINITY;
 
   /** Forgets the holds that ended by now. */
   expire(now: number): void {
@@ -35,6 +37,11 @@ export class HostHolds {
     return this.#waiting.size;
   }
 
+  /** When a host was last told to wait (epoch ms; -Infinity: never). */
+  get lastWaitAt(): number {
+    return this.#lastWaitAt;
+  }
+
   /** Epoch ms until which the host was told to wait, if that is still ahead of now. */
   waitingUntil(host: string, now: number): number | undefined {
     const until = this.#waiting.get(host);
@@ -43,6 +50,7 @@ export class HostHolds {
 
   /** Records that the host waits; true once per host and period (to count a wait once). */
   wait(host: string, now: number, delayMs: number): boolean {
+    this.#lastWaitAt = now;
     if ((this.#waiting.get(host) ?? 0) > now) return false;
     this.#waiting.set(host, now + delayMs);
     return true;

@@ -2,8 +2,10 @@
  * How far the scheduler leases ahead of its fetching: about a second of it. The buffers (leased,
  * not started) may hold as many tasks as the daemon started in the last second (what it
  * fetches in a second at its current limits: concurrency, rate limits, politeness, CPU), or
- * as its free global slots can start now if more, at least LEASE_AHEAD.minTasks, at most
- * bufferSize; plus one task per host waiting out a delay.
+ * as its free global slots can start now if more and nothing was told to wait in the last
+ * second, at least LEASE_AHEAD.minTasks, at most bufferSize; plus one task per host waiting
+ * out a delay. Free slots are no measure of what a daemon held back by a rate limit can start:
+ * under a shared 150 pages/s each daemon held 2-3 s of its fetching, there for its free slots.
  * A fixed buffer (2 x concurrency.global, 1024 by default, and twice a host's limit per host)
  * was seconds of work on a loaded machine, which daemons sharing a frontier held while one
  * that joined late found nothing to lease (test/e2e/cluster-newcomer.test.ts).
@@ -56,6 +58,7 @@ export class StartMeter {
  * What the buffers may hold besides the waiting hosts' one task each: the tasks started in the
  * last second, or what the free slots can start now if more (a daemon that joins a crawl under
  * way leases at once what it can start, not minTasks), at least minTasks, at most bufferSize.
+ * `freeSlots` is 0 when waits, not slots, bound the starts (LeaseAhead.update).
  */
 export function leaseAhead(
   o: Pick<SchedulerOptions, 'bufferSize'>,
@@ -118,14 +121,20 @@ export function hostBufferCap(
   return Math.min(o.perHostBuffer, ahead, Math.max(2, hostLimit * 2));
 }
 
+/** The scheduler options the lease-ahead reads. */
+type LeaseAheadOptions = Pick<
+  SchedulerOptions,
+  'bufferSize' | 'perHostBuffer' | 'maxWaitingHosts' | 'minLeaseBatch'
+>;
+
 /** The scheduler's lease-ahead state: the start meter and the bound it gives, as of the last pump. */
 export class LeaseAhead {
   readonly #meter: StartMeter;
   #ahead: number = LEASE_AHEAD.minTasks;
 
-  readonly #options: SchedulerOptions;
+  readonly #options: LeaseAheadOptions;
 
-  constructor(options: SchedulerOptions, clock: Clock) {
+  constructor(options: LeaseAheadOptions, clock: Clock) {
     this.#options = options;
     this.#meter = new StartMeter(clock);
   }
@@ -137,13 +146,15 @@ export class LeaseAhead {
 
   /**
    * Takes the bound from the starts of the last second and the free slots (once per pump);
-   * `sharing`: another daemon is hungry, the bound is sharingAhead.
+   * `sharing`: another daemon is hungry, the bound is sharingAhead; `throttled`: a host was
+   * told to wait (rate limit, politeness) within the last window, so the free slots are not
+   * what the daemon can start, and only the starts count.
    */
-  update(freeSlots: number, sharing = false): void {
+  update(freeSlots: number, sharing = false, throttled = false): void {
     const started = this.#meter.count();
     this.#ahead = sharing
       ? sharingAhead(this.#options, started)
-      : leaseAhead(this.#options, started, freeSlots);
+      : leaseAhead(this.#options, started, throttled ? 0 : freeSlots);
   }
 
   room(waitingHosts: number, buffered: number): number {

@@ -10,7 +10,7 @@ import { idleWake } from './idle-wake.js';
 import { InflightTasks } from './inflight-tasks.js';
 import { LeaseAhead, shedPlan } from './lease-ahead.js';
 import { type DispatchDeps, dispatchHost } from './scheduler-dispatch.js';
-import type { SchedulerCounters, SchedulerOptions } from './scheduler-options.js';
+import { LEASE_AHEAD, type SchedulerCounters, type SchedulerOptions } from './scheduler-options.js';
 import type { TaskRunner } from './task-runner.js';
 import { WakeTimer } from './wake-timer.js';
 import { WorkShare } from './work-share.js';
@@ -204,7 +204,12 @@ export class Scheduler {
     // The exclusions are built only for a lease: on every pump they cost a look at every
     // buffered host (thousands in a broad crawl), mostly with the buffer full and no lease.
     let futile = false;
-    this.#ahead.update(this.#control.globalLimit() - this.#control.inflight(), this.#share?.sharing);
+    const throttled = now - this.#holds.lastWaitAt < LEASE_AHEAD.windowMs;
+    this.#ahead.update(
+      this.#control.globalLimit() - this.#control.inflight(),
+      this.#share?.sharing,
+      throttled,
+    );
     if (!this.#frontierEmpty && this.#ahead.leaseRoom(this.#holds.waitingCount, this.#buffers.size) > 0) {
       const exclude = this.#holds.deferredHosts();
       for (const host of this.#buffers.hosts()) {

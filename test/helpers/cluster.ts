@@ -155,6 +155,8 @@ export interface ClusterFixture {
 export function useClusterFixture(site: {
   readonly pages: number;
   readonly latencyMs?: number;
+  /** The site serves this many requests at a time, the rest queue (`crawld site --capacity`). */
+  readonly capacity?: number;
   readonly redis?: StartRedisOptions;
   /** A three-master Redis Cluster instead of one redis-server. */
   readonly redisCluster?: StartClusterOptions;
@@ -180,6 +182,7 @@ export function useClusterFixture(site: {
     else redis = await startRedis(site.redis);
     const args = ['--pages', String(site.pages)];
     if (site.latencyMs !== undefined) args.push('--latency-ms', String(site.latencyMs));
+    if (site.capacity !== undefined) args.push('--capacity', String(site.capacity));
     ({ proc: siteProc, origin } = await startSiteCli(args));
   }, 60_000);
   afterAll(async () => {

@@ -3,6 +3,7 @@ import { FakeClock } from '../../src/core/clock.js';
 import {
   bufferRoom,
   hostBufferCap,
+  LeaseAhead,
   leaseAhead,
   leaseRoom,
   minLeaseBatch,
@@ -64,6 +65,25 @@ describe('lease-ahead bounds', () => {
     expect(hostBufferCap(o, 300, 256, false)).toBe(300);
     expect(hostBufferCap(o, 16, 1, false)).toBe(2);
     expect(hostBufferCap(o, 1000, 100, true)).toBe(1);
+  });
+});
+
+describe('LeaseAhead', () => {
+  it('counts free slots only while no host was told to wait: under a rate limit, what it started in the last second', () => {
+    const clock = new FakeClock();
+    const ahead = new LeaseAhead({ bufferSize: 1024, perHostBuffer: 512 }, clock);
+    for (let i = 0; i < 40; i++) ahead.started();
+    // 200 free slots, nothing waits: a daemon that can start 200 now leases 200.
+    ahead.update(200);
+    expect(ahead.room(0, 0)).toBe(200);
+    // A rate limit holds its starts back: the slots are not what it can start, its 40 starts are.
+    ahead.update(200, false, true);
+    expect(ahead.room(0, 0)).toBe(40);
+    expect(ahead.room(0, 30)).toBe(10);
+    // Nothing started lately and held back: minTasks.
+    clock.advance(LEASE_AHEAD.windowMs);
+    ahead.update(200, false, true);
+    expect(ahead.room(0, 0)).toBe(LEASE_AHEAD.minTasks);
   });
 });
 
