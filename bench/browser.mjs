@@ -18,15 +18,14 @@
 //     [--skip-crawlee] [--skip-plain] [--skip-knee] [--chromium PATH] [--max-pages N] [--breakdown]
 // --max-pages caps both crawlers at N pages at once (like for like); without it each runs its own
 // default: crawld's fetch.browser.maxPages from memory and cores, Crawlee's autoscaled pool.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { canPin, demoJobYaml, pinned, startDemoSite } from './demo-site.mjs';
+import { canPin, demoJobYaml, startDemoSite } from './demo-site.mjs';
 import { installPeers } from './peers-install.mjs';
-import { watchTreeMemory } from './tree-memory.mjs';
+import { timed } from './tree-memory.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const cli = resolve(here, '../dist/crawld.mjs');
@@ -61,32 +60,6 @@ function startSite({ js, latencyMs }) {
   if (js) args.push('--js');
   if (latencyMs > 0) args.push('--latency-ms', String(latencyMs));
   return startDemoSite(cli, args);
-}
-
-/** Runs argv on core 1, timed spawn to exit, with the peak memory of its process tree. */
-function timed(argv, env = {}) {
-  const full = pinned(1, argv);
-  return new Promise((res, rej) => {
-    const t0 = performance.now();
-    const child = spawn(full[0], full.slice(1), {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
-    });
-    const mem = watchTreeMemory(child.pid);
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out = (out + d).slice(-20_000);
-    });
-    child.stderr.on('data', (d) => {
-      err = (err + d).slice(-20_000);
-    });
-    child.once('error', rej);
-    child.once('close', (code) => {
-      const m = mem.stop();
-      res({ secs: (performance.now() - t0) / 1000, code, out, err, ...m });
-    });
-  });
 }
 
 function crawldConfig(site, { browser, maxPages, fixedPerHost }) {
@@ -144,8 +117,10 @@ async function runCrawlee(site) {
       ...(maxPages ? [String(maxPages)] : []),
     ],
     {
-      CRAWLEE_PERSIST_STORAGE: 'false',
-      CRAWLEE_AVAILABLE_MEMORY_RATIO: '0.5',
+      env: {
+        CRAWLEE_PERSIST_STORAGE: 'false',
+        CRAWLEE_AVAILABLE_MEMORY_RATIO: '0.5',
+      },
     },
   );
   const line = r.out.split('\n').find((l) => l.startsWith('RESULT '));

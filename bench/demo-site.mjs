@@ -9,8 +9,8 @@ export const canPin = spawnSync('taskset', ['-c', '0', 'true']).status === 0 && 
 export const pinned = (core, argv) => (canPin ? ['taskset', '-c', String(core), ...argv] : argv);
 
 /**
- * Starts `node CLI site --port 0 ...args` on core 0; resolves with its origin and a stop()
- * that resolves once it has exited.
+ * Starts `node CLI site --port 0 ...args` on core 0 (`--host 127.x.y.z` among args for a host of
+ * its own); resolves with its origin and a stop() that resolves once it has exited.
  */
 export async function startDemoSite(cli, args) {
   const argv = pinned(0, [process.execPath, cli, 'site', '--port', '0', ...args]);
@@ -19,7 +19,7 @@ export async function startDemoSite(cli, args) {
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
-      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      const m = /(http:\/\/127\.\d+\.\d+\.\d+:\d+)/.exec(out);
       if (m) res(m[1]);
     });
     child.once('exit', (code) => rej(new Error(`demo site exited with ${code}: ${out}`)));

@@ -32,23 +32,14 @@
 // Crawlee and Playwright are installed on first use into bench/peers (npm ci, no browser
 // download). Every server is on 127.0.0.0/8; Chromium gets Playwright's switches (background
 // networking, component updates and the rest off), crawld's also maps every name to "not found".
-import { spawn } from 'node:child_process';
-import {
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { canPin, pinned } from './demo-site.mjs';
+import { canPin, startDemoSite } from './demo-site.mjs';
 import { installPeers } from './peers-install.mjs';
-import { watchTreeMemory } from './tree-memory.mjs';
+import { timed } from './tree-memory.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values: opt } = parseArgs({
@@ -101,57 +92,11 @@ const expectedPrice = (i) => Number(pagePrice(i, SEED, 0).replace(/[$,]/g, ''));
 
 /** `crawld site` on `address` (port 0), pinned to core 0; its origin and stop(). */
 async function startShop(address, { js, pages }) {
-  const args = [cli, 'site', '--host', address, '--port', '0', '--pages', String(pages)];
+  const args = ['--host', address, '--pages', String(pages)];
   if (js) args.push('--js');
   if (latencyMs > 0) args.push('--latency-ms', String(latencyMs));
-  const argv = pinned(0, [process.execPath, ...args]);
-  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise((res, rej) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /(http:\/\/127\.\d+\.\d+\.\d+:\d+)/.exec(out);
-      if (m) res(m[1]);
-    });
-    child.once('exit', (code) => rej(new Error(`demo site exited with ${code}: ${out}`)));
-  });
-  child.stdout.resume();
-  const stop = () =>
-    new Promise((r) => {
-      if (child.exitCode !== null || child.signalCode !== null) return r();
-      child.once('exit', () => r());
-      child.kill('SIGTERM');
-    });
+  const { url, stop } = await startDemoSite(cli, args);
   return { url, js, pages, stop };
-}
-
-/** Runs argv on core 1, timed spawn to exit, with the peak memory of its process tree. */
-function timed(argv, env = {}, logFile = undefined) {
-  const full = pinned(1, argv);
-  const log = logFile ? createWriteStream(logFile) : undefined;
-  return new Promise((res, rej) => {
-    const t0 = performance.now();
-    const child = spawn(full[0], full.slice(1), {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
-    });
-    const mem = watchTreeMemory(child.pid);
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out = (out + d).slice(-200_000);
-      log?.write(d);
-    });
-    child.stderr.on('data', (d) => {
-      err = (err + d).slice(-20_000);
-    });
-    child.once('error', rej);
-    child.once('close', (code) => {
-      const m = mem.stop();
-      log?.end();
-      res({ secs: (performance.now() - t0) / 1000, code, out, err, ...m });
-    });
-  });
 }
 
 /**
@@ -245,8 +190,7 @@ async function runCrawld(sites, variant, round) {
       : [];
     const r = await timed(
       [process.execPath, ...prof, cli, 'run', '--once', '--config', config, '--no-progress'],
-      {},
-      logDir ? join(logDir, `${variant}-run${round}.log`) : undefined,
+      { logFile: logDir ? join(logDir, `${variant}-run${round}.log`) : undefined, keepChars: 200_000 },
     );
     const m = /crawld: done in [\d.]+ s: (\d+) ok, (\d+) failed[^\n]*/.exec(r.out);
     if (r.code !== 0 || !m)
@@ -298,7 +242,7 @@ async function runCrawlee(sites) {
         ...sites.map((s) => s.url),
       ],
       // As bench/browser.mjs runs Crawlee: in-memory storage, half the memory for its autoscaling.
-      { CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_AVAILABLE_MEMORY_RATIO: '0.5' },
+      { env: { CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_AVAILABLE_MEMORY_RATIO: '0.5' } },
     );
     const line = r.out.split('\n').find((l) => l.startsWith('RESULT '));
     if (r.code !== 0 || !line)

@@ -2,7 +2,9 @@
 // the sum of RSS over the tree (shared pages counted once per process, as `ps` adds them up) and
 // the sum of PSS (shared pages split between the processes that map them: what the tree really
 // costs). Both peaks are reported; compare like with like.
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
+import { pinned } from './demo-site.mjs';
 
 function children() {
   const byParent = new Map();
@@ -91,4 +93,37 @@ export function watchTreeMemory(pid, everyMs = 200) {
       return { peakRss, peakPss, peakProcesses, breakdown };
     },
   };
+}
+
+/**
+ * Runs argv on core 1 (demo-site.mjs's pinning), timed spawn to exit, with the peak memory of
+ * its process tree: { secs, code, out, err, ...watchTreeMemory's peaks }. `out` and `err` keep
+ * their last `keepChars` characters; `logFile`, if given, gets all of stdout.
+ */
+export function timed(argv, { env = {}, logFile, keepChars = 20_000 } = {}) {
+  const full = pinned(1, argv);
+  const log = logFile ? createWriteStream(logFile) : undefined;
+  return new Promise((res, rej) => {
+    const t0 = performance.now();
+    const child = spawn(full[0], full.slice(1), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
+    const mem = watchTreeMemory(child.pid);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out = (out + d).slice(-keepChars);
+      log?.write(d);
+    });
+    child.stderr.on('data', (d) => {
+      err = (err + d).slice(-keepChars);
+    });
+    child.once('error', rej);
+    child.once('close', (code) => {
+      const m = mem.stop();
+      log?.end();
+      res({ secs: (performance.now() - t0) / 1000, code, out, err, ...m });
+    });
+  });
 }
