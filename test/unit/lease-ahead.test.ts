@@ -10,7 +10,7 @@ import {
   StartMeter,
 } from '../../src/engine/lease-ahead.js';
 import { LEASE_AHEAD } from '../../src/engine/scheduler-options.js';
-import { html, type Site, startEngine, startSite } from '../helpers/engine.js';
+import { html, type Site, startEngine, startSite, turns } from '../helpers/engine.js';
 
 /** What the scheduler leases ahead: about a second of its fetching (lease-ahead.ts). */
 describe('StartMeter', () => {
@@ -123,5 +123,46 @@ describe('the scheduler leases ahead', () => {
     for (const a of asked) expect(a.max).toBeLessThanOrEqual(Math.max(LEASE_AHEAD.minTasks, a.started));
     // It grew with the starts (8 at a time): not stuck at minTasks.
     expect(Math.max(...asked.map((a) => a.max))).toBeGreaterThan(LEASE_AHEAD.minTasks);
+  });
+
+  it('under a rate limit, what it started in the last second, not what its free slots could start', async () => {
+    const routes: Parameters<typeof startSite>[0] = {};
+    for (let i = 0; i < 200; i++) routes[`/p${i}`] = html('x');
+    const s = await startSite(routes);
+    sites.push(s);
+    engine = await startEngine({
+      // 64 free slots, 20 pages/s: the slots are not what holds it back.
+      concurrency: { global: 64, globalAdaptive: false, maxPerHost: 64, initialPerHost: 64, adaptive: false },
+      rateLimits: { global: { ratePerSec: 20, burst: 1 } },
+      jobs: [{ id: 'j', seeds: [`${s.origin}/p0`], robots: false }],
+    });
+    const e = engine;
+    await e.frontier.enqueue(
+      Array.from({ length: 200 }, (_, i) => ({ url: `${s.origin}/p${i}`, jobId: 'j' })),
+    );
+    const scheduler = e.scheduler({ bufferSize: 1024, perHostBuffer: 512 });
+    const asked: number[] = [];
+    const lease = e.frontier.lease.bind(e.frontier);
+    e.frontier.lease = (opts) => {
+      asked.push(opts.max);
+      return lease(opts);
+    };
+    void scheduler.run();
+    // Six seconds of the fake clock in 50 ms steps: ~120 pages at 20 a second. What it holds
+    // once its first lease (64 tasks, 3.2 s of them) has run down.
+    let heldLater = 0;
+    for (let t = 50; t <= 6000; t += 50) {
+      e.clock.advance(50);
+      await turns();
+      if (t >= 4000) heldLater = Math.max(heldLater, scheduler.bufferedCount);
+    }
+    expect(scheduler.counters.ok).toBeGreaterThanOrEqual(110);
+    expect(scheduler.counters.ok).toBeLessThanOrEqual(125);
+    // Its first lease, before anything waited, takes what its free slots can start; then it holds
+    // about a second of starts (20, or minTasks) and the waiting host's one task, where its free
+    // slots kept up to 63 buffered (3 s of its fetching).
+    expect(asked[0]).toBe(64);
+    expect(heldLater).toBeLessThanOrEqual(Math.max(LEASE_AHEAD.minTasks, 21) + 1);
+    await scheduler.stop(0);
   });
 });
