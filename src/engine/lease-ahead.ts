@@ -4,8 +4,9 @@
  * fetches in a second at its current limits: concurrency, rate limits, politeness, CPU), or
  * as its free global slots can start now if more and nothing was told to wait in the last
  * second, at least LEASE_AHEAD.minTasks, at most bufferSize; plus one task per host waiting
- * out a delay. Free slots are no measure of what a daemon held back by a rate limit can start:
- * under a shared 150 pages/s each daemon held 2-3 s of its fetching, there for its free slots.
+ * out a delay. Free slots are no measure of what a daemon held back by a rate limit or a
+ * politeness delay can start: counted then, a rate-limited daemon held seconds of its fetching
+ * (docs/redis.md, _Lease-ahead of about a second_).
  * A fixed buffer (2 x concurrency.global, 1024 by default, and twice a host's limit per host)
  * was seconds of work on a loaded machine, which daemons sharing a frontier held while one
  * that joined late found nothing to lease (test/e2e/cluster-newcomer.test.ts).
