@@ -104,8 +104,8 @@ describe('daemons started later on a shared frontier', () => {
         `first page ${late.wait.toFixed(1)} s after its start`,
     );
     expect(late.left).toBeGreaterThan(300);
-    // About a second of their fetching (150 pages/s together), plus a few tasks each: measured
-    // 115-139. Before the lease-ahead was bounded by time (a fixed buffer) it was seconds' worth.
+    // About a second of their fetching (150 pages/s together), plus a few tasks each, as
+    // engine/lease-ahead.ts bounds it: measured 115-139.
     expect(late.held).toBeLessThan(1.5 * RATE);
     expect(late.wait).toBeLessThan(2);
     expect(late.share).toBeGreaterThan(1 / 9);
