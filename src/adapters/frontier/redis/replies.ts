@@ -105,26 +105,36 @@ export interface TaskRow {
   readonly score: number;
 }
 
+/** The fields a task row and a dead row both have (each table gives their positions). */
+type RowFields = Record<'suffix' | 'url' | 'job' | 'priority' | 'depth' | 'attempts' | 'requestUrl', number>;
+
+/** What a task and a dead letter both read from their rows; requestUrl null when absent. */
+function commonFields(host: string, r: readonly unknown[], F: RowFields) {
+  const requestUrl = r[F.requestUrl];
+  return {
+    id: taskId(host, String(r[F.suffix])),
+    url: unpackUrl(String(r[F.url]), host),
+    jobId: String(r[F.job]),
+    priority: num(r[F.priority]),
+    depth: num(r[F.depth]),
+    attempts: num(r[F.attempts]),
+    requestUrl: requestUrl == null ? null : unpackUrl(String(requestUrl), host),
+  };
+}
+
 export function toTaskRow(host: string, row: unknown): TaskRow {
   const r = row as unknown[];
   const F = TASK_ROW;
   const lastError = r[F.lastError];
-  const requestUrl = r[F.requestUrl];
   const score = r[F.score];
   return {
     task: makeTask({
-      id: taskId(host, String(r[F.suffix])),
-      url: unpackUrl(String(r[F.url]), host),
+      ...commonFields(host, r, F),
       host,
-      jobId: String(r[F.job]),
-      priority: num(r[F.priority]),
-      depth: num(r[F.depth]),
-      attempts: num(r[F.attempts]),
       generation: num(r[F.generation]),
       leaseToken: String(r[F.token]),
       leaseExpiresAt: num(r[F.expiresAt]),
       lastError: lastError == null ? null : String(lastError),
-      requestUrl: requestUrl == null ? null : unpackUrl(String(requestUrl), host),
     }),
     created: num(r[F.created]),
     score: score == null ? 0 : num(score),
@@ -144,16 +154,14 @@ export interface DeadRow {
 export function toDeadRow(host: string, row: unknown): DeadRow {
   const r = row as unknown[];
   const F = DEAD_ROW;
-  const requestUrl = r[F.requestUrl];
+  // The order of the other frontiers' dead letters (dlq list --json prints it).
+  const { id, url, requestUrl, ...fields } = commonFields(host, r, F);
   return {
     dead: {
-      id: taskId(host, String(r[F.suffix])),
-      url: unpackUrl(String(r[F.url]), host),
-      ...(requestUrl == null ? {} : { requestUrl: unpackUrl(String(requestUrl), host) }),
-      jobId: String(r[F.job]),
-      priority: num(r[F.priority]),
-      depth: num(r[F.depth]),
-      attempts: num(r[F.attempts]),
+      id,
+      url,
+      ...(requestUrl === null ? {} : { requestUrl }),
+      ...fields,
       reason: String(r[F.reason]),
       deadAt: num(r[F.deadAt]),
     },
