@@ -7,7 +7,7 @@
  * other's hunger that much shorter or longer.
  */
 import type { WorkSharing } from '../../ports/work-sharing.js';
-import { mapRedisError, type RedisLike } from '../frontier/redis/client.js';
+import { execAll, type RedisLike, redisCall } from '../frontier/redis/client.js';
 
 export class RedisWorkSharing implements WorkSharing {
   readonly #key: string;
@@ -23,36 +23,27 @@ export class RedisWorkSharing implements WorkSharing {
   }
 
   async hungry(now: number, untilMs: number): Promise<void> {
-    try {
-      // Lapsed marks (fed or dead daemons) go first: the set holds about one entry per daemon.
-      // Both on the one key: one slot on a Cluster, one round trip.
-      const replies = await this.#client
-        .multi()
-        .zremrangebyscore(this.#key, '-inf', now)
-        .zadd(this.#key, untilMs, this.#instanceId)
-        .exec();
-      const failed = replies?.find(([err]) => err !== null);
-      if (failed) throw failed[0];
-    } catch (err) {
-      throw mapRedisError(err);
-    }
+    // Lapsed marks (fed or dead daemons) go first: the set holds about one entry per daemon.
+    // Both on the one key: one slot on a Cluster, one round trip.
+    await redisCall(() =>
+      execAll(
+        this.#client
+          .multi()
+          .zremrangebyscore(this.#key, '-inf', now)
+          .zadd(this.#key, untilMs, this.#instanceId),
+      ),
+    );
   }
 
   async fed(): Promise<void> {
-    try {
-      await this.#client.zrem(this.#key, this.#instanceId);
-    } catch (err) {
-      throw mapRedisError(err);
-    }
+    await redisCall(() => this.#client.zrem(this.#key, this.#instanceId));
   }
 
   async othersHungry(now: number): Promise<boolean> {
-    try {
-      // Two at most: one of them may be this daemon's own mark.
-      const marks = await this.#client.zrangebyscore(this.#key, `(${now}`, '+inf', 'LIMIT', 0, 2);
-      return marks.some((id) => id !== this.#instanceId);
-    } catch (err) {
-      throw mapRedisError(err);
-    }
+    // Two at most: one of them may be this daemon's own mark.
+    const marks = await redisCall(() =>
+      this.#client.zrangebyscore(this.#key, `(${now}`, '+inf', 'LIMIT', 0, 2),
+    );
+    return marks.some((id) => id !== this.#instanceId);
   }
 }

@@ -5,7 +5,7 @@
  * keeps the last LOG_LIMIT changes; a daemon further behind reloads the whole map.
  */
 import type { MapChange, MapChanges, MapSnapshot, SharedMapStore } from '../../ports/shared-map.js';
-import { mapRedisError, type RedisLike, type ScriptArg, script } from '../frontier/redis/client.js';
+import { type RedisLike, redisCall, type ScriptArg, script } from '../frontier/redis/client.js';
 
 /** Changes kept in the log (ids of changed entries), far more than a cookie jar holds. */
 const LOG_LIMIT = 10_000;
@@ -106,10 +106,6 @@ export class RedisMapStore implements SharedMapStore {
   async #call(name: string, map: string, args: readonly ScriptArg[]): Promise<unknown> {
     const tag = `{${this.#keyPrefix}:${this.#kind}:${map}}`;
     const keys = [`${tag}:map`, `${tag}:v`, `${tag}:log`, `${tag}:floor`];
-    try {
-      return await script(this.#client, name, keys, args);
-    } catch (err) {
-      throw mapRedisError(err);
-    }
+    return redisCall(() => script(this.#client, name, keys, args));
   }
 }

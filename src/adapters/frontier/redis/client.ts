@@ -28,6 +28,15 @@ export function mapRedisError(err: unknown): unknown {
   return new RedisUnavailableError(`redis unavailable: ${err.message}`, { cause: err });
 }
 
+/** Runs a call to Redis, its failure mapped by mapRedisError. */
+export async function redisCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw mapRedisError(err);
+  }
+}
+
 /**
  * Options for a client the adapter creates from a URL. maxRetriesPerRequest 1 and a short
  * reconnect backoff make a command issued during an outage reject within about a second

@@ -35,6 +35,7 @@ import {
   mapRedisError,
   parseNode,
   type RedisLike,
+  redisCall,
   type ScriptArg,
 } from './client.js';
 import { checkPriorities, checkSeq, enqueuePrepared, redriveIds, type WriteContext } from './enqueue.js';
@@ -256,11 +257,7 @@ export class RedisFrontier implements Frontier {
     return this.#client;
   }
 
-  async #run<T>(fn: (c: RedisLike) => Promise<T>): Promise<T> {
-    try {
-      return await fn(this.#conn());
-    } catch (err) {
-      throw mapRedisError(err);
-    }
+  #run<T>(fn: (c: RedisLike) => Promise<T>): Promise<T> {
+    return redisCall(() => fn(this.#conn()));
   }
 }
