@@ -48,6 +48,11 @@ export async function openLimitHints(
   return hints;
 }
 
+/** Where an http host's AIMD limit starts without a hint (concurrency.initialPerHost). */
+function initialLimitOf(config: CrawldConfig): number {
+  return aimdOptionsOf(config.concurrency).initialLimit ?? aimdDefaults.initialLimit;
+}
+
 /**
  * A new http host starts from the hint, within (initialPerHost, maxPerHost] (adaptive limits
  * only; a hint at or under the initial limit changes nothing).
@@ -57,9 +62,8 @@ export function startLimitOf(
   hints: StoredLimitHints | undefined,
 ): ((host: string, kind: FetcherKind) => number | undefined) | undefined {
   if (!hints || !config.concurrency.adaptive) return undefined;
-  const o = aimdOptionsOf(config.concurrency);
-  const initial = o.initialLimit ?? aimdDefaults.initialLimit;
-  const max = o.maxLimit ?? aimdDefaults.maxLimit;
+  const initial = initialLimitOf(config);
+  const max = aimdOptionsOf(config.concurrency).maxLimit ?? aimdDefaults.maxLimit;
   return (host, kind) => {
     const hint = kind === 'http' ? hints.hint(host) : undefined;
     return hint === undefined || hint <= initial ? undefined : Math.min(max, Math.floor(hint));
@@ -73,7 +77,7 @@ export function publishLimits(
   limiters: HostLimiters,
 ): void {
   if (!hints || !config.concurrency.adaptive) return;
-  const initial = aimdOptionsOf(config.concurrency).initialLimit ?? aimdDefaults.initialLimit;
+  const initial = initialLimitOf(config);
   limiters.onLimitChange((host, limit, _reason, kind) => {
     if (kind === 'http') hints.changed(host, limit, initial);
   });
