@@ -5,32 +5,14 @@ import { InvalidArgumentError } from '../../core/errors.js';
 import { FETCH_LIMIT_BOUNDS, type FetchLimits, fetchLimitDefaults } from '../../core/fetch-limits.js';
 import { NO_PROXY, type ProxyResult, type ProxySettings, proxyUrlProblem } from './proxy.js';
 
-export interface UndiciFetcherOptions {
+/** The fetcher's options: its number limits (core/fetch-limits.ts, with their defaults and bounds) and the rest. */
+export interface UndiciFetcherOptions extends FetchLimits {
   readonly userAgent: string;
-  readonly connectTimeoutMs: number;
-  readonly headersTimeoutMs: number;
-  /** Longest silence allowed between two body chunks. */
-  readonly bodyTimeoutMs: number;
-  /** Budget for the whole fetch including redirects, so a server dripping bytes is still cut off. */
-  readonly totalTimeoutMs: number;
-  /** Cap on compressed bytes received, enforced while streaming. */
-  readonly maxBodyBytes: number;
-  /** Cap on bytes after content decoding, so decompression bombs stop early. */
-  readonly maxDecodedBytes: number;
   /**
    * Cut a 2xx body at maxBodyBytes / maxDecodedBytes and return its head instead of failing
    * (robots.txt: RFC 9309 §2.5 applies the first 500 KiB of a larger file). @default false
    */
   readonly truncateBody?: boolean;
-  readonly maxRedirects: number;
-  /**
-   * A 2xx HTML page's `<meta http-equiv="refresh">` or a 2xx `Refresh` header with a delay of
-   * at most this many seconds is followed as a redirect (the same hop budget, address guard and
-   * scope); a longer delay leaves the page as it is. Scrapy's METAREFRESH_MAXDELAY. @default 100
-   */
-  readonly maxRefreshDelaySeconds: number;
-  /** Keep-alive sockets per origin. */
-  readonly connectionsPerHost: number;
   /** Media types whose 2xx bodies are downloaded; 'type/*' wildcards allowed. */
   readonly acceptContentTypes: readonly string[];
   readonly addressPolicy: AddressPolicy;
