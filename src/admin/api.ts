@@ -4,6 +4,7 @@
  * POST needs the bearer token. Answers are JSON, errors `{ error, issues? }`.
  */
 import express, { type RequestHandler } from 'express';
+import { keyOptionsOf } from '../config/key-options.js';
 import { isRedisKind } from '../config/predicates.js';
 import { scopeHostsOf } from '../config/scope-hosts.js';
 import type { Daemon } from '../daemon/api.js';
@@ -108,7 +109,8 @@ export function mountAdminApi(app: express.Express, daemon: Daemon, options: Adm
     const range = isRedisKind(daemon.config.frontier.kind)
       ? { min: REDIS_PRIORITY_MIN, max: REDIS_PRIORITY_MAX }
       : undefined;
-    const parsed = parseSubmit(req.body, daemon.config.jobs, range);
+    const jobs = daemon.config.jobs.map((j) => ({ ...j, normalise: keyOptionsOf(j) }));
+    const parsed = parseSubmit(req.body, jobs, range);
     if (!parsed.ok) return invalid(res, parsed.issues);
     if (!daemon.ready()) return unavailable(res);
     const result = await daemon.submit(parsed.value);

@@ -6,6 +6,7 @@ import { createDaemon, type Daemon, instanceIdOf } from '../daemon/daemon.js';
 import { describeSinks } from '../daemon/sink-factory.js';
 import { createLogger, type Logger } from '../observe/logger.js';
 import { startProgress } from '../observe/progress.js';
+import { describeTraps } from '../observe/trap-counts.js';
 import { limitHeapGrowth } from './heap-growth.js';
 import { holdProcess, whenLoopDrains } from './keep-alive.js';
 
@@ -90,21 +91,7 @@ export async function runDaemon(config: CrawldConfig, opts: RunOptions): Promise
   process.off('SIGINT', onSignal);
   process.off('SIGHUP', onHangup);
 
-  if (opts.once) {
-    const c = daemon.scheduler.counters;
-    const seconds = (clock.now() - daemon.startedAt) / 1000;
-    const rate = seconds > 0 ? c.ok / seconds : 0;
-    const results = describeSinks(config, resolve(config.dataDir));
-    const r = daemon.renderPaths;
-    const render =
-      r.http + r.browser + r.both > 0
-        ? `; render auto: ${r.http} http, ${r.browser} browser, ${r.both} both`
-        : '';
-    process.stdout.write(
-      `crawld: done in ${seconds.toFixed(1)} s: ${c.ok} ok, ${c.dead} failed, ${c.skipped} skipped, ` +
-        `${c.retry} retries, ${rate.toFixed(1)} pages/s${render}; results in ${results}\n`,
-    );
-  }
+  if (opts.once) printSummary(daemon, config, clock.now());
   await new Promise<void>((r) => logger.on('finish', r).end());
   return code;
 }
@@ -129,4 +116,24 @@ async function reloadOnHangup(
     const issues = err instanceof ConfigError ? err.issues : [String(err)];
     logger.error('SIGHUP: new config refused; keeping the running one', { issues });
   }
+}
+
+/** The --once summary on stdout: what ended how, and what the trap rules kept out. */
+function printSummary(daemon: Daemon, config: CrawldConfig, now: number): void {
+  const c = daemon.scheduler.counters;
+  const seconds = (now - daemon.startedAt) / 1000;
+  const rate = seconds > 0 ? c.ok / seconds : 0;
+  const results = describeSinks(config, resolve(config.dataDir));
+  const r = daemon.renderPaths;
+  const render =
+    r.http + r.browser + r.both > 0
+      ? `; render auto: ${r.http} http, ${r.browser} browser, ${r.both} both`
+      : '';
+  process.stdout.write(
+    `crawld: done in ${seconds.toFixed(1)} s: ${c.ok} ok, ${c.dead} failed, ${c.skipped} skipped, ` +
+      `${c.retry} retries, ${rate.toFixed(1)} pages/s${render}; results in ${results}\n`,
+  );
+  // URLs the trap rules kept out: not fetched (session ids, repeated paths) or not expanded.
+  if (daemon.traps.sum > 0)
+    process.stdout.write(`crawld: traps skipped: ${describeTraps(daemon.traps.total)}\n`);
 }

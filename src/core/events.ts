@@ -93,6 +93,17 @@ export interface CrawlEvents {
   browserBlocked: { reason: string };
   /** RSS of the browser's process tree. */
   browserRss: { bytes: number };
+  /**
+   * URLs not fetched, or fetched pages not expanded, for a trap rule (reason: one of
+   * TRAP_REASONS, core/traps/options.ts). `host` is bounded by the metrics layer.
+   */
+  trap: { jobId: string; host: string; reason: string; urls: number };
+  /**
+   * A host taught a job a trap rule: a parameter that does not change its pages, a URL pattern
+   * stopped as a near-duplicate series, or its soft 404. `what` is a parameter name, a pattern
+   * (numbers abstracted, no values) or the soft 404's kind: never a URL with its session id.
+   */
+  trapLearned: { jobId: string; host: string; kind: 'param' | 'pattern' | 'soft_404'; what: string };
   idle: Record<string, never>;
   paused: Record<string, never>;
   resumed: Record<string, never>;

@@ -73,6 +73,16 @@ export interface NormaliseOptions {
   readonly stripTracking: boolean;
   /** Sort query parameters so that ?a=1&b=2 and ?b=2&a=1 dedupe. @default true */
   readonly sortQuery: boolean;
+  /**
+   * Drop session ids (`?jsessionid=`, `;jsessionid=` in the path, PHPSESSID, ...:
+   * core/traps/session-ids.ts) from the key; the config's `traps.sessionIds`. @default true
+   */
+  readonly stripSessionIds?: boolean;
+  /**
+   * Query parameters a host's pages were found not to depend on (lower-case names), dropped
+   * from its keys as session ids are (core/traps/host-traps.ts). Set per crawl, not by config.
+   */
+  readonly ignoredParams?: (host: string) => ReadonlySet<string> | undefined;
 }
 
 export const DEFAULT_EXTRACTION: ExtractionRules = {

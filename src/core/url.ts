@@ -1,6 +1,7 @@
 import { InvalidUrlError } from './errors.js';
 import { HostPatterns, type SplitHost } from './host-patterns.js';
 import type { NormaliseOptions, ScopeRules } from './rules.js';
+import { isSessionParam, stripSessionPath } from './traps/session-ids.js';
 
 /**
  * URL canonicalisation and scope checks. Pure: no I/O, no clock.
@@ -9,7 +10,11 @@ import type { NormaliseOptions, ScopeRules } from './rules.js';
  * normaliseUrl(normaliseUrl(x)) === normaliseUrl(x).
  */
 
-export const DEFAULT_NORMALISE_OPTIONS: NormaliseOptions = { stripTracking: true, sortQuery: true };
+export const DEFAULT_NORMALISE_OPTIONS: NormaliseOptions = {
+  stripTracking: true,
+  sortQuery: true,
+  stripSessionIds: true,
+};
 
 const TRACKING_PARAMS = new Set(['gclid', 'fbclid', 'msclkid', 'mc_cid', 'mc_eid', '_ga', 'yclid', 'igshid']);
 
@@ -32,6 +37,11 @@ function normalisePercent(s: string): string {
   });
 }
 
+function paramValue(pair: string): string {
+  const eq = pair.indexOf('=');
+  return eq < 0 ? '' : pair.slice(eq + 1);
+}
+
 function paramName(pair: string): string {
   const eq = pair.indexOf('=');
   const raw = eq < 0 ? pair : pair.slice(0, eq);
@@ -47,13 +57,32 @@ function paramName(pair: string): string {
  * URLSearchParams would rewrite encodings ('%20' -> '+', 'a' -> 'a=') and so change
  * what some servers see.
  */
-function normaliseQuery(search: string, opts: NormaliseOptions): string {
+/** Which trap rule changed a key, if one did (link discovery counts them). */
+export interface KeyReport {
+  stripped?: 'session_id' | 'session_like';
+}
+
+function normaliseQuery(
+  search: string,
+  opts: NormaliseOptions,
+  ignored: ReadonlySet<string> | undefined,
+  report: KeyReport | undefined,
+): string {
   if (search.length <= 1) return '';
   let pairs = search
     .slice(1)
     .split('&')
     .filter((p) => p !== '');
   if (opts.stripTracking) pairs = pairs.filter((p) => !isTrackingParam(paramName(p)));
+  const before = pairs.length;
+  if (opts.stripSessionIds !== false)
+    pairs = pairs.filter((p) => !isSessionParam(paramName(p), paramValue(p)));
+  if (report !== undefined && pairs.length < before) report.stripped = 'session_id';
+  if (ignored !== undefined && ignored.size > 0) {
+    const n = pairs.length;
+    pairs = pairs.filter((p) => !ignored.has(paramName(p).toLowerCase()));
+    if (report !== undefined && pairs.length < n) report.stripped ??= 'session_like';
+  }
   if (opts.sortQuery) {
     // Sort by name only (Array.prototype.sort is stable): the order of repeated
     // parameters (?a=2&a=1) can be meaningful, so it is kept.
@@ -88,11 +117,14 @@ export function normaliseUrl(input: string, base?: string, opts?: Partial<Normal
   return canonical(parseHttpUrl(input, base), opts);
 }
 
-function canonical(url: URL, opts?: Partial<NormaliseOptions>): string {
+function canonical(url: URL, opts?: Partial<NormaliseOptions>, report?: KeyReport): string {
   const o: NormaliseOptions = opts ? { ...DEFAULT_NORMALISE_OPTIONS, ...opts } : DEFAULT_NORMALISE_OPTIONS;
   const auth = url.username ? `${url.username}${url.password ? `:${url.password}` : ''}@` : '';
-  const path = normalisePercent(url.pathname);
-  return `${url.protocol}//${auth}${url.host}${path}${normaliseQuery(url.search, o)}`;
+  const raw = o.stripSessionIds !== false ? stripSessionPath(url.pathname) : url.pathname;
+  if (report !== undefined && raw !== url.pathname) report.stripped = 'session_id';
+  const path = normalisePercent(raw);
+  const ignored = o.ignoredParams?.(url.host);
+  return `${url.protocol}//${auth}${url.host}${path}${normaliseQuery(url.search, o, ignored, report)}`;
 }
 
 /**
@@ -235,6 +267,7 @@ export function normaliseInScope(
   depth: number,
   scope: ScopeRules,
   opts?: Partial<NormaliseOptions>,
+  report?: KeyReport,
 ):
   | { ok: true; url: string; requestUrl: string | undefined }
   | { ok: false; reason: 'invalid' | Exclude<ScopeVerdict, { ok: true }>['reason'] } {
@@ -245,7 +278,7 @@ export function normaliseInScope(
     return { ok: false, reason: 'invalid' };
   }
   // The canonical form keeps protocol, hostname and port, so the parse serves both.
-  const url = canonical(parsed, opts);
+  const url = canonical(parsed, opts, report);
   const verdict = scopeOf(parsed, url, depth, scope);
   if (!verdict.ok) return verdict;
   const wire = wireForm(parsed);

@@ -6,6 +6,7 @@ import type { CrawlEmitter } from '../core/events.js';
 import type { Scheduler } from '../engine/scheduler.js';
 import type { Logger } from '../observe/logger.js';
 import type { Metrics } from '../observe/metrics.js';
+import type { TrapCounts } from '../observe/trap-counts.js';
 import type { ControlPlane } from '../ports/control-plane.js';
 import type { EnqueueRequest, EnqueueResult, Frontier } from '../ports/frontier.js';
 import type { StatusSource } from '../ports/status-source.js';
@@ -35,6 +36,8 @@ export interface Daemon extends StatusSource {
   renderChoices(): Iterable<readonly [string, string, 'http' | 'browser']>;
   /** Pages of `render: { kind: auto }` jobs by how they were fetched, since start. */
   readonly renderPaths: Readonly<Record<'http' | 'browser' | 'both', number>>;
+  /** URLs the trap rules kept from the crawl since start, in total and per host (docs/traps.md). */
+  readonly traps: TrapCounts;
   /** Resolves when the crawl loop ends (once-mode end or stop()). */
   run(): Promise<void>;
   /**

@@ -73,10 +73,14 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     );
     stack.push('loop governor', () => governor.stop());
     const fetching = createFetching(root, http?.url);
-    const { cookies, renderChoices } = await openJobStates(root, store);
+    const { cookies, renderChoices, traps } = await openJobStates(root, store);
     const jobs = new Map<string, JobRuntime>();
     for (const j of config.jobs) {
-      const state = { cookieJar: await cookies.forJob(j), renderDecisions: await renderChoices.forJob(j) };
+      const state = {
+        cookieJar: await cookies.forJob(j),
+        renderDecisions: await renderChoices.forJob(j),
+        traps: await traps.forJob(j),
+      };
       jobs.set(j.id, compileJob(j, config.fetch.userAgent, state));
     }
     const storage = await openSinks(root, jobs);
@@ -105,9 +109,16 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       sitemaps,
       cookies,
       renderChoices,
+      traps,
       ...storage,
     });
   });
+}
+
+function trapLearnedMessage(kind: 'param' | 'pattern' | 'soft_404'): string {
+  if (kind === 'param') return "trap: a parameter does not change this host's pages; dropped from its keys";
+  if (kind === 'pattern') return 'trap: URL pattern stopped, its pages are near-duplicates';
+  return 'trap: soft 404 probed';
 }
 
 /**
@@ -121,6 +132,10 @@ function crawlEvents(logger: Logger): CrawlEmitter {
       if (event !== 'internalError') events.emit('internalError', { where: `listener:${event}`, error });
     },
   });
+  // What a host taught: a parameter's name, a pattern (numbers abstracted) or a soft 404's kind.
+  events.on('trapLearned', (e) =>
+    logger.info(trapLearnedMessage(e.kind), { job: e.jobId, host: e.host, [e.kind]: e.what }),
+  );
   // One line per task that gave up: what an operator greps for after a failure-rate page.
   events.on('deadLettered', (e) =>
     logger.warn('task dead-lettered', {

@@ -23,7 +23,7 @@ export interface FrontierDeps {
 }
 
 /** What a map store beside the frontier holds; its file name and key part. */
-export type MapKind = 'cookies' | 'render' | 'limits';
+export type MapKind = 'cookies' | 'render' | 'limits' | 'traps';
 
 export interface BuiltFrontier {
   readonly frontier: Frontier;

@@ -16,6 +16,7 @@ import type { JobRuntime } from '../engine/job-runtime.js';
 import { createRetryPolicy } from '../engine/retry-policy.js';
 import type { Scheduler } from '../engine/scheduler.js';
 import { createMetrics } from '../observe/metrics.js';
+import { TrapCounts } from '../observe/trap-counts.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
 import { VERSION } from '../version.js';
@@ -28,6 +29,7 @@ import type { DaemonHttp } from './http.js';
 import { compileJob, seedRequests } from './jobs.js';
 import type { RenderChoices } from './render-choices.js';
 import { beginClosingSinks } from './sink-factory.js';
+import type { TrapMemories } from './trap-memories.js';
 
 export interface DaemonParts {
   readonly store: BuiltFrontier;
@@ -43,6 +45,7 @@ export interface DaemonParts {
   readonly changeSinks: readonly ChangeSink[];
   readonly cookies: CookieJars;
   readonly renderChoices: RenderChoices;
+  readonly traps: TrapMemories;
 }
 
 const BREAKER_CODE = { closed: 0, halfOpen: 1, open: 2 } as const;
@@ -97,6 +100,7 @@ export function daemonHandle(root: Root, p: DaemonParts): Daemon {
     robotsUnreachable: () => p.fetching.robots.unreachable(),
     renderChoices: () => p.renderChoices.decided(),
     renderPaths: countRenderPaths(root),
+    traps: new TrapCounts(root.events),
     run: () => (running ??= scheduler.run()),
     async serveHttp() {
       if (p.http) await p.http.serve(daemon, running ?? Promise.resolve());
@@ -156,6 +160,7 @@ async function applyReload(
     const state = {
       cookieJar: await p.cookies.forJob(job),
       renderDecisions: await p.renderChoices.forJob(job),
+      traps: await p.traps.forJob(job),
     };
     const compiled = compileJob(job, next.fetch.userAgent, state);
     // Hosts the job's seeds redirected to stay in its scope across a reload.

@@ -2,9 +2,10 @@ import { CookieJars } from './cookie-jars.js';
 import type { Root } from './engine.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import { RenderChoices } from './render-choices.js';
+import { TrapMemories } from './trap-memories.js';
 
 /**
- * The jobs' cookie jars and render decisions, in the stores beside the frontier; their writes
+ * The jobs' cookie jars, render decisions and trap memories, in the stores beside the frontier; their writes
  * end before the frontier closes.
  */
 export async function openJobStates(root: Root, store: BuiltFrontier) {
@@ -21,5 +22,10 @@ export async function openJobStates(root: Root, store: BuiltFrontier) {
   root.stack.push('render store', () => renderStore.close());
   const renderChoices = new RenderChoices(renderStore, root.clock, root.events);
   root.stack.push('render decisions', () => renderChoices.close());
-  return { cookies, renderChoices };
+  const trapStore = store.createMapStore('traps');
+  await trapStore.open();
+  root.stack.push('trap store', () => trapStore.close());
+  const traps = new TrapMemories(trapStore, root.clock, root.events);
+  root.stack.push('trap memories', () => traps.close());
+  return { cookies, renderChoices, traps };
 }

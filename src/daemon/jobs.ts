@@ -1,9 +1,11 @@
 import { productToken } from '../adapters/robots/robots-txt.js';
 import type { JobConfig } from '../config/config.js';
+import { keyOptionsOf } from '../config/key-options.js';
 import { scopeHostsOf } from '../config/scope-hosts.js';
 import type { ScopeRules } from '../core/rules.js';
 import { discoveredUrl } from '../core/url.js';
 import type { JobRuntime } from '../engine/job-runtime.js';
+import type { TrapGuard } from '../engine/trap-guard.js';
 import type { CookieJar } from '../ports/cookie-jar.js';
 import type { EnqueueRequest } from '../ports/frontier.js';
 import type { RenderDecisions } from '../ports/render-decisions.js';
@@ -25,10 +27,11 @@ function robotsSettings(robots: JobConfig['robots'], userAgent: string) {
 export interface JobState {
   readonly cookieJar?: CookieJar | undefined;
   readonly renderDecisions?: RenderDecisions | undefined;
+  readonly traps?: TrapGuard | undefined;
 }
 
 export function compileJob(job: JobConfig, defaultUserAgent = 'crawld', state: JobState = {}): JobRuntime {
-  const { cookieJar, renderDecisions } = state;
+  const { cookieJar, renderDecisions, traps } = state;
   const scope: ScopeRules = {
     hosts: scopeHostsOf(job),
     include: job.scope.include.map((r) => new RegExp(r)),
@@ -46,7 +49,8 @@ export function compileJob(job: JobConfig, defaultUserAgent = 'crawld', state: J
     headers: request.headers,
     ...(request.body !== undefined ? { body: request.body } : {}),
     scope,
-    normalise: job.normalise,
+    normalise: traps !== undefined ? traps.keyOptions(keyOptionsOf(job)) : keyOptionsOf(job),
+    ...(traps !== undefined ? { traps } : {}),
     recrawlIntervalMs: job.recrawlIntervalMs,
     ...(job.recrawlIntervalMs !== undefined
       ? {
@@ -84,7 +88,7 @@ function requiredFields(extract: JobConfig['extract']): string[] {
 
 export function seedRequests(job: JobConfig): EnqueueRequest[] {
   return job.seeds.map((s) => ({
-    ...discoveredUrl(s, undefined, job.normalise),
+    ...discoveredUrl(s, undefined, keyOptionsOf(job)),
     jobId: job.id,
     priority: job.seedPriority,
     depth: 0,

@@ -5,6 +5,7 @@ import type { CookieJar } from '../ports/cookie-jar.js';
 import type { Extractor } from '../ports/extractor.js';
 import type { RenderRequest } from '../ports/fetcher.js';
 import type { RenderDecisions } from '../ports/render-decisions.js';
+import type { TrapGuard } from './trap-guard.js';
 
 /** A job as the scheduler runs it: config compiled into ready objects. */
 export interface JobRuntime {
@@ -46,6 +47,8 @@ export interface JobRuntime {
   readonly renderChoice?: RenderChoiceOptions;
   /** kind auto: each host's state, kept beside the frontier. */
   readonly renderDecisions?: RenderDecisions;
+  /** The job's trap defences (docs/traps.md); unset: none (`traps: false`). */
+  readonly traps?: TrapGuard;
   /** The names of the job's required fields (a page without them is incomplete). @default [] */
   readonly requiredFields?: readonly string[];
 }

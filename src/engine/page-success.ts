@@ -36,9 +36,15 @@ export async function onSuccess(
   const directives = job.robotsMeta
     ? pageDirectives(extraction.robotsMeta ?? [], res.headers['x-robots-tag'], job.robotsToken ?? 'crawld')
     : NO_DIRECTIVES;
-  // nofollow / none: no link on this page is followed (counted as discovered, not added).
-  await enqueueLinks(deps, task, job, directives.nofollow ? { ...extraction, links: [] } : extraction);
-  const record = resultRecord(task, res, extraction, directives, deps.clock.now());
+  const contentHash = hash('sha256', res.body, 'hex');
+  const notExpanded = await readTraps(deps, task, job, res, contentHash);
+  // nofollow / none, or a trap rule: no link on this page is followed (counted as discovered, not added).
+  const follow = !directives.nofollow && notExpanded === undefined;
+  await enqueueLinks(deps, task, job, follow ? extraction : { ...extraction, links: [] });
+  const record = {
+    ...resultRecord(task, res, extraction, directives, deps.clock.now(), contentHash),
+    ...(notExpanded !== undefined ? { trap: notExpanded } : {}),
+  };
   if (directives.noindex && job.dropNoindex === true) {
     // The job keeps noindex pages out of its sinks: links were followed, no record is written.
     deps.events.emit('skipped', {
@@ -78,12 +84,34 @@ export async function onSuccess(
   return 'ok';
 }
 
+/**
+ * The job's trap rules on an HTML page: why its links are not followed, if a rule says so. The
+ * host's first page also enqueues its soft-404 probe.
+ */
+async function readTraps(
+  deps: TaskRunnerDeps,
+  task: Task,
+  job: JobRuntime,
+  res: FetchResponse,
+  contentHash: string,
+): Promise<NonNullable<ResultRecord['trap']> | undefined> {
+  if (job.traps === undefined || !isHtml(res.contentType)) return undefined;
+  const { verdict, probe } = job.traps.observe(task, res, contentHash);
+  if (probe !== undefined) await deps.frontier.enqueue([probe]);
+  return verdict.notExpanded;
+}
+
+export function isHtml(contentType: string): boolean {
+  return contentType === 'text/html' || contentType === 'application/xhtml+xml';
+}
+
 function resultRecord(
   task: Task,
   res: FetchResponse,
   extraction: Extraction,
   directives: RobotsDirectives,
   now: number,
+  contentHash: string,
 ): ResultRecord {
   return {
     ...recordHead(task, res),
@@ -92,7 +120,7 @@ function resultRecord(
     depth: task.depth,
     contentType: res.contentType,
     ...(extraction.encoding !== undefined ? { encoding: extraction.encoding } : {}),
-    contentHash: hash('sha256', res.body, 'hex'),
+    contentHash,
     bytes: res.body.length,
     durationMs: Math.round(res.totalMs),
     fields: extraction.fields,

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { HttpStatusError } from '../core/errors.js';
 import { hostInScope } from '../core/url.js';
 import type { Outcome, Permit } from '../ports/control-plane.js';
@@ -9,7 +10,7 @@ import { type AutoFetched, fetchAuto } from './auto-render.js';
 import { onFetchError } from './fetch-failure.js';
 import type { JobRuntime } from './job-runtime.js';
 import { conditionalHeaders, hasValidator } from './page-memory.js';
-import { onSuccess } from './page-success.js';
+import { isHtml, onSuccess } from './page-success.js';
 import { onUnchanged } from './page-unchanged.js';
 import { type TaskResult, type TaskRunnerDeps, wireUrl } from './task-context.js';
 import { deadLetter, retryOrDead, skip, waitForRobots } from './task-endings.js';
@@ -34,6 +35,17 @@ export class TaskRunner {
     if (!job) {
       permit.release({ kind: 'ignore' });
       return deadLetter(this.#deps, task, 'unknown_job');
+    }
+    const reKeyed = job.traps?.reKey(task, job.normalise);
+    if (reKeyed !== undefined) {
+      permit.release({ kind: 'ignore' });
+      return this.#reKeyed(task, job, reKeyed);
+    }
+    // A pattern its host stopped since the task was enqueued (a near-duplicate series).
+    if (task.depth > 0 && job.traps?.urlVerdict(task.url) === 'near_duplicate_series') {
+      permit.release({ kind: 'ignore' });
+      job.traps.count(task.host, 'near_duplicate_series', 1);
+      return skip(this.#deps, task, 'near_duplicate_series');
     }
     if (job.robots && this.#deps.robots) {
       let verdict: RobotsVerdict;
@@ -111,6 +123,7 @@ export class TaskRunner {
       wireBytes: res.wireBytes,
       bytes: res.body.length,
     });
+    if (job.traps?.isProbe(task)) return this.#probed(task, job, res);
     if (res.status >= 200 && res.status < 300) return onSuccess(this.#deps, task, job, res, prev, extraction);
     // 304 only answers a request that carried a validator; one to a request without is an
     // error (http_304 below), as the server answered a question nobody asked.
@@ -152,6 +165,25 @@ export class TaskRunner {
     hosts.add(target.host);
     this.#deps.events.emit('scopeWidened', { jobId: task.jobId, host: target.host, from: task.host });
     return true;
+  }
+
+  /**
+   * A task whose host has since been found to ignore one of its parameters: its key without
+   * them is enqueued (a duplicate if that page was fetched) and the task itself is not fetched.
+   */
+  async #reKeyed(task: Task, job: JobRuntime, key: string): Promise<TaskResult> {
+    const r = await this.#deps.frontier.enqueue([
+      { url: key, requestUrl: wireUrl(task), jobId: task.jobId, priority: task.priority, depth: task.depth },
+    ]);
+    job.traps?.count(task.host, 'session_like', r.duplicates);
+    return skip(this.#deps, task, 'session_like');
+  }
+
+  /** The soft-404 probe's answer teaches its host; it writes no record. */
+  #probed(task: Task, job: JobRuntime, res: FetchResponse): Promise<TaskResult> {
+    const page = res.status >= 200 && res.status < 300 && isHtml(res.contentType);
+    job.traps?.probed(task, page ? res : undefined, page ? hash('sha256', res.body, 'hex') : undefined);
+    return skip(this.#deps, task, 'soft_404_probe');
   }
 
   /** The page's stored state, when its job keeps one (change detection or recrawls). */

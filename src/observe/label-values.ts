@@ -87,7 +87,16 @@ export const SKIP_REASONS = [
   'html_too_deep',
   'noindex',
   'redirect_out_of_scope',
+  'session_like',
+  'near_duplicate_series',
+  'soft_404_probe',
 ] as const;
+
+/** crawld_trap_urls_total{reason} (core/traps/options.ts). */
+export { TRAP_REASONS } from '../core/traps/options.js';
+
+/** crawld_trap_rules_learned_total{kind}. */
+export const TRAP_LEARNED_KINDS = ['param', 'pattern', 'soft_404'] as const;
 
 /** crawld_deferred_total{reason}: the scheduler's hand-backs (src/engine/scheduler.ts, adaptive-control-plane.ts). */
 export const DEFER_REASONS = [

@@ -13,6 +13,7 @@ import { registerRequestMetrics } from './request-metrics.js';
 import { registerRobotsMetrics } from './robots-metrics.js';
 import { HostSeries } from './series.js';
 import { registerSinkMetrics } from './sink-metrics.js';
+import { registerTrapMetrics } from './trap-metrics.js';
 
 /** What the metrics read at scrape time (gauges that mirror state rather than count events). */
 export interface MetricSources {
@@ -71,6 +72,7 @@ export function createMetrics(
     registerCookieMetrics(events, registry, sources.cookieJars?.bind(sources)),
   ];
   registerHostMetrics(events, registry, series, sources);
+  registerTrapMetrics(events, registry);
   registerFrontierMetrics(registry, () => sources.frontierStats(), config.priorities);
   new Gauge({
     name: 'crawld_paused',

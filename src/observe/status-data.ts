@@ -173,6 +173,7 @@ export async function collectStatus(d: StatusSource, sampler: RateSampler, now: 
     },
     robots: { unreachable: d.robotsUnreachable().slice(0, MAX_HOSTS) },
     render: renderChoices(d),
+    traps: { total: d.traps?.sum ?? 0, shown: d.traps?.top(MAX_HOSTS) ?? [] },
   };
 }
 

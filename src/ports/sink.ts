@@ -29,6 +29,11 @@ export interface ResultRecord {
   readonly durationMs: number;
   readonly fields: Record<string, unknown>;
   /**
+   * Set when a trap rule kept the page's links from being followed (docs/traps.md): `soft_404`
+   * (the host's answer for a missing page), `repeated_path`, `near_duplicate_series`.
+   */
+  readonly trap?: 'soft_404' | 'repeated_path' | 'near_duplicate_series';
+  /**
    * Records per array element when the job's JSON rules set `items`. They belong to the page's
    * record so that a sink stores all of them or none (one exactly-once key per page).
    */

@@ -40,4 +40,9 @@ export interface StatusSource {
   robotsUnreachable(): readonly UnreachableRobots[];
   /** Each decided host of `render: { kind: auto }` jobs: [job, host, decision]. */
   renderChoices?(): Iterable<readonly [string, string, 'http' | 'browser']>;
+  /** URLs the trap rules kept out (docs/traps.md): the hosts with the most, most first. */
+  readonly traps?: {
+    readonly sum: number;
+    top(max: number): { host: string; total: number; reasons: Readonly<Record<string, number>> }[];
+  };
 }

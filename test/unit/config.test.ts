@@ -29,7 +29,7 @@ describe('config', () => {
   it('applies nested defaults inside jobs', () => {
     const c = validateConfig({ jobs: [{ id: 'a', seeds: ['https://example.com/'] }] });
     const job = c.jobs[0]!;
-    expect(job.scope.maxDepth).toBe(20);
+    expect(job.scope.maxDepth).toBe(100);
     expect(job.normalise).toEqual({ stripTracking: true, sortQuery: true });
     expect(job.seedPriority).toBe(0);
   });

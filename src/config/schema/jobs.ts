@@ -6,6 +6,7 @@ import { hostPattern, httpUrl, proxyChoice, regex } from './common.js';
 import { extractSchema } from './extract.js';
 import { renderSchema } from './render.js';
 import { cookiesSchema, requestSchema } from './request.js';
+import { trapsSchema } from './traps.js';
 
 /** jobs[]: one crawl job, its seeds, scope, requests, extraction, recrawls and limits. */
 export const jobSchema = z
@@ -29,7 +30,11 @@ export const jobSchema = z
         sameSite: z.boolean().default(false),
         include: z.array(regex).default([]),
         exclude: z.array(regex).default([]),
-        maxDepth: nonNegativeInt.default(20),
+        /**
+         * Links are followed from pages at depth < maxDepth. The trap rules (`traps`) keep a crawl
+         * out of endless URL spaces, so this is a backstop, deep enough for a 98-page listing.
+         */
+        maxDepth: nonNegativeInt.default(100),
         /**
          * Links taken from one page, in document order; the rest are counted and dropped, so a
          * hostile page with 100 000 links cannot flood the frontier.
@@ -40,6 +45,8 @@ export const jobSchema = z
     normalise: z
       .strictObject({ stripTracking: z.boolean().default(true), sortQuery: z.boolean().default(true) })
       .prefault({}),
+    /** Trap defences: session ids, repeated paths, near-duplicate series, soft 404s (docs/traps.md). */
+    traps: trapsSchema,
     extract: extractSchema.optional(),
     /** Method, headers (secrets as ${ENV}), body and cookies of every request of the job. */
     request: requestSchema.prefault({}),

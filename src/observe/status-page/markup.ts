@@ -85,6 +85,11 @@ export const STATUS_HTML = `<!doctype html>
     <ul id="render-choices"></ul>
     <p id="render-empty" class="empty">No host decided yet.</p>
   </section>
+  <section>
+    <h2 class="section" title="URLs not fetched (session ids, repeated paths, parameters that do not change the page) or pages not expanded (near-duplicate series, soft 404s): docs/traps.md">URLs kept out by trap rules <small id="traps-count"></small></h2>
+    <ul id="trap-hosts"></ul>
+    <p id="traps-empty" class="empty">None.</p>
+  </section>
 </main>
 <footer>Updated <span id="updated">never</span> · refreshes every second ·
   <a href="api/status">api/status</a> · <a href="api/stats">api/stats</a> · <a href="metrics">metrics</a></footer>

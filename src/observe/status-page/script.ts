@@ -130,6 +130,19 @@ export const STATUS_JS = `'use strict';
     set('render-count', '(' + n(r.http) + ' http, ' + n(r.browser) + ' browser)');
   }
 
+  function renderTraps(s) {
+    const t = s.traps || { total: 0, shown: [] };
+    $('trap-hosts').replaceChildren(...t.shown.map((h) => {
+      const li = document.createElement('li');
+      const parts = Object.keys(h.reasons).filter((k) => h.reasons[k] > 0)
+        .map((k) => k.replace(/_/g, ' ') + ' ' + n(h.reasons[k]));
+      li.textContent = h.host + ': ' + n(h.total) + ' (' + parts.join(', ') + ')';
+      return li;
+    }));
+    $('traps-empty').hidden = t.shown.length > 0;
+    set('traps-count', '(' + n(t.total) + ')');
+  }
+
   function render(s) {
     const state = STATES.includes(s.state) ? s.state : 'unknown';
     $('state').className = 'badge ' + state;
@@ -163,6 +176,7 @@ export const STATUS_JS = `'use strict';
     renderHosts(s);
     renderRobots(s);
     renderChoices(s);
+    renderTraps(s);
     document.title = r(s.rates.pagesPerSec) + ' pages/s · ' + state + ' · crawld';
     set('updated', new Date().toLocaleTimeString());
     $('conn').className = 'conn';

@@ -1,0 +1,105 @@
+/**
+ * One job's trap decisions per host in a SharedMapStore (map named for the job, entry per host,
+ * JSON StoredHostTraps). Only decisions are stored (learned parameters, stopped patterns, the
+ * soft 404); the samples a host is being judged on stay in this process. Hosts in memory are
+ * bounded: a forgotten host comes back with its stored decisions.
+ */
+
+import { LruMap } from '../../core/lru-map.js';
+import { HostTraps, type StoredHostTraps } from '../../core/traps/host-traps.js';
+import type { TrapOptions } from '../../core/traps/options.js';
+import type { MapChange, SharedMapStore } from '../../ports/shared-map.js';
+import type { TrapMemory } from '../../ports/trap-memory.js';
+import { type MapOp, MapSync } from './map-sync.js';
+
+export interface StoredTrapMemoryOptions {
+  readonly jobId: string;
+  readonly store: SharedMapStore;
+  readonly options: TrapOptions;
+  readonly now: () => number;
+  /** How often other daemons' decisions are read (shared stores). @default 1000 */
+  readonly refreshMs?: number;
+  /** Hosts whose state is kept in memory. @default 4096 */
+  readonly maxHosts?: number;
+  readonly onError?: (op: MapOp, error: unknown) => void;
+}
+
+export class StoredTrapMemory implements TrapMemory {
+  readonly #o: StoredTrapMemoryOptions;
+  readonly #hosts: LruMap<string, HostTraps>;
+  /** What the store holds per host (kept decisions are small: names and patterns). */
+  readonly #stored = new Map<string, StoredHostTraps>();
+  readonly #sync: MapSync;
+  #refreshedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(options: StoredTrapMemoryOptions) {
+    this.#o = options;
+    this.#hosts = new LruMap(options.maxHosts ?? 4096);
+    this.#sync = new MapSync({
+      store: options.store,
+      map: options.jobId,
+      apply: (changes, reset) => this.#apply(changes, reset),
+      ...(options.onError ? { onError: options.onError } : {}),
+    });
+  }
+
+  async open(): Promise<void> {
+    this.#refreshedAt = this.#o.now();
+    await this.#sync.load();
+  }
+
+  get(host: string): HostTraps {
+    this.#refresh();
+    let h = this.#hosts.get(host);
+    if (h === undefined) {
+      h = new HostTraps(this.#o.options);
+      const kept = this.#stored.get(host);
+      if (kept !== undefined) h.restore(kept);
+      this.#hosts.set(host, h);
+    }
+    return h;
+  }
+
+  peek(host: string): HostTraps | undefined {
+    return this.#hosts.peek(host);
+  }
+
+  save(host: string): void {
+    const h = this.#hosts.peek(host);
+    if (h === undefined) return;
+    const state = h.stored();
+    this.#stored.set(host, state);
+    void this.#sync.write([{ id: host, json: JSON.stringify(state) }]);
+  }
+
+  /** Waits for the decisions being written (shutdown). */
+  close(): Promise<void> {
+    return this.#sync.write([]);
+  }
+
+  #refresh(): void {
+    const now = this.#o.now();
+    if (now - this.#refreshedAt < (this.#o.refreshMs ?? 1000)) return;
+    this.#refreshedAt = now;
+    void this.#sync.fresh();
+  }
+
+  #apply(changes: readonly MapChange[], reset: boolean): void {
+    if (reset) this.#stored.clear();
+    for (const c of changes) {
+      if (c.json === undefined) {
+        this.#stored.delete(c.id);
+        continue;
+      }
+      let state: StoredHostTraps;
+      try {
+        state = JSON.parse(c.json) as StoredHostTraps;
+      } catch {
+        continue;
+      }
+      this.#stored.set(c.id, state);
+      // Another daemon learned something: a host this one holds takes it at once.
+      this.#hosts.peek(c.id)?.restore(state);
+    }
+  }
+}

@@ -1,0 +1,239 @@
+/**
+ * A page's content fingerprint for near-duplicate checks: the set of the words of its visible
+ * text, hashed (a sorted array of distinct 32-bit hashes). Sets of words rather than of shingles
+ * (Broder's resemblance over 1-shingles): a sort or print variant reorders a page without
+ * changing it, and a calendar day differs from the next by a word or two, not by every shingle
+ * around them. Being the whole set, not a sketch, two fingerprints intersect and subtract as the
+ * pages' vocabularies do, which is what taking a host's shared template out of a page needs
+ * (alike.ts).
+ *
+ * The numbers of the page's own URL count as one word (`#`): `/events/2026/12/5/` saying "5
+ * December 2026" and `/events/2026/12/6/` saying "6 December 2026" are the same page of a
+ * series, while a listing's products (numbers that are not in its URL) keep it apart from the
+ * next page of the listing.
+ *
+ * Pure and byte-level: it reads the body as sent (any ASCII-compatible encoding: bytes >= 0x80
+ * are word characters, so a UTF-8 or GBK word is one token), skips markup, comments, and the
+ * contents of script, style and template elements, and folds ASCII case.
+ */
+
+/** A page's fingerprint holds at most this many words (the smallest hashes). */
+export const MAX_WORDS = 8192;
+/** Bytes of a body read for its fingerprint: a page's text beyond 512 KB changes nothing. */
+const MAX_SCAN_BYTES = 512 * 1024;
+
+/** A sorted array of distinct word hashes. */
+export type Fingerprint = Uint32Array;
+
+const WORD = new Uint8Array(256);
+for (let c = 0; c < 256; c++) {
+  WORD[c] =
+    (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c >= 0x80 ? 1 : 0;
+}
+
+/** Elements whose content is not text a reader sees. */
+const SKIPPED = ['script', 'style', 'template'];
+
+/** After '<' at i: the end of a raw-text element's content if this tag opens one, else -1. */
+function rawTextEnd(b: Uint8Array, i: number, end: number): number {
+  for (const name of SKIPPED) {
+    const n = name.length;
+    if (i + 1 + n >= end) continue;
+    let match = true;
+    for (let k = 0; k < n; k++) {
+      if ((b[i + 1 + k] as number | 0x20) !== name.charCodeAt(k)) {
+        match = false;
+        break;
+      }
+    }
+    const after = b[i + 1 + n] as number;
+    // '<scripts' is not '<script'.
+    if (!match || WORD[after] === 1) continue;
+    const close = Buffer.from(`</${name}`);
+    const at = Buffer.prototype.indexOf.call(b, close, i + 1 + n);
+    // The closing tag may be in any case: fall back to a case-insensitive scan only if needed.
+    if (at >= 0 && at < end) return at;
+    const upper = Buffer.from(`</${name.toUpperCase()}`);
+    const atUpper = Buffer.prototype.indexOf.call(b, upper, i + 1 + n);
+    return atUpper >= 0 && atUpper < end ? atUpper : end;
+  }
+  return -1;
+}
+
+/** The index just past the markup that starts at b[i] === '<' (a tag, a comment, a declaration). */
+function skipMarkup(b: Uint8Array, i: number, end: number): number {
+  const next = b[i + 1] as number;
+  if (next === 0x21 && b[i + 2] === 0x2d && b[i + 3] === 0x2d) {
+    const close = Buffer.prototype.indexOf.call(b, '-->', i + 4);
+    return close < 0 || close >= end ? end : close + 3;
+  }
+  const isTag = WORD[next] === 1 || next === 0x2f || next === 0x21 || next === 0x3f;
+  if (!isTag) return i + 1;
+  const raw = WORD[next] === 1 && next < 0x80 ? rawTextEnd(b, i, end) : -1;
+  const from = raw >= 0 ? raw + 2 : i + 1;
+  const gt = b.indexOf(0x3e, from);
+  return gt < 0 || gt >= end ? end : gt + 1;
+}
+
+/** Mixes a hash's bits (murmur3's finaliser), so the mod-m choice does not follow the text. */
+function fmix(h: number): number {
+  let x = h ^ (h >>> 16);
+  x = Math.imul(x, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+/** The FNV-1a hash of a word as fingerprint() hashes it (ASCII folded to lower case). */
+function wordHash(word: string): number {
+  let h = 0x811c9dc5;
+  for (let k = 0; k < word.length; k++) {
+    const w = word.charCodeAt(k);
+    h = Math.imul(h ^ (w >= 0x41 && w <= 0x5a ? w | 0x20 : w), 0x01000193);
+  }
+  return h;
+}
+
+const NUMBER_WORD = fmix(wordHash('#'));
+
+/** The numbers of a URL (path and query), as the words that stand for `#` in its page. */
+export function urlNumbers(url: string): ReadonlySet<number> {
+  const out = new Set<number>();
+  for (const m of url.matchAll(/\d+/g)) {
+    out.add(wordHash(m[0]));
+    // "05" in the URL, "5" on the page.
+    out.add(wordHash(String(Number.parseInt(m[0], 10))));
+  }
+  return out;
+}
+
+/**
+ * The fingerprint of an HTML (or plain text) body; `numbers` (urlNumbers of its URL) are read
+ * as `#`. Entities such as `&amp;` split words and are not decoded.
+ */
+export function fingerprint(body: Uint8Array, numbers?: ReadonlySet<number>): Fingerprint {
+  const end = Math.min(body.length, MAX_SCAN_BYTES);
+  const kept: number[] = [];
+  let i = 0;
+  while (i < end) {
+    const c = body[i] as number;
+    if (c === 0x3c) {
+      i = skipMarkup(body, i, end);
+      continue;
+    }
+    if (c === 0x26) {
+      i = skipEntity(body, i, end);
+      continue;
+    }
+    if (WORD[c] === 0) {
+      i++;
+      continue;
+    }
+    // FNV-1a over the word's bytes, ASCII letters folded to lower case.
+    let h = 0x811c9dc5;
+    let digits = true;
+    while (i < end) {
+      const w = body[i] as number;
+      if (WORD[w] === 0) break;
+      if (w < 0x30 || w > 0x39) digits = false;
+      h = Math.imul(h ^ (w >= 0x41 && w <= 0x5a ? w | 0x20 : w), 0x01000193);
+      i++;
+    }
+    kept.push(digits && numbers?.has(h) === true ? NUMBER_WORD : fmix(h));
+  }
+  return toSample(kept);
+}
+
+/** An entity (&amp; &#8212;) separates words and is skipped whole; a lone '&' is one byte. */
+function skipEntity(b: Uint8Array, i: number, end: number): number {
+  let j = i + 1;
+  if (b[j] === 0x23) j++;
+  while (j < end && j - i < 12 && WORD[b[j] as number] === 1) j++;
+  return b[j] === 0x3b ? j + 1 : i + 1;
+}
+
+function toSample(hashes: number[]): Fingerprint {
+  const sorted = Uint32Array.from(hashes).sort();
+  let n = 0;
+  for (let k = 0; k < sorted.length; k++) {
+    const v = sorted[k] as number;
+    if (n === 0 || sorted[n - 1] !== v) sorted[n++] = v;
+  }
+  return sorted.slice(0, Math.min(n, MAX_WORDS));
+}
+
+/** |a ∩ b| of two sorted samples. */
+export function intersectionSize(a: Fingerprint, b: Fingerprint): number {
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] as number;
+    const y = b[j] as number;
+    if (x === y) {
+      n++;
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return n;
+}
+
+/** The hashes of `a` that are not in `b`. */
+export function without(a: Fingerprint, b: Fingerprint | undefined): Fingerprint {
+  if (b === undefined || b.length === 0) return a;
+  const out: number[] = [];
+  let j = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as number;
+    while (j < b.length && (b[j] as number) < x) j++;
+    if (j >= b.length || b[j] !== x) out.push(x);
+  }
+  return Uint32Array.from(out);
+}
+
+/** The hashes in both. */
+export function intersect(a: Fingerprint, b: Fingerprint): Fingerprint {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] as number;
+    const y = b[j] as number;
+    if (x === y) {
+      out.push(x);
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return Uint32Array.from(out);
+}
+
+/**
+ * Jaccard resemblance of two samples (Broder 1997): |A ∩ B| / |A ∪ B|. Two empty samples
+ * (pages without text) are alike.
+ */
+export function resemblance(a: Fingerprint, b: Fingerprint): number {
+  if (a.length === 0 && b.length === 0) return 1;
+  const common = intersectionSize(a, b);
+  return common / (a.length + b.length - common);
+}
+
+/** The fingerprint as text, for the store beside the frontier. */
+export function encodeFingerprint(f: Fingerprint): string {
+  const bytes = Buffer.alloc(f.length * 4);
+  for (let k = 0; k < f.length; k++) bytes.writeUInt32LE(f[k] as number, k * 4);
+  return bytes.toString('base64');
+}
+
+/** encodeFingerprint's inverse; undefined for anything it did not write. */
+export function decodeFingerprint(s: string): Fingerprint | undefined {
+  const bytes = Buffer.from(s, 'base64');
+  if (bytes.length % 4 !== 0) return undefined;
+  const out = new Uint32Array(bytes.length / 4);
+  for (let k = 0; k < out.length; k++) out[k] = bytes.readUInt32LE(k * 4);
+  for (let k = 1; k < out.length; k++) if ((out[k] as number) <= (out[k - 1] as number)) return undefined;
+  return out;
+}

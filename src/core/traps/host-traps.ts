@@ -1,0 +1,243 @@
+import { LruMap } from '../lru-map.js';
+import { ownText } from './alike.js';
+import { ParamLearner } from './dust.js';
+import { decodeFingerprint, encodeFingerprint, type Fingerprint } from './fingerprint.js';
+import type { TrapOptions, TrapReason } from './options.js';
+import { isPathPrefix } from './paths.js';
+import { SeriesWatch } from './series.js';
+import { isSessionParam } from './session-ids.js';
+import { isSoft404, type Soft404 } from './soft-404.js';
+import { splitKey, urlPattern } from './url-pattern.js';
+
+/**
+ * What one host has taught a job about its traps, and the rules that read a fetched page
+ * against it: soft 404s, a page that is a shorter path's page again, parameters that do not
+ * change the page (dust.ts), URL patterns whose pages keep coming out alike (series.ts). Pure:
+ * the caller fetches, persists and counts.
+ */
+
+/** A fetched 2xx HTML page, as the rules read it. */
+export interface ObservedPage {
+  /** The URL requested (as the site wrote it). */
+  readonly url: URL;
+  /** Its dedupe key (canonical: session ids out): patterns and paths are read from it. */
+  readonly key: string;
+  /** Where the fetch ended after redirects. */
+  readonly finalUrl: string;
+  readonly depth: number;
+  /** The body's content hash (the record's contentHash). */
+  readonly contentHash: string;
+  /** The body's fingerprint: computed only when a rule needs it. */
+  readonly fingerprint: () => Fingerprint;
+}
+
+export interface PageVerdict {
+  /** Undefined: follow the page's links. */
+  readonly notExpanded?: Extract<TrapReason, 'soft_404' | 'repeated_path' | 'near_duplicate_series'>;
+  /** Parameters learned by this page (now dropped from the host's keys). */
+  readonly learnedParams: readonly string[];
+  /** The pattern this page stopped, if it did. */
+  readonly stoppedPattern?: string;
+  /** The host's stored state changed (persist it). */
+  readonly changed: boolean;
+}
+
+/** The state kept beside the frontier, so a restart (or another daemon) does not relearn it. */
+export interface StoredHostTraps {
+  readonly params?: readonly string[];
+  readonly stopped?: readonly string[];
+  /** The reference page's fingerprint (base64). */
+  readonly ref?: string;
+  readonly soft404?:
+    | { readonly kind: 'none' }
+    | { readonly kind: 'page'; readonly hash: string; readonly full: string; readonly own: string }
+    | { readonly kind: 'redirect'; readonly target: string };
+}
+
+/** A reference page needs this much text to stand for the host's template. */
+const MIN_REFERENCE = 16;
+/** URL patterns watched per host (most have one page and are forgotten first). */
+const MAX_PATTERNS = 256;
+/** Content hashes remembered per host for the repeated-path rule. */
+const MAX_CONTENTS = 1024;
+
+export class HostTraps {
+  readonly #o: TrapOptions;
+  readonly #params: ParamLearner;
+  readonly #patterns = new LruMap<string, SeriesWatch>(MAX_PATTERNS);
+  readonly #stopped = new Set<string>();
+  readonly #contents = new LruMap<string, string>(MAX_CONTENTS);
+  #reference: Fingerprint | undefined;
+  #soft404: Soft404 = { kind: 'unknown' };
+
+  constructor(options: TrapOptions) {
+    this.#o = options;
+    this.#params = new ParamLearner(options.similarity);
+  }
+
+  /** Query parameters found not to change this host's pages (lower case). */
+  get ignoredParams(): ReadonlySet<string> {
+    return this.#params.ignored;
+  }
+
+  get soft404(): Soft404['kind'] {
+    return this.#soft404.kind;
+  }
+
+  /** Whether the host's "not found" should be probed now (marks it probing). */
+  takeProbe(): boolean {
+    if (!this.#o.soft404 || this.#soft404.kind !== 'unknown') return false;
+    this.#soft404 = { kind: 'probing' };
+    return true;
+  }
+
+  /** The probe's answer: a 2xx page (and where it ended), or anything else (`undefined`). */
+  probed(page: Omit<ObservedPage, 'depth' | 'key'> | undefined): void {
+    if (page === undefined) {
+      this.#soft404 = { kind: 'none' };
+      return;
+    }
+    if (page.finalUrl !== page.url.href) {
+      this.#soft404 = { kind: 'redirect', target: page.finalUrl };
+      return;
+    }
+    const full = page.fingerprint();
+    this.#soft404 = { kind: 'page', hash: page.contentHash, full, own: ownText(full, this.#reference) };
+  }
+
+  /** Reads a fetched page against what the host taught. */
+  observe(page: ObservedPage): PageVerdict {
+    let fp: Fingerprint | undefined;
+    const full = () => {
+      fp ??= page.fingerprint();
+      return fp;
+    };
+    let changed = false;
+    if (this.#reference === undefined && full().length >= MIN_REFERENCE) {
+      this.#reference = full();
+      changed = true;
+    }
+    const own = () => ownText(full(), this.#reference);
+    const { path, search } = splitKey(page.key);
+    const pattern = this.patternOf(path, search);
+    // A seed is what the operator asked for: never a soft 404.
+    if (page.depth > 0 && isSoft404(this.#soft404, this.#soft404Page(page), () => ({ own: own() }))) {
+      const stopped = this.#o.nearDuplicates && !this.#stopped.has(pattern) && this.#watch(pattern).soft404();
+      if (!stopped) return { notExpanded: 'soft_404', learnedParams: [], changed };
+      this.#stop(pattern);
+      return { notExpanded: 'soft_404', learnedParams: [], stoppedPattern: pattern, changed: true };
+    }
+    if (this.#o.repeatedPaths && this.#repeatsShorterPath(page)) {
+      return { notExpanded: 'repeated_path', learnedParams: [], changed };
+    }
+    const learnedParams = this.#o.learnParams ? this.#learnParams(page.url, own) : [];
+    if (learnedParams.length > 0) changed = true;
+    if (!this.#o.nearDuplicates) return { learnedParams, changed };
+    if (this.#stopped.has(pattern)) return { notExpanded: 'near_duplicate_series', learnedParams, changed };
+    const watch = this.#watch(pattern);
+    if (!watch.nextSampled() || !watch.add(own())) return { learnedParams, changed };
+    this.#stop(pattern);
+    return { notExpanded: 'near_duplicate_series', learnedParams, stoppedPattern: pattern, changed: true };
+  }
+
+  #watch(pattern: string): SeriesWatch {
+    let watch = this.#patterns.get(pattern);
+    if (watch === undefined) {
+      watch = new SeriesWatch(this.#o.seriesSample, this.#o.similarity);
+      this.#patterns.set(pattern, watch);
+    }
+    return watch;
+  }
+
+  #stop(pattern: string): void {
+    this.#stopped.add(pattern);
+    this.#patterns.delete(pattern);
+  }
+
+  /** The URL's pattern, without session ids and the parameters learned not to matter. */
+  patternOf(path: string, search: string): string {
+    return urlPattern(path, search, (name) => this.#ignores(name));
+  }
+
+  /** Whether URLs of this pattern are no longer fetched (a near-duplicate series). */
+  isStopped(pattern: string): boolean {
+    return this.#stopped.has(pattern);
+  }
+
+  /** Whether any pattern of the host is stopped (the per-link check is skipped otherwise). */
+  get hasStopped(): boolean {
+    return this.#stopped.size > 0;
+  }
+
+  #soft404Page(page: ObservedPage) {
+    return { url: page.url.href, finalUrl: page.finalUrl, contentHash: page.contentHash };
+  }
+
+  #ignores(name: string): boolean {
+    return this.#params.ignored.has(name) || (this.#o.sessionIds && isSessionParam(name, 'x'.repeat(8)));
+  }
+
+  /** The page is byte for byte the page of a path its own path extends (`/docs/` and `/docs/docs/`). */
+  #repeatsShorterPath(page: ObservedPage): boolean {
+    const key = page.contentHash.slice(0, 16);
+    const { path } = splitKey(page.key);
+    // (path of the key: session ids out, as the patterns read it)
+    const before = this.#contents.get(key);
+    if (before !== undefined && isPathPrefix(before, path)) return true;
+    if (before === undefined || path.length < before.length) this.#contents.set(key, path);
+    return false;
+  }
+
+  #learnParams(url: URL, own: () => Fingerprint): string[] {
+    if (url.search.length <= 1) return [];
+    const pairs: [string, string][] = [];
+    for (const pair of url.search.slice(1).split('&')) {
+      if (pair === '') continue;
+      const eq = pair.indexOf('=');
+      const name = (eq < 0 ? pair : pair.slice(0, eq)).toLowerCase();
+      const value = eq < 0 ? '' : pair.slice(eq + 1);
+      if (this.#o.sessionIds && isSessionParam(name, value)) continue;
+      pairs.push([name, value]);
+    }
+    if (pairs.length === 0 || !this.#params.testing(pairs)) return [];
+    return this.#params.observe(url.pathname, pairs, own());
+  }
+
+  /** The state to keep beside the frontier. */
+  stored(): StoredHostTraps {
+    const s = this.#soft404;
+    return {
+      ...(this.#params.ignored.size > 0 ? { params: [...this.#params.ignored] } : {}),
+      ...(this.#stopped.size > 0 ? { stopped: [...this.#stopped] } : {}),
+      ...(this.#reference !== undefined ? { ref: encodeFingerprint(this.#reference) } : {}),
+      ...(s.kind === 'none' || s.kind === 'redirect' ? { soft404: s } : {}),
+      ...(s.kind === 'page'
+        ? {
+            soft404: {
+              kind: 'page' as const,
+              hash: s.hash,
+              full: encodeFingerprint(s.full),
+              own: encodeFingerprint(s.own),
+            },
+          }
+        : {}),
+    };
+  }
+
+  /** Takes what was kept (by this daemon before a restart, or by another one). */
+  restore(s: StoredHostTraps): void {
+    for (const p of s.params ?? []) this.#params.ignored.add(p);
+    for (const p of s.stopped ?? []) this.#stopped.add(p);
+    if (s.ref !== undefined) this.#reference ??= decodeFingerprint(s.ref);
+    const soft = s.soft404;
+    if (soft === undefined || this.#soft404.kind === 'page' || this.#soft404.kind === 'redirect') return;
+    if (soft.kind === 'page') {
+      const full = decodeFingerprint(soft.full);
+      const own = decodeFingerprint(soft.own);
+      if (full !== undefined && own !== undefined)
+        this.#soft404 = { kind: 'page', hash: soft.hash, full, own };
+    } else {
+      this.#soft404 = soft;
+    }
+  }
+}
