@@ -1,0 +1,66 @@
+/**
+ * URLs on the wire as the page wrote them (issue 43), through the whole CLI as a user runs it
+ * (`crawl URL --once --allow-private-networks`, no HTTP server), against a real server that
+ * records each request line's target: an empty query keeps its `?` (a seed, a link, a link
+ * `?` against a `<base>`, a redirect).
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readJsonl, runCli, tempDir } from '../helpers/cli.js';
+import { useSite } from '../helpers/engine.js';
+
+const LINKS = [
+  '/a?',
+  '/a', // the same dedupe key as /a?: fetched once, as first linked
+  '/b/?#frag',
+  '/canon',
+  '/base/page',
+];
+
+describe('request targets as written (whole CLI)', () => {
+  const site = useSite((req, res) => {
+    const path = req.url ?? '/';
+    const page = (head: string, links: readonly string[]) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          `<html><head><title>${path}</title>${head}</head><body>${links.map((l) => `<a href="${l}">x</a>`).join('')}</body></html>`,
+        );
+    if (path === '/robots.txt') return res.writeHead(404).end();
+    // A server whose canonical form has the bare `?`: it redirects there and answers only there.
+    if (path === '/canon') return res.writeHead(301, { location: '/canon?' }).end();
+    if (path === '/start?') return page('', LINKS);
+    // `?` against the document base: /other/?, a URL this crawl has not seen yet.
+    if (path === '/base/page') return page('<base href="/other/">', ['?']);
+    return page('', []);
+  });
+
+  it('crawl --once: the request line keeps an empty query', async () => {
+    const dataDir = tempDir();
+    const run = await runCli([
+      'crawl',
+      `${site.origin}/start?`,
+      '--data-dir',
+      dataDir,
+      '--allow-private-networks',
+      '--once',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const pages = site.hits.filter((h) => h !== '/robots.txt');
+    expect([...pages].sort()).toEqual(
+      ['/start?', '/a?', '/b/?', '/canon', '/canon?', '/base/page', '/other/?'].sort(),
+    );
+    // Each once: `/a` deduped with `/a?`, `/canon?` reached through the redirect only.
+    expect(pages.length).toBe(new Set(pages).size);
+
+    const records = new Map(readJsonl(join(dataDir, 'results.jsonl')).map((r) => [r.url, r]));
+    const o = site.origin;
+    // The record names the URL as requested; its dedupe key drops the empty query.
+    expect(records.get(`${o}/start?`)).toMatchObject({ key: `${o}/start`, status: 200 });
+    expect(records.get(`${o}/a?`)).toMatchObject({ key: `${o}/a`, status: 200 });
+    expect(records.get(`${o}/canon`)).toMatchObject({ finalUrl: `${o}/canon?`, status: 200 });
+    expect(records.get(`${o}/other/?`)).toMatchObject({ key: `${o}/other/`, status: 200 });
+    expect(records.size).toBe(6);
+    expect(run.stdout).toMatch(/6 ok, 0 failed, 0 skipped/);
+  });
+});
