@@ -2,7 +2,8 @@
  * URLs on the wire as the page wrote them (issue 43), through the whole CLI as a user runs it
  * (`crawl URL --once --allow-private-networks`, no HTTP server), against a real server that
  * records each request line's target: an empty query keeps its `?` (a seed, a link, a link
- * `?` against a `<base>`, a redirect).
+ * `?` against a `<base>`, a redirect), and an href is stripped of ASCII whitespace only (HTML),
+ * so U+00A0, U+2003, U+3000 and U+FEFF around it are part of the URL the standard parses.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +16,11 @@ const LINKS = [
   '/b/?#frag',
   '/canon',
   '/base/page',
+  '\u00a0/nbsp',
+  '/em\u2003',
+  '\u3000/ideo',
+  '\ufeff/bom',
+  ' \t\n/ascii\r\n ',
 ];
 
 describe('request targets as written (whole CLI)', () => {
@@ -35,7 +41,7 @@ describe('request targets as written (whole CLI)', () => {
     return page('', []);
   });
 
-  it('crawl --once: the request line keeps an empty query', async () => {
+  it('crawl --once: the request line keeps an empty query; hrefs keep non-ASCII spaces', async () => {
     const dataDir = tempDir();
     const run = await runCli([
       'crawl',
@@ -48,7 +54,21 @@ describe('request targets as written (whole CLI)', () => {
     expect(run.code, run.stderr).toBe(0);
     const pages = site.hits.filter((h) => h !== '/robots.txt');
     expect([...pages].sort()).toEqual(
-      ['/start?', '/a?', '/b/?', '/canon', '/canon?', '/base/page', '/other/?'].sort(),
+      [
+        '/start?',
+        '/a?',
+        '/b/?',
+        '/canon',
+        '/canon?',
+        '/base/page',
+        '/other/?',
+        // As a browser requests them: the URL parser percent-encodes what HTML did not strip.
+        '/%C2%A0/nbsp',
+        '/em%E2%80%83',
+        '/%E3%80%80/ideo',
+        '/%EF%BB%BF/bom',
+        '/ascii',
+      ].sort(),
     );
     // Each once: `/a` deduped with `/a?`, `/canon?` reached through the redirect only.
     expect(pages.length).toBe(new Set(pages).size);
@@ -60,7 +80,8 @@ describe('request targets as written (whole CLI)', () => {
     expect(records.get(`${o}/a?`)).toMatchObject({ key: `${o}/a`, status: 200 });
     expect(records.get(`${o}/canon`)).toMatchObject({ finalUrl: `${o}/canon?`, status: 200 });
     expect(records.get(`${o}/other/?`)).toMatchObject({ key: `${o}/other/`, status: 200 });
-    expect(records.size).toBe(6);
-    expect(run.stdout).toMatch(/6 ok, 0 failed, 0 skipped/);
+    expect(records.get(`${o}/%C2%A0/nbsp`)).toMatchObject({ key: `${o}/%C2%A0/nbsp`, status: 200 });
+    expect(records.size).toBe(11);
+    expect(run.stdout).toMatch(/11 ok, 0 failed, 0 skipped/);
   });
 });
