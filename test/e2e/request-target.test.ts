@@ -3,7 +3,8 @@
  * (`crawl URL --once --allow-private-networks`, no HTTP server), against a real server that
  * records each request line's target: an empty query keeps its `?` (a seed, a link, a link
  * `?` against a `<base>`, a redirect), and an href is stripped of ASCII whitespace only (HTML),
- * so U+00A0, U+2003, U+3000 and U+FEFF around it are part of the URL the standard parses.
+ * so U+00A0, U+2003, U+3000 and U+FEFF around it are part of the URL the standard parses;
+ * robots.txt's `Allow: /enc/%62%61%7A` allows that URL (robots_test.cc ID_Encoding).
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +17,8 @@ const LINKS = [
   '/b/?#frag',
   '/canon',
   '/base/page',
+  '/enc/%62%61%7A',
+  '/enc/qux',
   '\u00a0/nbsp',
   '/em\u2003',
   '\u3000/ideo',
@@ -32,7 +35,10 @@ describe('request targets as written (whole CLI)', () => {
         .end(
           `<html><head><title>${path}</title>${head}</head><body>${links.map((l) => `<a href="${l}">x</a>`).join('')}</body></html>`,
         );
-    if (path === '/robots.txt') return res.writeHead(404).end();
+    if (path === '/robots.txt')
+      return res
+        .writeHead(200, { 'content-type': 'text/plain' })
+        .end('User-agent: *\nDisallow: /enc/\nAllow: /enc/%62%61%7A\n');
     // A server whose canonical form has the bare `?`: it redirects there and answers only there.
     if (path === '/canon') return res.writeHead(301, { location: '/canon?' }).end();
     if (path === '/start?') return page('', LINKS);
@@ -41,7 +47,7 @@ describe('request targets as written (whole CLI)', () => {
     return page('', []);
   });
 
-  it('crawl --once: the request line keeps an empty query; hrefs keep non-ASCII spaces', async () => {
+  it('crawl --once: the request line keeps an empty query; hrefs keep non-ASCII spaces; robots allows /enc/%62%61%7A', async () => {
     const dataDir = tempDir();
     const run = await runCli([
       'crawl',
@@ -62,6 +68,7 @@ describe('request targets as written (whole CLI)', () => {
         '/canon?',
         '/base/page',
         '/other/?',
+        '/enc/%62%61%7A',
         // As a browser requests them: the URL parser percent-encodes what HTML did not strip.
         '/%C2%A0/nbsp',
         '/em%E2%80%83',
@@ -81,7 +88,9 @@ describe('request targets as written (whole CLI)', () => {
     expect(records.get(`${o}/canon`)).toMatchObject({ finalUrl: `${o}/canon?`, status: 200 });
     expect(records.get(`${o}/other/?`)).toMatchObject({ key: `${o}/other/`, status: 200 });
     expect(records.get(`${o}/%C2%A0/nbsp`)).toMatchObject({ key: `${o}/%C2%A0/nbsp`, status: 200 });
-    expect(records.size).toBe(11);
-    expect(run.stdout).toMatch(/11 ok, 0 failed, 0 skipped/);
+    expect(records.get(`${o}/enc/%62%61%7A`)).toMatchObject({ key: `${o}/enc/baz`, status: 200 });
+    expect(records.size).toBe(12);
+    // /enc/qux: disallowed by robots.txt.
+    expect(run.stdout).toMatch(/12 ok, 0 failed, 1 skipped/);
   });
 });
