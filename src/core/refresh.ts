@@ -6,6 +6,8 @@
  * out. Test cases: web-platform-tests' attr-meta-http-equiv-refresh parsing matrix.
  */
 
+import { isAsciiWhitespace } from './ascii-whitespace.js';
+
 /**
  * Refreshes with at most this delay are followed as redirects by default (fetch.
  * maxRefreshDelaySeconds): Scrapy's METAREFRESH_MAXDELAY.
@@ -19,11 +21,6 @@ export interface Refresh {
   readonly url?: string;
 }
 
-/** ASCII whitespace: TAB, LF, FF, CR, SPACE. */
-function isSpace(c: number): boolean {
-  return c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d || c === 0x20;
-}
-
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
 }
@@ -35,7 +32,7 @@ export function parseRefresh(input: string): Refresh | undefined {
   let pos = 0;
   const at = (i: number) => (i < n ? input.charCodeAt(i) : -1);
   const skipSpace = () => {
-    while (pos < n && isSpace(at(pos))) pos++;
+    while (pos < n && isAsciiWhitespace(at(pos))) pos++;
   };
   skipSpace();
   const timeStart = pos;
@@ -50,7 +47,7 @@ export function parseRefresh(input: string): Refresh | undefined {
   while (pos < n && (isDigit(at(pos)) || at(pos) === 0x2e)) pos++;
   if (pos < n) {
     const c = at(pos);
-    if (c !== 0x3b /* ; */ && c !== 0x2c /* , */ && !isSpace(c)) return undefined;
+    if (c !== 0x3b /* ; */ && c !== 0x2c /* , */ && !isAsciiWhitespace(c)) return undefined;
     skipSpace();
     if (at(pos) === 0x3b || at(pos) === 0x2c) pos++;
     skipSpace();
@@ -71,10 +68,10 @@ function urlPart(input: string, start: number): string {
     pos++;
     if (lower(pos) !== 'l') return plain;
     pos++;
-    while (pos < input.length && isSpace(input.charCodeAt(pos))) pos++;
+    while (pos < input.length && isAsciiWhitespace(input.charCodeAt(pos))) pos++;
     if (input[pos] !== '=') return plain;
     pos++;
-    while (pos < input.length && isSpace(input.charCodeAt(pos))) pos++;
+    while (pos < input.length && isAsciiWhitespace(input.charCodeAt(pos))) pos++;
   }
   const quote = input[pos] === '"' || input[pos] === "'" ? input[pos] : undefined;
   if (quote !== undefined) pos++;

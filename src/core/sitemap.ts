@@ -1,4 +1,5 @@
 import { Parser } from 'htmlparser2';
+import { ASCII_WHITESPACE, stripAsciiWhitespace } from './ascii-whitespace.js';
 
 export interface SitemapEntry {
   readonly loc: string;
@@ -61,12 +62,23 @@ interface Element {
  * `<url>` never change it (alternates are reported apart). Unprefixed elements are taken as the
  * sitemap's own whatever the default namespace (sitemaps with a wrong xmlns are common); a
  * prefixed one only when its prefix is bound to the sitemaps namespace. Entities are decoded
- * (`&amp;` in query strings is the common case) and locations trimmed. Never throws on input.
+ * (`&amp;` in query strings is the common case) and locations stripped of white space: XML's
+ * (space, TAB, CR, LF: the sitemaps.org schema types `<loc>` as xsd:anyURI, whose white space
+ * XML Schema collapses) and FF, which XML does not allow and the URL parser drops anyway. Not
+ * trim()'s U+00A0, U+3000 or U+FEFF: for XML and the URL parser those are the URL's own
+ * characters. Never throws on input.
  */
 export function parseSitemap(text: string, maxEntries = SITEMAP_MAX_ENTRIES): SitemapDocument {
-  const start = text.trimStart();
+  // A byte order mark, then white space, may come before the first tag or URL.
+  const start = stripLeading(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   if (!start.startsWith('<')) return parseTextSitemap(start, maxEntries);
   return new XmlSitemapReader(maxEntries).read(text);
+}
+
+const LEADING_WHITESPACE = new RegExp(`^${ASCII_WHITESPACE}+`);
+
+function stripLeading(s: string): string {
+  return s.replace(LEADING_WHITESPACE, '');
 }
 
 /** Whether the element is the sitemap protocol's own (unprefixed, or in the sitemaps namespace). */
@@ -156,7 +168,7 @@ class XmlSitemapReader {
     const kind = this.#kind;
     if (kind === 'atom') {
       if (own(el) && name === 'link' && this.#loc === '') {
-        const rel = (attribs.rel ?? 'alternate').trim().toLowerCase();
+        const rel = stripAsciiWhitespace(attribs.rel ?? 'alternate').toLowerCase();
         if (rel === 'alternate' && attribs.href !== undefined) this.#loc = attribs.href;
       } else if (own(el) && name === 'updated') {
         this.#field = 'lastmod';
@@ -165,8 +177,8 @@ class XmlSitemapReader {
       return;
     }
     if (kind === 'urlset' && name === 'link' && ns === XHTML_NS) {
-      if ((attribs.rel ?? '').trim().toLowerCase() === 'alternate' && attribs.href)
-        this.#alternates.push(attribs.href.trim());
+      if (stripAsciiWhitespace(attribs.rel ?? '').toLowerCase() === 'alternate' && attribs.href)
+        this.#alternates.push(stripAsciiWhitespace(attribs.href));
       return;
     }
     if (!own(el)) return;
@@ -188,7 +200,7 @@ class XmlSitemapReader {
     }
     if (depth !== this.#entryDepth) return;
     this.#entryDepth = -1;
-    const l = this.#loc.trim();
+    const l = stripAsciiWhitespace(this.#loc);
     if (l === '') return;
     if (this.#entries.length >= this.#maxEntries) {
       this.#truncated = true;
@@ -213,7 +225,7 @@ function parseTextSitemap(text: string, maxEntries: number): SitemapDocument {
   const entries: SitemapEntry[] = [];
   let truncated = false;
   for (const line of text.split(/\r?\n/)) {
-    const l = line.trim();
+    const l = stripAsciiWhitespace(line);
     if (!/^https?:\/\//i.test(l)) continue;
     if (entries.length >= maxEntries) {
       truncated = true;
@@ -224,11 +236,17 @@ function parseTextSitemap(text: string, maxEntries: number): SitemapDocument {
   return { kind: entries.length > 0 ? 'text' : 'unknown', entries, truncated };
 }
 
-/** The `Sitemap:` lines of a robots.txt (case-insensitive field name, any position). */
+/**
+ * The `Sitemap:` lines of a robots.txt (case-insensitive field name, any position). White space
+ * around the field is robots.txt's (Google's parser: C's isspace, ASCII only, VT included), so
+ * `Sitemap: \u00a0http://…` names no absolute URL.
+ */
+const SITEMAP_LINE = /^[\t\n\v\f\r ]*sitemap[\t\n\v\f\r ]*:[\t\n\v\f\r ]*([^\t\n\v\f\r ]+)/i;
+
 export function robotsSitemaps(robotsTxt: string): string[] {
   const out: string[] = [];
   for (const line of robotsTxt.split(/\r?\n/)) {
-    const m = /^\s*sitemap\s*:\s*(\S+)/i.exec(line);
+    const m = SITEMAP_LINE.exec(line);
     if (m?.[1]) out.push(m[1]);
   }
   return out;

@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { NormaliseOptions, ScopeRules } from '../core/rules.js';
 import { parseSitemap, robotsSitemaps, type SitemapEntry } from '../core/sitemap.js';
-import { normaliseInScope, tryNormaliseUrl } from '../core/url.js';
+import { discoveredUrl, normaliseInScope } from '../core/url.js';
 import { redactUrl } from '../observe/logger.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import type { EnqueueRequest, EnqueueResult } from '../ports/frontier.js';
@@ -59,6 +59,14 @@ export interface SitemapDiscovery {
 
 const GZIP_MAGIC = [0x1f, 0x8b] as const;
 
+function sitemapUrl(u: string): ReturnType<typeof discoveredUrl> | undefined {
+  try {
+    return discoveredUrl(u);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Seeds a job from its sitemaps: follows indexes breadth-first, reads gzipped files,
  * enqueues in-scope page URLs, and remembers each URL's lastmod so that a later discovery
@@ -88,15 +96,17 @@ export class SitemapSeeder {
     };
     const queue: string[] = [];
     const queued = new Set<string>();
+    // A sitemap is fetched at its URL as written (a `?`, the query's order and parameters kept:
+    // sitemap.php?type=products&page=2), and each once by its dedupe key.
     const push = (u: string) => {
-      const n = tryNormaliseUrl(u);
-      if (n === undefined || queued.has(n)) return;
+      const d = sitemapUrl(u);
+      if (d === undefined || queued.has(d.url)) return;
       if (queued.size >= settings.maxSitemaps) {
         result.truncated = true;
         return;
       }
-      queued.add(n);
-      queue.push(n);
+      queued.add(d.url);
+      queue.push(d.requestUrl ?? d.url);
     };
     for (const u of settings.urls) push(u);
     if (settings.fromRobots) {

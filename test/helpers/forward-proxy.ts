@@ -11,6 +11,7 @@ export interface ProxyLogEntry {
   readonly kind: 'http' | 'connect';
   /** host:port of the target. */
   readonly target: string;
+  /** The path and query of an absolute-form request line, as sent (an empty query's `?` kept). */
   readonly path?: string;
   readonly auth: string | undefined;
 }
@@ -46,7 +47,11 @@ export async function startForwardProxy(o: ForwardProxyOptions = {}): Promise<Fo
       res.writeHead(400).end('absolute-form required');
       return;
     }
-    log.push({ kind: 'http', target: target.host, path: target.pathname + target.search, auth });
+    // The request line's own path and query, not pathname + search (which drops an empty query's `?`).
+    const raw = req.url ?? '';
+    const at = raw.indexOf('/', raw.indexOf('//') + 2);
+    const path = at < 0 ? '/' : raw.slice(at);
+    log.push({ kind: 'http', target: target.host, path, auth });
     if (!authorised(auth)) {
       res.writeHead(407, { 'proxy-authenticate': 'Basic realm="test"' }).end();
       return;
@@ -59,7 +64,7 @@ export async function startForwardProxy(o: ForwardProxyOptions = {}): Promise<Fo
         host: dial(target.hostname),
         port: Number(target.port) || 80,
         method: req.method,
-        path: target.pathname + target.search,
+        path,
         headers,
       },
       (up) => {

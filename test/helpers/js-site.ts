@@ -13,6 +13,8 @@ export interface JsSite {
   readonly secret: { readonly port: number; requests: number };
   /** Requests per path on the site. */
   readonly hits: Map<string, number>;
+  /** Every request target the site received, as its request line had it (`/x?` keeps its `?`). */
+  readonly targets: string[];
   close(): Promise<void>;
 }
 
@@ -78,6 +80,11 @@ function pages(secret: number): Record<string, (res: http.ServerResponse) => voi
     '/data-nav': page(
       `<h1 class="title">data</h1><script>location.href = 'data:text/html,<h1>x</h1>';</script>`,
     ),
+    // A script whose request has an empty query (`/api/echo?`): the page shows the request
+    // target the server received, as a browser would have sent it.
+    '/empty-query': page(
+      `<div id="app"></div><script>fetch('/api/echo?').then((r) => r.text()).then((t) => { document.getElementById('app').innerHTML = '<h1 class="title">' + t + '</h1>'; });</script>`,
+    ),
     // Slow renders, for shutdown and crash tests: the product data comes after 1.5 s.
     '/slow': page(
       `<div id="app"></div><script>fetch('/api/slow').then((r) => r.text()).then((t) => { document.getElementById('app').innerHTML = '<h1 class="title">' + t + '</h1>'; });</script>`,
@@ -95,7 +102,9 @@ export async function startJsSite(products = 5): Promise<JsSite> {
   secretState.port = (secret.address() as AddressInfo).port;
   const routes = pages(secretState.port);
   const hits = new Map<string, number>();
+  const targets: string[] = [];
   const server = http.createServer((req, res) => {
+    targets.push(req.url ?? '');
     const url = new URL(req.url ?? '/', 'http://x');
     hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
     const route = routes[url.pathname];
@@ -112,6 +121,8 @@ export async function startJsSite(products = 5): Promise<JsSite> {
         .writeHead(200, { 'content-type': 'application/json' })
         .end(JSON.stringify({ title: `Product ${id}`, price: (id * 1.5).toFixed(2), links }));
     }
+    if (url.pathname === '/api/echo')
+      return res.writeHead(200, { 'content-type': 'text/plain' }).end(req.url);
     if (url.pathname === '/api/tick') return res.writeHead(200, { 'content-type': 'text/plain' }).end('t');
     // A page that opens a session in its document's response and reads it from its script's
     // API call: rendered right only if the page's requests carry the cookie jar.
@@ -151,6 +162,7 @@ fetch('/api/me').then((r) => r.ok ? r.json() : { name: 'anonymous' }).then((me) 
     origin: `http://127.0.0.1:${port}`,
     secret: secretState,
     hits,
+    targets,
     close: async () => {
       for (const s of [server, secret]) {
         s.closeAllConnections();

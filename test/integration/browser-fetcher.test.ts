@@ -106,6 +106,18 @@ describe('BrowserFetcher with real Chromium', () => {
     expect(res.wireBytes).toBeGreaterThan(0);
   });
 
+  it('sends the document and the requests of its scripts with an empty query as /path? (as Chromium sends them)', async () => {
+    const res = await browser.fetch({
+      url: url('/empty-query?'),
+      render: render({ waitForSelector: 'h1.title' }),
+    });
+    expect(res.url).toBe(url('/empty-query?'));
+    // The page shows the request target its fetch('/api/echo?') reached the server with.
+    expect(res.body.toString()).toContain('<h1 class="title">/api/echo?</h1>');
+    expect(site.targets).toContain('/empty-query?');
+    expect(site.targets).not.toContain('/empty-query');
+  });
+
   it("reports the browser's start as the crawler's own wait, not as the page's render time", async () => {
     // A fresh pool: its first render waits for Chromium to start (hundreds of ms at least).
     const cold = new BrowserFetcher({ ...browserOptions(), maxPages: 1 });

@@ -176,6 +176,16 @@ describe('UndiciFetcher: content', () => {
     expect(server.connections).toBe(1);
   });
 
+  it('sends the request target as the URL has it: an empty query keeps its ?, the fragment goes', async () => {
+    const server = await startServer(html('<p>ok</p>'));
+    const fetcher = makeFetcher();
+    for (const path of ['/a?', '/?', '/a?#frag', '/a#frag', '/a?b', '/a?&', '/%7e?'])
+      expect((await fetcher.fetch({ url: `${server.origin}${path}` })).status).toBe(200);
+    expect((await fetcher.fetch({ url: `${server.origin}?` })).url).toBe(`${server.origin}/?`);
+    // As a browser sends them (GET /a? for a link to /a?): `pathname + search` sent /a, /, /a.
+    expect(server.paths).toEqual(['/a?', '/?', '/a?', '/a', '/a?b', '/a?&', '/%7e?', '/?']);
+  });
+
   it('rejects unusable URLs with a FetchError', async () => {
     const fetcher = makeFetcher();
     expect(await rejectionOf(fetcher.fetch({ url: 'not a url' }))).toBeInstanceOf(FetchError);

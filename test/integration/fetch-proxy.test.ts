@@ -50,14 +50,18 @@ describe('UndiciFetcher through an HTTP proxy', () => {
     expect(res.status).toBe(200);
     expect(res.body.toString()).toContain('hi');
     await f.fetch({ url: `http://shop.test:${target.port}/b` });
+    // The absolute form keeps an empty query's `?` (undici's proxy agent prefixes the origin).
+    await f.fetch({ url: `http://shop.test:${target.port}/c?` });
     expect(p.log.map((e) => [e.kind, e.target, e.path])).toEqual([
       ['http', `shop.test:${target.port}`, '/a'],
       ['http', `shop.test:${target.port}`, '/b'],
+      ['http', `shop.test:${target.port}`, '/c?'],
     ]);
+    expect(target.paths).toEqual(['/a', '/b', '/c?']);
     expect(p.log.every((e) => e.auth === `Basic ${Buffer.from('user:s3cret').toString('base64')}`)).toBe(
       true,
     );
-    expect(target.requests).toBe(2);
+    expect(target.requests).toBe(3);
   });
 
   it('answers 407 without credentials as proxy_auth, never naming the proxy URL', async () => {

@@ -24,6 +24,24 @@ describe('UndiciFetcher: redirects', () => {
     expect(server.paths).toEqual(['/a/start', '/b/next?x=1', '/final']);
   });
 
+  it('sends a redirect or refresh target with an empty query as /path?, which a server may insist on', async () => {
+    // A server that wants the bare `?` (its canonical form) redirects /canon to /canon? and
+    // answers 200 only there: a fetcher that dropped the `?` asked for /canon again and ended in
+    // redirect_loop. A meta refresh to /m? is a hop with the same request target.
+    const server = await startServer((req, res) => {
+      if (req.url === '/canon') return redirect(res, 301, '/canon?');
+      if (req.url === '/canon?')
+        return html('<meta http-equiv="refresh" content="0; url=/m?#top">')(req, res);
+      if (req.url === '/m?') return html('<p>m</p>')(req, res);
+      res.writeHead(404).end();
+    });
+    const res = await makeFetcher().fetch({ url: `${server.origin}/canon` });
+    expect(res.status).toBe(200);
+    expect(res.url).toBe(`${server.origin}/m?`);
+    expect(res.redirects).toEqual([`${server.origin}/canon`, `${server.origin}/canon?`]);
+    expect(server.paths).toEqual(['/canon', '/canon?', '/m?']);
+  });
+
   it('detects a redirect loop with RedirectLoopError', async () => {
     const server = await startServer((req, res) => redirect(res, 302, req.url === '/a' ? '/b' : '/a'));
     const err = await rejectionOf(makeFetcher().fetch({ url: `${server.origin}/a` }));

@@ -112,6 +112,44 @@ describe('sitemaps as a seed source', () => {
     expect(warnings).toContain('ERR_BUFFER_TOO_LARGE');
   });
 
+  it('fetches each sitemap at its URL as written (query order, parameters, an empty query), once per dedupe key', async () => {
+    let origin = '';
+    const site = await startServer((req, res) => {
+      const xml = (body: string) => res.writeHead(200, { 'content-type': 'application/xml' }).end(body);
+      if (req.url === '/robots.txt')
+        return res
+          .writeHead(200, { 'content-type': 'text/plain' })
+          .end(`Sitemap: ${origin}/map.php?type=pages&utm_source=robots\n`);
+      if (req.url === '/map.php?type=pages&utm_source=robots')
+        return xml(
+          `<sitemapindex><sitemap><loc>${origin}/part.xml?</loc></sitemap><sitemap><loc>${origin}/part.xml</loc></sitemap></sitemapindex>`,
+        );
+      if (req.url === '/part.xml?') return xml(`<urlset><url><loc>${origin}/p?</loc></url></urlset>`);
+      res.writeHead(404).end();
+    });
+    origin = site.origin;
+    const frontier = new MemoryFrontier({ clock: systemClock });
+    await frontier.open();
+    const seeder = new SitemapSeeder({
+      fetcher: makeFetcher({ acceptContentTypes: ['application/xml', 'text/plain'] }),
+      decodeXml,
+      store: new MemorySitemapStateStore(),
+      enqueue: (r) => frontier.enqueue(r),
+      warn: () => {},
+    });
+    const job = {
+      id: 'j',
+      seeds: [`${origin}/`],
+      scope: { hosts: ['127.0.0.1'], include: [], exclude: [], maxDepth: 5 },
+      normalise: { stripTracking: true, sortQuery: true },
+    };
+    expect(await seeder.discover(job, settings())).toMatchObject({ sitemaps: 2, failed: 0, added: 1 });
+    // Its dedupe key (utm_source dropped, the empty query dropped) would have been requested before.
+    expect(site.paths).toEqual(['/robots.txt', '/map.php?type=pages&utm_source=robots', '/part.xml?']);
+    const [task] = await frontier.lease({ max: 10, leaseMs: 60_000, owner: 't' });
+    expect(task).toMatchObject({ url: `${origin}/p`, requestUrl: `${origin}/p?` });
+  });
+
   it('recrawls exactly the pages whose lastmod moved forward', async () => {
     const lastmods = new Map([['/p2', '2024-01-01']]);
     const site = await sitemapSite(lastmods);

@@ -5,9 +5,11 @@ import {
   isAllowedBy,
   normalisePath,
   parseRobotsTxt,
+  pathParamsQuery,
   productToken,
   ROBOTS_MAX_LINE,
   robotsBodyText,
+  robotsPaths,
 } from '../../src/adapters/robots/robots-txt.js';
 
 /** Allowed? for one robots.txt, one product token and one URL (as google/robotstxt's tests ask). */
@@ -15,8 +17,8 @@ const allowed = (txt: string, token: string, url: string) => isAllowedBy(parseRo
 
 /**
  * Conformance: RFC 9309's rules and the behaviour of Google's reference parser (robots.cc),
- * case by case as its robots_test.cc checks them (URLs here are WHATWG-parsed, so a raw
- * non-ASCII path is percent-encoded before matching, as crawld requests it).
+ * case by case as its robots_test.cc checks them. URLs are matched as given, as robots.cc
+ * matches them (the caller percent-encodes: crawld passes the URL it requests, WHATWG-serialised).
  */
 describe('robots.txt matching (RFC 9309, google/robotstxt)', () => {
   const F = 'http://foo.bar';
@@ -144,23 +146,67 @@ describe('robots.txt matching (RFC 9309, google/robotstxt)', () => {
     ).toBe(true);
   });
 
-  it('percent-encoding as RFC 9309 §2.2.2 and robots_test.cc ID_Encoding: non-ASCII encoded as UTF-8, a pattern keeps its escapes, %2F is not /', () => {
-    const txt = (allow: string) => `User-agent: FooBot\nDisallow: /\nAllow: ${allow}\n`;
+  it("robots_test.cc ID_Encoding, every case as Google's library answers it", () => {
+    // /foo/bar?baz=http://foo.bar stays unencoded.
     expect(
       allowed(
-        txt('/foo/bar?qux=taz&baz=http://foo.bar?tar&par'),
+        'User-agent: FooBot\nDisallow: /\nAllow: /foo/bar?qux=taz&baz=http://foo.bar?tar&par\n',
         'FooBot',
-        `${F}/foo/bar?qux=taz&baz=http://foo.bar?tar&par`,
+        'http://foo.bar/foo/bar?qux=taz&baz=http://foo.bar?tar&par',
       ),
     ).toBe(true);
-    expect(allowed(txt('/foo/bar/ツ'), 'FooBot', `${F}/foo/bar/%E3%83%84`)).toBe(true);
-    expect(allowed(txt('/foo/bar/ツ'), 'FooBot', `${F}/foo/bar/ツ`)).toBe(true); // the URL parser encodes it
-    expect(allowed(txt('/foo/bar/%E3%83%84'), 'FooBot', `${F}/foo/bar/%E3%83%84`)).toBe(true);
+    // 3 byte character: /foo/bar/ツ -> /foo/bar/%E3%83%84
+    const katakana = 'User-agent: FooBot\nDisallow: /\nAllow: /foo/bar/ツ\n';
+    expect(allowed(katakana, 'FooBot', 'http://foo.bar/foo/bar/%E3%83%84')).toBe(true);
+    // The parser encodes the 3-byte character, but the URL is not %-encoded.
+    expect(allowed(katakana, 'FooBot', 'http://foo.bar/foo/bar/ツ')).toBe(false);
+    // Percent encoded 3 byte character: /foo/bar/%E3%83%84 -> /foo/bar/%E3%83%84
+    const escaped = 'User-agent: FooBot\nDisallow: /\nAllow: /foo/bar/%E3%83%84\n';
+    expect(allowed(escaped, 'FooBot', 'http://foo.bar/foo/bar/%E3%83%84')).toBe(true);
+    expect(allowed(escaped, 'FooBot', 'http://foo.bar/foo/bar/ツ')).toBe(false);
+    // Percent encoded unreserved US-ASCII: /foo/bar/%62%61%7A -> NULL
+    const unreserved = 'User-agent: FooBot\nDisallow: /\nAllow: /foo/bar/%62%61%7A\n';
+    expect(allowed(unreserved, 'FooBot', 'http://foo.bar/foo/bar/baz')).toBe(false);
+    expect(allowed(unreserved, 'FooBot', 'http://foo.bar/foo/bar/%62%61%7A')).toBe(true);
+  });
+
+  it('robots_test.cc TestGetPathParamsQuery and GoogleOnly_SystemTest: the path cut from the URL string', () => {
+    for (const [url, path] of [
+      ['', '/'],
+      ['http://www.example.com', '/'],
+      ['http://www.example.com/', '/'],
+      ['http://www.example.com/a', '/a'],
+      ['http://www.example.com/a/', '/a/'],
+      ['http://www.example.com/a/b?c=http://d.e/', '/a/b?c=http://d.e/'],
+      ['http://www.example.com/a/b?c=d&e=f#fragment', '/a/b?c=d&e=f'],
+      ['example.com', '/'],
+      ['example.com/', '/'],
+      ['example.com/a', '/a'],
+      ['example.com/a/', '/a/'],
+      ['example.com/a/b?c=d&e=f#fragment', '/a/b?c=d&e=f'],
+      ['a', '/'],
+      ['a/', '/'],
+      ['/a', '/a'],
+      ['a/b', '/b'],
+      ['example.com?a', '/?a'],
+      ['example.com/a;b#c', '/a;b'],
+      ['//a/b/c', '/b/c'],
+    ] as const)
+      expect(pathParamsQuery(url), url).toBe(path);
+    // An empty query keeps its `?`, as the URL crawld requests has it.
+    expect(pathParamsQuery('http://foo.bar/a?')).toBe('/a?');
+    const txt = 'user-agent: FooBot\ndisallow: /\n';
+    expect(allowed('', 'FooBot', '')).toBe(true);
+    expect(allowed(txt, '', '')).toBe(true);
+    // An empty URL is "/": disallowed here.
+    expect(allowed(txt, 'FooBot', '')).toBe(false);
+    expect(allowed('', '', '')).toBe(true);
+  });
+
+  it('beyond ID_Encoding: escapes of the URL compared with upper-case hex, unreserved ones also decoded (RFC 9309 table); %2F is not /', () => {
+    const txt = (allow: string) => `User-agent: FooBot\nDisallow: /\nAllow: ${allow}\n`;
     expect(allowed(txt('/foo/bar/%e3%83%84'), 'FooBot', `${F}/foo/bar/%E3%83%84`)).toBe(true);
-    // ID_Encoding: an escaped unreserved character in a pattern is matched as written, so
-    // `Allow: /foo/bar/%62%61%7A` allows that URL and not /foo/bar/baz.
-    expect(allowed(txt('/foo/bar/%62%61%7A'), 'FooBot', `${F}/foo/bar/baz`)).toBe(false);
-    expect(allowed(txt('/foo/bar/%62%61%7A'), 'FooBot', `${F}/foo/bar/%62%61%7A`)).toBe(true);
+    expect(allowed(txt('/foo/bar/%E3%83%84'), 'FooBot', `${F}/foo/bar/%e3%83%84`)).toBe(true);
     expect(allowed(txt('/foo/bar/%62%61%7a'), 'FooBot', `${F}/foo/bar/%62%61%7A`)).toBe(true);
     // RFC 9309's table reads the URI /foo/bar/%62%61%7A as /foo/bar/baz: a plain pattern matches it.
     expect(allowed(txt('/foo/bar/baz'), 'FooBot', `${F}/foo/bar/%62%61%7A`)).toBe(true);
@@ -171,7 +217,29 @@ describe('robots.txt matching (RFC 9309, google/robotstxt)', () => {
     expect(allowed(txt('/a%2Fb'), 'FooBot', `${F}/a%2fb`)).toBe(true);
     expect(allowed(txt('/a?b'), 'FooBot', `${F}/a%3Fb`)).toBe(false);
     expect(normalisePath('/%7euser/%41%2f%E3%83%84ü')).toBe('/%7Euser/%41%2F%E3%83%84%C3%BC');
-    expect(normalisePath('/%7euser/%41%2f%E3%83%84ü', true)).toBe('/~user/A%2F%E3%83%84%C3%BC');
+    expect(robotsPaths(`${F}/%7euser/%41%2f%E3%83%84ü`)).toEqual([
+      '/%7Euser/%41%2F%E3%83%84ü',
+      '/~user/A%2F%E3%83%84ü',
+    ]);
+    expect(robotsPaths(`${F}/plain?q=1#f`)).toEqual(['/plain?q=1']);
+  });
+
+  it("white space around keys and values is robots.cc's (ASCII, VT included), not trim()'s U+00A0 or U+FEFF", () => {
+    // VT and FF are stripped like spaces.
+    expect(allowed('User-agent: FooBot\nDisallow:\v/x\f\n', 'FooBot', `${F}/x`)).toBe(false);
+    expect(allowed('User-agent: FooBot\nDisallow \v/x\n', 'FooBot', `${F}/x`)).toBe(false);
+    // U+00A0 is part of the value: `Disallow: \u00a0/x` is the pattern %C2%A0/x, matching nothing here.
+    expect(allowed('User-agent: FooBot\nDisallow: \u00a0/x\n', 'FooBot', `${F}/x`)).toBe(true);
+    expect(allowed('User-agent: FooBot\nDisallow: /x\u3000\n', 'FooBot', `${F}/x`)).toBe(true);
+    expect(allowed('User-agent: FooBot\nDisallow: /x\u3000\n', 'FooBot', `${F}/x%E3%80%80`)).toBe(false);
+    // A group of `FooBot\u00a0`: the token stops at U+00A0 as at any other character outside [A-Za-z_-].
+    expect(allowed('User-agent: FooBot\u00a0\nDisallow: /\n', 'FooBot', `${F}/x`)).toBe(false);
+    // `*` then U+00A0 is no global group (robots.cc: isspace); `*` then VT is.
+    expect(allowed('User-agent: *\u00a0x\nDisallow: /\n', 'FooBot', `${F}/x`)).toBe(true);
+    expect(allowed('User-agent: *\vx\nDisallow: /\n', 'FooBot', `${F}/x`)).toBe(false);
+    expect(parseRobotsTxt('Sitemap: \u00a0http://foo.bar/s.xml\u00a0\n').sitemaps).toEqual([
+      '\u00a0http://foo.bar/s.xml\u00a0',
+    ]);
   });
 
   it('the query as written: never reordered (rules see the URL that was discovered)', () => {

@@ -47,6 +47,32 @@ describe('parseSitemap', () => {
     });
   });
 
+  it("strips a location of XML's white space only: U+00A0, U+3000 and U+FEFF are the URL's own characters", () => {
+    const xml = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">
+  <url><loc>\n\t http://a.test/plain \r\n</loc></url>
+  <url><loc>http://a.test/nbsp\u00a0</loc><xhtml:link rel=" alternate " hreflang="de" href=" http://a.test/de&#x3000;"/></url>
+  <url><loc>&#xA0;http://a.test/lead</loc></url>
+  <url><loc>http://a.test/bom&#xFEFF;</loc></url>
+</urlset>`;
+    expect(parseSitemap(xml).entries).toEqual([
+      { loc: 'http://a.test/plain' },
+      { loc: 'http://a.test/nbsp\u00a0', alternates: ['http://a.test/de\u3000'] },
+      // Not an absolute URL (the seeder counts it out of scope), as the URL parser reads it.
+      { loc: '\u00a0http://a.test/lead' },
+      { loc: 'http://a.test/bom\ufeff' },
+    ]);
+    const atom = `<feed xmlns="http://www.w3.org/2005/Atom"><entry><link rel="\u00a0alternate" href="http://a.test/x"/><link href="\thttp://a.test/y\u2003 "/></entry></feed>`;
+    // rel "\u00a0alternate" is no alternate link; the next one is (no rel), its href stripped of ASCII white space.
+    expect(parseSitemap(atom).entries).toEqual([{ loc: 'http://a.test/y\u2003' }]);
+  });
+
+  it('plain text after a byte order mark; a line stripped of ASCII white space only', () => {
+    const doc = parseSitemap('\ufeff http://a.test/1 \r\n\u00a0http://a.test/2\n\thttp://a.test/3\u3000\n');
+    expect(doc.entries).toEqual([{ loc: 'http://a.test/1' }, { loc: 'http://a.test/3\u3000' }]);
+    expect(parseSitemap('\ufeff<urlset><url><loc>http://a.test/x</loc></url></urlset>').kind).toBe('urlset');
+  });
+
   it('calls anything else unknown without throwing', () => {
     for (const junk of ['', '<html><body>hi</body></html>', '<urlset><url><loc>', '\u0000\uffff<<<']) {
       const doc = parseSitemap(junk);
@@ -71,6 +97,11 @@ describe('robotsSitemaps', () => {
     const txt =
       'User-agent: *\nDisallow: /x\nsitemap: http://a.test/s.xml\n  SITEMAP:http://a.test/t.xml.gz # c\n';
     expect(robotsSitemaps(txt)).toEqual(['http://a.test/s.xml', 'http://a.test/t.xml.gz']);
+  });
+
+  it("white space around the field is robots.txt's (ASCII, VT included), not U+00A0", () => {
+    const txt = 'Sitemap:\u00a0http://a.test/nbsp.xml\n\v Sitemap :\thttp://a.test/vt.xml\u3000\n';
+    expect(robotsSitemaps(txt)).toEqual(['\u00a0http://a.test/nbsp.xml', 'http://a.test/vt.xml\u3000']);
   });
 });
 

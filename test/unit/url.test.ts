@@ -73,6 +73,30 @@ describe('normaliseUrl', () => {
   });
 });
 
+describe('discoveredUrl', () => {
+  it('an empty query: dropped in the dedupe key (/a? and /a are one task), kept in the URL to request', () => {
+    expect(discoveredUrl('http://e.com/a?')).toEqual({
+      url: 'http://e.com/a',
+      requestUrl: 'http://e.com/a?',
+    });
+    expect(discoveredUrl('?', 'http://e.com/a/b')).toEqual({
+      url: 'http://e.com/a/b',
+      requestUrl: 'http://e.com/a/b?',
+    });
+    expect(discoveredUrl('/a?#top', 'http://e.com/')).toEqual({
+      url: 'http://e.com/a',
+      requestUrl: 'http://e.com/a?',
+    });
+    expect(discoveredUrl('http://e.com/a')).toEqual({ url: 'http://e.com/a' });
+    const all: ScopeRules = { hosts: ['*'], include: [], exclude: [], maxDepth: 5 };
+    expect(normaliseInScope('http://e.com/?', 0, all)).toEqual({
+      ok: true,
+      url: 'http://e.com/',
+      requestUrl: 'http://e.com/?',
+    });
+  });
+});
+
 describe('hostKey', () => {
   it('is the lower-case host with a non-default port', () => {
     expect(hostKey('HTTP://WWW.Example.com:80/x')).toBe('www.example.com');

@@ -1,6 +1,7 @@
 /**
  * Small pure pieces of an HTTP exchange the fetcher reads: the request URL it accepts (http
- * and https, no fragment), response header values, and the media type of a Content-Type.
+ * and https, no fragment) and its request target, response header values, and the media type
+ * of a Content-Type.
  */
 import type { Dispatcher } from 'undici';
 import { FetchError } from '../../core/errors.js';
@@ -17,6 +18,22 @@ export function parseUrl(raw: string): URL {
   }
   url.hash = '';
   return url;
+}
+
+/**
+ * The request target (origin-form, RFC 9112 §3.2.1) of an http(s) URL: its serialisation from
+ * the path to before the fragment, as a browser sends it. Not `pathname + search`: `search` is
+ * '' for an empty query, so `/a?` would go out as `/a`, another URL to the server (a signed or
+ * cached URL, a server that reads the bare `?`). The path of a special URL is never empty and
+ * its authority cannot hold a `/` or `#` (userinfo escapes them), so the first `/` after
+ * `scheme://` starts the path and the first `#` the fragment.
+ */
+export function requestTarget(url: URL): string {
+  const href = url.href;
+  const path = href.indexOf('/', url.protocol.length + 2);
+  if (path < 0) return '/';
+  const hash = href.indexOf('#', path);
+  return href.slice(path, hash < 0 ? undefined : hash);
 }
 
 export function headerValue(v: string | string[] | undefined): string | undefined {

@@ -11,7 +11,7 @@ import {
 import type { Fetcher, FetchRequest, FetchResponse } from '../../ports/fetcher.js';
 import { parseContentEncoding, readBody } from './decode.js';
 import { guardedConnector } from './guarded-lookup.js';
-import { flattenHeaders, headerValue, mediaType, parseUrl } from './http-parts.js';
+import { flattenHeaders, headerValue, mediaType, parseUrl, requestTarget } from './http-parts.js';
 import { lightDispatcherFactory } from './light-pool.js';
 import { toFetchError } from './map-error.js';
 import { resolveFetcherOptions, type UndiciFetcherOptions } from './options.js';
@@ -216,7 +216,7 @@ export class UndiciFetcher implements Fetcher {
     try {
       res = await timedDispatcher(proxy?.agent ?? this.#agent, timing).request({
         origin: hop.url.origin,
-        path: hop.url.pathname + hop.url.search,
+        path: requestTarget(hop.url),
         method: hop.method as Dispatcher.HttpMethod,
         headers,
         body: hop.body ?? null,

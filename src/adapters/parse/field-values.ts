@@ -3,6 +3,7 @@
  * link resolution. Both extractors (cheerio DOM and streaming) use these, so that they can only
  * differ in which elements they find, and the equivalence test can pin that down.
  */
+import { stripAsciiWhitespace } from '../../core/ascii-whitespace.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { DEFAULT_LINK_TAGS, type ExtractionRules, type FieldRule, LINK_TAGS } from '../../core/rules.js';
 import type { ExtractedLink } from '../../ports/extractor.js';
@@ -127,7 +128,10 @@ function clip(s: string): string {
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }
 
-/** `<base href>` (raw, if any) resolved against the page URL, else the page URL itself. */
+/**
+ * `<base href>` (raw, if any) resolved against the page URL, else the page URL itself. Like
+ * every URL read from an attribute, stripped of ASCII whitespace only (see resolveLink).
+ */
 export function documentBase(pageUrl: string, baseHref: string | undefined): URL | undefined {
   let page: URL;
   try {
@@ -137,7 +141,7 @@ export function documentBase(pageUrl: string, baseHref: string | undefined): URL
   }
   if (baseHref === undefined) return page;
   try {
-    return new URL(baseHref.trim(), page);
+    return new URL(stripAsciiWhitespace(baseHref), page);
   } catch {
     return page;
   }
@@ -146,10 +150,12 @@ export function documentBase(pageUrl: string, baseHref: string | undefined): URL
 /**
  * Absolute http(s) URL without fragment, or undefined. Keeping only http(s) drops
  * javascript:, mailto:, tel:, data: and any other scheme in one check. `queryEncoding` is the
- * document's encoding when its URLs' queries are not UTF-8 (url-encoding.ts).
+ * document's encoding when its URLs' queries are not UTF-8 (url-encoding.ts). The attribute
+ * is stripped as HTML strips it, of ASCII whitespace only: a U+00A0 or U+3000 around it is
+ * part of the URL, as in a browser (trim() dropped them, and fetched another URL).
  */
 export function resolveLink(raw: string, base: URL, queryEncoding?: string): string | undefined {
-  const href = raw.trim();
+  const href = stripAsciiWhitespace(raw);
   // A bare '#frag' points back at this page, which is already being crawled.
   if (href === '' || href.startsWith('#')) return undefined;
   let url: URL;

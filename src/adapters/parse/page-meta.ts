@@ -1,6 +1,10 @@
+import { ASCII_WHITESPACE } from '../../core/ascii-whitespace.js';
 import { documentBase, resolveLink } from './field-values.js';
 
 type Attribs = Readonly<Record<string, string | undefined>>;
+
+/** `rel` is a set of tokens split on ASCII whitespace (not `\s`: U+00A0 is part of a token). */
+const CANONICAL = new RegExp(`(^|${ASCII_WHITESPACE})canonical(${ASCII_WHITESPACE}|$)`, 'i');
 
 /**
  * Collects what a page says about itself for the crawler, from its open tags: robots meta
@@ -25,7 +29,7 @@ export class PageMeta {
         this.#robots.push(content);
     } else if (name === 'link' && this.#canonical === undefined) {
       const rel = attribs.rel;
-      if (rel !== undefined && attribs.href !== undefined && /(^|\s)canonical(\s|$)/i.test(rel))
+      if (rel !== undefined && attribs.href !== undefined && CANONICAL.test(rel))
         this.#canonical = attribs.href;
     }
   }

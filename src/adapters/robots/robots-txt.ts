@@ -39,24 +39,17 @@ const HEX = '0123456789ABCDEF';
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
 
 /**
- * RFC 9309 §2.2.2 and Google's reference parser: characters outside US-ASCII are
- * percent-encoded as UTF-8 and escapes have their hex upper-cased (`%2f` and `%2F` are one
- * thing, never `/`). A robots.txt pattern keeps its escapes as written: `Allow: /%62%61%7A`
- * matches the URL path `/%62%61%7A`, never `/baz` (robots_test.cc ID_Encoding). With
- * `decodeUnreserved` (the URL side, see `robotsPaths`) an escaped unreserved character becomes
- * the character itself, as the RFC's table reads the URI `/foo/bar/%62%61%7A`.
+ * A robots.txt pattern as robots.cc's MaybeEscapePattern reads it (RFC 9309 §2.2.2):
+ * characters outside US-ASCII percent-encoded as UTF-8, escapes with their hex upper-cased
+ * (`%2f` and `%2F` are one thing, never `/`), and otherwise as written: `Allow: /%62%61%7A`
+ * matches the URL path `/%62%61%7A`, never `/baz` (robots_test.cc ID_Encoding).
  */
-export function normalisePath(s: string, decodeUnreserved = false): string {
+export function normalisePath(s: string): string {
   let out = '';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c === 0x25 /* % */ && i + 2 < s.length && isHex(s[i + 1]) && isHex(s[i + 2])) {
-      const byte = Number.parseInt(s.slice(i + 1, i + 3), 16);
-      const ch = String.fromCharCode(byte);
-      out +=
-        decodeUnreserved && byte < 0x80 && UNRESERVED.test(ch)
-          ? ch
-          : `%${s.slice(i + 1, i + 3).toUpperCase()}`;
+    if (isEscape(s, i)) {
+      out += `%${s.slice(i + 1, i + 3).toUpperCase()}`;
       i += 2;
     } else if (c >= 0x80) {
       const cp = s.codePointAt(i) ?? c;
@@ -69,13 +62,48 @@ export function normalisePath(s: string, decodeUnreserved = false): string {
   return out;
 }
 
+/**
+ * The URL side: escapes get upper-case hex and, with `decodeUnreserved`, an escaped unreserved
+ * character becomes the character (RFC 9309's table reads the URI `/foo/bar/%62%61%7A` as
+ * `/foo/bar/baz`). Nothing is encoded: as robots.cc says, the caller passes the URL
+ * percent-encoded (crawld passes the URL it requests, WHATWG-serialised), and a raw `ツ` in a
+ * URL matches no pattern, which always holds it encoded (ID_Encoding).
+ */
+function urlPathForm(s: string, decodeUnreserved: boolean): string {
+  if (!s.includes('%')) return s;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    if (!isEscape(s, i)) {
+      out += s[i];
+      continue;
+    }
+    const ch = String.fromCharCode(Number.parseInt(s.slice(i + 1, i + 3), 16));
+    out += decodeUnreserved && UNRESERVED.test(ch) ? ch : `%${s.slice(i + 1, i + 3).toUpperCase()}`;
+    i += 2;
+  }
+  return out;
+}
+
+function isEscape(s: string, i: number): boolean {
+  return s.charCodeAt(i) === 0x25 /* % */ && isHex(s[i + 1]) && isHex(s[i + 2]);
+}
+
 function isHex(ch: string | undefined): boolean {
   return ch !== undefined && /[0-9A-Fa-f]/.test(ch);
 }
 
+/** White space as robots.cc strips it (absl::StripAsciiWhitespace, C's isspace): ASCII only. */
+const SPACE = /[\t\n\v\f\r ]/;
+const EDGE_SPACE = /^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g;
+
+/** Strips what robots.cc strips around a line, a key and a value: not trim()'s U+00A0 or U+FEFF. */
+function strip(s: string): string {
+  return s.replace(EDGE_SPACE, '');
+}
+
 /** The reference parser's product token of a User-agent value: leading [A-Za-z_-] characters. */
 function agentToken(value: string): string {
-  if (value.startsWith('*') && (value.length === 1 || /\s/.test(value[1] ?? ''))) return '*';
+  if (value.startsWith('*') && (value.length === 1 || SPACE.test(value[1] ?? ''))) return '*';
   const m = /^[A-Za-z_-]*/.exec(value);
   return (m?.[0] ?? '').toLowerCase();
 }
@@ -98,19 +126,19 @@ function keyOf(raw: string): Key {
 /** One line's key and value, or undefined (robots.cc GetKeyAndValueFrom). */
 function keyValue(line: string): [string, string] | undefined {
   const hash = line.indexOf('#');
-  const l = (hash >= 0 ? line.slice(0, hash) : line).trim();
+  const l = strip(hash >= 0 ? line.slice(0, hash) : line);
   if (l === '') return undefined;
   let sep = l.indexOf(':');
   if (sep < 0) {
-    // A forgotten colon: accepted when the line is exactly two whitespace-separated words.
-    const m = /^(\S+)[ \t]+(\S+)$/.exec(l);
+    // A forgotten colon: accepted when the line is exactly two words separated by spaces or tabs.
+    const m = /^([^ \t]+)[ \t]+([^ \t]+)$/.exec(l);
     if (!m) return undefined;
-    return [m[1] ?? '', m[2] ?? ''];
+    return [strip(m[1] ?? ''), strip(m[2] ?? '')];
   }
-  const key = l.slice(0, sep).trim();
+  const key = strip(l.slice(0, sep));
   sep++;
   if (key === '') return undefined;
-  return [key, l.slice(sep).trim()];
+  return [key, strip(l.slice(sep))];
 }
 
 /**
@@ -212,17 +240,43 @@ function groupsFor(robots: RobotsTxt, token: string): Group[] {
 }
 
 /**
- * The path and query of a URL as written (no fragment), as RFC 9309 matches it: as written
- * (escapes kept, hex upper-cased) and, when it differs, with its escaped unreserved characters
- * decoded. A rule matches if it matches either, so `Allow: /%62%61%7A` matches only a URL that
- * escapes those letters, and `Allow: /baz` matches both `/baz` and `/%62%61%7A`. The caller's
- * URL is used as given: nothing reordered, nothing stripped.
+ * The path, params and query of a URL string as robots.cc's GetPathParamsQuery cuts them:
+ * scheme and authority off, the fragment off, always starting with `/` (`/` when there is no
+ * path, or for an empty URL). Read from the string as given, not re-parsed: nothing
+ * reordered, stripped, resolved or encoded.
+ */
+export function pathParamsQuery(url: string): string {
+  const NONE = Number.POSITIVE_INFINITY;
+  const find = (i: number) => (i < 0 ? NONE : i);
+  const firstOfPathStart = (from: number) => {
+    for (let i = from; i < url.length; i++) if (url[i] === '/' || url[i] === '?' || url[i] === ';') return i;
+    return NONE;
+  };
+  // Two initial slashes (a scheme-relative URL) are skipped.
+  const searchStart = url.startsWith('//') ? 2 : 0;
+  const earlyPath = firstOfPathStart(searchStart);
+  let protocolEnd = find(url.indexOf('://', searchStart));
+  // A path, params or query before `://`: the `://` is not the scheme's.
+  if (earlyPath < protocolEnd) protocolEnd = NONE;
+  protocolEnd = protocolEnd === NONE ? searchStart : protocolEnd + 3;
+  const pathStart = firstOfPathStart(protocolEnd);
+  if (pathStart === NONE) return '/';
+  const hash = find(url.indexOf('#', searchStart));
+  if (hash < pathStart) return '/';
+  const path = url.slice(pathStart, hash === NONE ? url.length : hash);
+  return url[pathStart] === '/' ? path : `/${path}`;
+}
+
+/**
+ * The forms of a URL's path and query rules are matched against: as written (escapes with
+ * upper-case hex) and, when it differs, with its escaped unreserved characters decoded. A rule
+ * matches if it matches either, so `Allow: /%62%61%7A` matches only a URL that escapes those
+ * letters, and `Allow: /baz` matches both `/baz` and `/%62%61%7A`.
  */
 export function robotsPaths(url: string): readonly string[] {
-  const u = new URL(url);
-  const written = `${u.pathname || '/'}${u.search}`;
-  const raw = normalisePath(written);
-  const decoded = normalisePath(written, true);
+  const written = pathParamsQuery(url);
+  const raw = urlPathForm(written, false);
+  const decoded = urlPathForm(written, true);
   return decoded === raw ? [raw] : [raw, decoded];
 }
 
