@@ -50,18 +50,22 @@ export class StoredTrapMemory implements TrapMemory {
 
   get(host: string): HostTraps {
     this.#refresh();
-    let h = this.#hosts.get(host);
-    if (h === undefined) {
-      h = new HostTraps(this.#o.options);
-      const kept = this.#stored.get(host);
-      if (kept !== undefined) h.restore(kept);
-      this.#hosts.set(host, h);
-    }
-    return h;
+    return this.#hosts.get(host) ?? this.#create(host);
   }
 
   peek(host: string): HostTraps | undefined {
-    return this.#hosts.peek(host);
+    const h = this.#hosts.peek(host);
+    if (h !== undefined) return h;
+    // A host that taught something before (a restart, another daemon): its rules apply at once.
+    return this.#stored.has(host) ? this.#create(host) : undefined;
+  }
+
+  #create(host: string): HostTraps {
+    const h = new HostTraps(this.#o.options);
+    const kept = this.#stored.get(host);
+    if (kept !== undefined) h.restore(kept);
+    this.#hosts.set(host, h);
+    return h;
   }
 
   save(host: string): void {

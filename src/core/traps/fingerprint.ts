@@ -34,28 +34,26 @@ for (let c = 0; c < 256; c++) {
 /** Elements whose content is not text a reader sees. */
 const SKIPPED = ['script', 'style', 'template'];
 
-/** After '<' at i: the end of a raw-text element's content if this tag opens one, else -1. */
+/** Whether b[at..] starts with `name` (lower case), in any case. */
+function namedAt(b: Uint8Array, at: number, name: string, end: number): boolean {
+  if (at + name.length > end) return false;
+  for (let k = 0; k < name.length; k++)
+    if (((b[at + k] as number) | 0x20) !== name.charCodeAt(k)) return false;
+  // '<scripts' is not '<script'.
+  return at + name.length === end || WORD[b[at + name.length] as number] === 0;
+}
+
+/** After '<' at i: where a raw-text element this tag opens is closed (its '</'), or -1. */
 function rawTextEnd(b: Uint8Array, i: number, end: number): number {
   for (const name of SKIPPED) {
-    const n = name.length;
-    if (i + 1 + n >= end) continue;
-    let match = true;
-    for (let k = 0; k < n; k++) {
-      if ((b[i + 1 + k] as number | 0x20) !== name.charCodeAt(k)) {
-        match = false;
-        break;
-      }
+    if (!namedAt(b, i + 1, name, end)) continue;
+    let from = i + 1 + name.length;
+    for (;;) {
+      const close = b.indexOf(0x3c, from);
+      if (close < 0 || close >= end) return end;
+      if (b[close + 1] === 0x2f && namedAt(b, close + 2, name, end)) return close;
+      from = close + 1;
     }
-    const after = b[i + 1 + n] as number;
-    // '<scripts' is not '<script'.
-    if (!match || WORD[after] === 1) continue;
-    const close = Buffer.from(`</${name}`);
-    const at = Buffer.prototype.indexOf.call(b, close, i + 1 + n);
-    // The closing tag may be in any case: fall back to a case-insensitive scan only if needed.
-    if (at >= 0 && at < end) return at;
-    const upper = Buffer.from(`</${name.toUpperCase()}`);
-    const atUpper = Buffer.prototype.indexOf.call(b, upper, i + 1 + n);
-    return atUpper >= 0 && atUpper < end ? atUpper : end;
   }
   return -1;
 }

@@ -46,11 +46,9 @@ export interface PageVerdict {
 export interface StoredHostTraps {
   readonly params?: readonly string[];
   readonly stopped?: readonly string[];
-  /** The reference page's fingerprint (base64). */
-  readonly ref?: string;
   readonly soft404?:
     | { readonly kind: 'none' }
-    | { readonly kind: 'page'; readonly hash: string; readonly full: string; readonly own: string }
+    | { readonly kind: 'page'; readonly hash: string; readonly own: string }
     | { readonly kind: 'redirect'; readonly target: string };
 }
 
@@ -101,8 +99,11 @@ export class HostTraps {
       this.#soft404 = { kind: 'redirect', target: page.finalUrl };
       return;
     }
-    const full = page.fingerprint();
-    this.#soft404 = { kind: 'page', hash: page.contentHash, full, own: ownText(full, this.#reference) };
+    this.#soft404 = {
+      kind: 'page',
+      hash: page.contentHash,
+      own: ownText(page.fingerprint(), this.#reference),
+    };
   }
 
   /** Reads a fetched page against what the host taught. */
@@ -112,26 +113,23 @@ export class HostTraps {
       fp ??= page.fingerprint();
       return fp;
     };
-    let changed = false;
-    if (this.#reference === undefined && full().length >= MIN_REFERENCE) {
-      this.#reference = full();
-      changed = true;
-    }
+    // The reference is not stored: after a restart the first page read stands for the template.
+    if (this.#reference === undefined && full().length >= MIN_REFERENCE) this.#reference = full();
     const own = () => ownText(full(), this.#reference);
     const { path, search } = splitKey(page.key);
     const pattern = this.patternOf(path, search);
     // A seed is what the operator asked for: never a soft 404.
     if (page.depth > 0 && isSoft404(this.#soft404, this.#soft404Page(page), () => ({ own: own() }))) {
       const stopped = this.#o.nearDuplicates && !this.#stopped.has(pattern) && this.#watch(pattern).soft404();
-      if (!stopped) return { notExpanded: 'soft_404', learnedParams: [], changed };
+      if (!stopped) return { notExpanded: 'soft_404', learnedParams: [], changed: false };
       this.#stop(pattern);
       return { notExpanded: 'soft_404', learnedParams: [], stoppedPattern: pattern, changed: true };
     }
     if (this.#o.repeatedPaths && this.#repeatsShorterPath(page)) {
-      return { notExpanded: 'repeated_path', learnedParams: [], changed };
+      return { notExpanded: 'repeated_path', learnedParams: [], changed: false };
     }
     const learnedParams = this.#o.learnParams ? this.#learnParams(page.url, own) : [];
-    if (learnedParams.length > 0) changed = true;
+    const changed = learnedParams.length > 0;
     if (!this.#o.nearDuplicates) return { learnedParams, changed };
     if (this.#stopped.has(pattern)) return { notExpanded: 'near_duplicate_series', learnedParams, changed };
     const watch = this.#watch(pattern);
@@ -209,35 +207,33 @@ export class HostTraps {
     return {
       ...(this.#params.ignored.size > 0 ? { params: [...this.#params.ignored] } : {}),
       ...(this.#stopped.size > 0 ? { stopped: [...this.#stopped] } : {}),
-      ...(this.#reference !== undefined ? { ref: encodeFingerprint(this.#reference) } : {}),
       ...(s.kind === 'none' || s.kind === 'redirect' ? { soft404: s } : {}),
       ...(s.kind === 'page'
         ? {
-            soft404: {
-              kind: 'page' as const,
-              hash: s.hash,
-              full: encodeFingerprint(s.full),
-              own: encodeFingerprint(s.own),
-            },
+            soft404: { kind: 'page' as const, hash: s.hash, own: encodeFingerprint(s.own) },
           }
         : {}),
     };
   }
 
-  /** Takes what was kept (by this daemon before a restart, or by another one). */
+  /**
+   * Takes what was kept (by this daemon before a restart, or by another one). The store is
+   * shared and outlives versions: what it cannot read is ignored, never thrown.
+   */
   restore(s: StoredHostTraps): void {
-    for (const p of s.params ?? []) this.#params.ignored.add(p);
-    for (const p of s.stopped ?? []) this.#stopped.add(p);
-    if (s.ref !== undefined) this.#reference ??= decodeFingerprint(s.ref);
+    for (const p of strings(s.params)) this.#params.ignored.add(p);
+    for (const p of strings(s.stopped)) this.#stopped.add(p);
     const soft = s.soft404;
     if (soft === undefined || this.#soft404.kind === 'page' || this.#soft404.kind === 'redirect') return;
-    if (soft.kind === 'page') {
-      const full = decodeFingerprint(soft.full);
-      const own = decodeFingerprint(soft.own);
-      if (full !== undefined && own !== undefined)
-        this.#soft404 = { kind: 'page', hash: soft.hash, full, own };
-    } else {
-      this.#soft404 = soft;
-    }
+    if (soft.kind === 'none') this.#soft404 = { kind: 'none' };
+    if (soft.kind === 'redirect' && typeof soft.target === 'string')
+      this.#soft404 = { kind: 'redirect', target: soft.target };
+    if (soft.kind !== 'page' || typeof soft.hash !== 'string' || typeof soft.own !== 'string') return;
+    const own = decodeFingerprint(soft.own);
+    if (own !== undefined) this.#soft404 = { kind: 'page', hash: soft.hash, own };
   }
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }

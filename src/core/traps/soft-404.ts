@@ -13,7 +13,7 @@ export type Soft404 =
   | { readonly kind: 'unknown' }
   | { readonly kind: 'probing' }
   | { readonly kind: 'none' }
-  | { readonly kind: 'page'; readonly hash: string; readonly full: Fingerprint; readonly own: Fingerprint }
+  | { readonly kind: 'page'; readonly hash: string; readonly own: Fingerprint }
   | { readonly kind: 'redirect'; readonly target: string };
 
 /** The share of the probe page's own text a soft 404 must carry. */
