@@ -36,7 +36,7 @@ export async function enqueueLinks(
         outOfScope++;
         continue;
       }
-      const trap = guard?.urlVerdict(v.url);
+      const trap = guard?.linkVerdict(v.url);
       if (trap !== undefined) {
         guard?.count(task.host, trap, 1);
         continue;

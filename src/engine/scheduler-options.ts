@@ -101,4 +101,6 @@ export interface SchedulerCounters {
   skipped: number;
   deferred: number;
   lost: number;
+  /** Requests crawld made for itself (a host's soft-404 probe, docs/traps.md): no page, no record. */
+  probe: number;
 }

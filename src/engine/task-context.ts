@@ -37,7 +37,7 @@ export interface TaskRunnerDeps {
 }
 
 /** What happened to one task, for the scheduler's counters. */
-export type TaskResult = 'ok' | 'retry' | 'dead' | 'skipped' | 'deferred' | 'lost';
+export type TaskResult = 'ok' | 'retry' | 'dead' | 'skipped' | 'deferred' | 'lost' | 'probe';
 
 /**
  * The URL a task requests: as it was discovered (Task.requestUrl), or its key when the two are

@@ -42,7 +42,7 @@ export class TaskRunner {
       return this.#reKeyed(task, job, reKeyed);
     }
     // A pattern its host stopped since the task was enqueued (a near-duplicate series).
-    if (task.depth > 0 && job.traps?.urlVerdict(task.url) === 'near_duplicate_series') {
+    if (task.depth > 0 && job.traps?.inStoppedPattern(task) === true) {
       permit.release({ kind: 'ignore' });
       job.traps.count(task.host, 'near_duplicate_series', 1);
       return skip(this.#deps, task, 'near_duplicate_series');
@@ -179,11 +179,12 @@ export class TaskRunner {
     return skip(this.#deps, task, 'session_like');
   }
 
-  /** The soft-404 probe's answer teaches its host; it writes no record. */
-  #probed(task: Task, job: JobRuntime, res: FetchResponse): Promise<TaskResult> {
+  /** The soft-404 probe's answer teaches its host; it is no page (no record, not counted as one). */
+  async #probed(task: Task, job: JobRuntime, res: FetchResponse): Promise<TaskResult> {
     const page = res.status >= 200 && res.status < 300 && isHtml(res.contentType);
     job.traps?.probed(task, page ? res : undefined, page ? hash('sha256', res.body, 'hex') : undefined);
-    return skip(this.#deps, task, 'soft_404_probe');
+    await this.#deps.frontier.ack(task);
+    return 'probe';
   }
 
   /** The page's stored state, when its job keeps one (change detection or recrawls). */

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CrawlEmitter } from '../core/events.js';
 import type { NormaliseOptions } from '../core/rules.js';
-import { fingerprint, urlNumbers } from '../core/traps/fingerprint.js';
+import { fingerprint } from '../core/traps/fingerprint.js';
 import type { PageVerdict } from '../core/traps/host-traps.js';
 import type { TrapOptions, TrapReason } from '../core/traps/options.js';
 import { hasRepeatedRun, segmentCount } from '../core/traps/paths.js';
@@ -50,20 +50,28 @@ export class TrapGuard {
   }
 
   /**
-   * A URL's key (canonical) against the rules that need no fetch: its path, and the patterns its
-   * host stopped. The reason not to fetch it, if any.
+   * A link's key (canonical) against the rules that need no fetch: its path, and the patterns its
+   * host stopped. The reason not to follow it, if any.
    */
-  urlVerdict(key: string): 'repeated_path' | 'long_path' | 'near_duplicate_series' | undefined {
+  linkVerdict(key: string): 'repeated_path' | 'long_path' | 'near_duplicate_series' | undefined {
     const o = this.#g.options;
     const { host, path, search } = splitKey(key);
     if (o.repeatedPaths) {
       if (segmentCount(path) > o.maxPathSegments) return 'long_path';
       if (hasRepeatedRun(path, o.maxSegmentRepeats)) return 'repeated_path';
     }
+    return this.#stopped(host, path, search) ? 'near_duplicate_series' : undefined;
+  }
+
+  /** Whether a queued task's pattern has been stopped since it was enqueued. */
+  inStoppedPattern(task: Task): boolean {
+    const { path, search } = splitKey(task.url);
+    return this.#stopped(task.host, path, search);
+  }
+
+  #stopped(host: string, path: string, search: string): boolean {
     const traps = this.#g.memory.peek(host);
-    if (traps?.hasStopped === true && traps.isStopped(traps.patternOf(path, search)))
-      return 'near_duplicate_series';
-    return undefined;
+    return traps?.hasStopped === true && traps.isStopped(traps.patternOf(path, search));
   }
 
   /**
@@ -101,7 +109,7 @@ export class TrapGuard {
       finalUrl: res.url,
       depth: task.depth,
       contentHash,
-      fingerprint: () => fingerprint(res.body, urlNumbers(task.requestUrl ?? task.url)),
+      fingerprint: () => fingerprint(res.body),
     });
     if (verdict.changed) memory.save(task.host);
     for (const p of verdict.learnedParams) this.#learned(task.host, 'param', p);
@@ -130,7 +138,7 @@ export class TrapGuard {
             url: new URL(task.url),
             finalUrl: res.url,
             contentHash,
-            fingerprint: () => fingerprint(res.body, urlNumbers(task.url)),
+            fingerprint: () => fingerprint(res.body),
           },
     );
     memory.save(task.host);

@@ -89,7 +89,6 @@ export const SKIP_REASONS = [
   'redirect_out_of_scope',
   'session_like',
   'near_duplicate_series',
-  'soft_404_probe',
 ] as const;
 
 /** crawld_trap_urls_total{reason} (core/traps/options.ts). */

@@ -40,7 +40,7 @@ beforeAll(async () => {
     } else if (path === '/slow' && hits.filter((h) => h.path === '/slow').length === 1) {
       held.push(res);
     } else if (path === '/slow' || /^\/p\d+$/.test(path)) {
-      page('<html><body>x</body></html>');
+      page(`<html><body>page ${path}</body></html>`);
     } else {
       res.writeHead(404).end();
     }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJsonl, runCli, tempDir } from '../helpers/cli.js';
 import { useSite } from '../helpers/engine.js';
+import { isPageRequest } from '../helpers/probe.js';
 
 const LINKS = [
   '/a?',
@@ -58,7 +59,7 @@ describe('request targets as written (whole CLI)', () => {
       '--once',
     ]);
     expect(run.code, run.stderr).toBe(0);
-    const pages = site.hits.filter((h) => h !== '/robots.txt');
+    const pages = site.hits.filter(isPageRequest);
     expect([...pages].sort()).toEqual(
       [
         '/start?',

@@ -7,6 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { isPageRequest } from './probe.js';
 
 export type FaultAnswer =
   | 'ok'
@@ -50,7 +51,7 @@ export interface FaultSite {
   /** ms since the site started. */
   now(): number;
   setFault(fault: (req: FaultRequest) => FaultAnswer): void;
-  /** Page requests (robots.txt excluded), in arrival order. */
+  /** Page requests (robots.txt and the soft-404 probe excluded), in arrival order. */
   readonly log: readonly LoggedRequest[];
   /** Page requests that arrived in [fromMs, toMs). */
   between(fromMs: number, toMs: number): number;
@@ -83,7 +84,8 @@ export async function startFaultSite(options: FaultSiteOptions): Promise<FaultSi
 
   const server = http.createServer((req, res) => {
     const path = req.url ?? '/';
-    if (path === '/robots.txt') {
+    // Not page requests: robots.txt, and the soft-404 probe a host gets after 10 pages (a 404 here).
+    if (!isPageRequest(path)) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('none');
       return;
     }

@@ -55,7 +55,7 @@ describe('admin API', () => {
       {
         id: 'main',
         seeds: [`${target.origin}/ok/seed`],
-        scope: { hosts: [host], include: [], exclude: [], maxDepth: 20 },
+        scope: { hosts: [host], include: [], exclude: [], maxDepth: 100 },
         seedPriority: 0,
         recrawlIntervalMs: null,
       },

@@ -36,7 +36,9 @@ describe('per-job limits', () => {
         const next = Number(n) + 1;
         res.writeHead(200, { 'content-type': 'text/html' });
         // Each page links to the next two so the site job has parallel work.
-        res.end(next < N ? `<a href="/${k}/${next}">n</a><a href="/${k}/${next + N}">m</a>` : 'end');
+        res.end(
+          `page ${k} ${n} ${next < N ? `<a href="/${k}/${next}">n</a><a href="/${k}/${next + N}">m</a>` : 'end'}`,
+        );
       }, 20);
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));

@@ -129,7 +129,7 @@ function pagesServer(n: number): Server {
     if (!Number.isInteger(i)) return void res.writeHead(404).end();
     setTimeout(() => {
       const links = [2 * i + 1, 2 * i + 2].filter((k) => k < n).map((k) => `<a href="/p/${k}">p</a>`);
-      res.writeHead(200, { 'content-type': 'text/html' }).end(links.join(''));
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`page ${i} ${links.join('')}`);
     }, 10);
   });
 }

@@ -68,6 +68,8 @@ async function portFree(port: number): Promise<boolean> {
 
 const OPENED_BEFORE_SINKS = [
   'sinks flushed',
+  'trap memories',
+  'trap store',
   'render decisions',
   'render store',
   'cookie jars',

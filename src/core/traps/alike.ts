@@ -7,23 +7,20 @@ import { type Fingerprint, intersectionSize, resemblance, without } from './fing
  * share 13 KB of template are near-duplicates by any measure; their own text is not.
  */
 
-/** Two own texts this close (words in one and not the other) count as alike however short they are. */
-const MAX_ABSOLUTE_DIFFERENCE = 2;
-
-/** The page's own text: its sample without the hashes of the host's reference page. */
+/** The page's own text: its words without those of the host's template. */
 export function ownText(page: Fingerprint, reference: Fingerprint | undefined): Fingerprint {
   return without(page, reference);
 }
 
 /**
- * Whether two own-text samples are near-duplicates: their resemblance reaches `similarity`, or
- * they differ in at most a couple of sampled bigrams (two calendar months whose own text is a
- * month's name and a year).
+ * Whether two own texts are near-duplicates: their resemblance reaches `similarity`. Relative,
+ * never absolute: pages whose own text is a word or two ("page 700", a price) differ in most of
+ * it, and are different pages; pages with none are not alike.
  */
 export function alike(a: Fingerprint, b: Fingerprint, similarity: number): boolean {
-  if (resemblance(a, b) >= similarity) return true;
-  const common = intersectionSize(a, b);
-  return a.length + b.length - 2 * common <= MAX_ABSOLUTE_DIFFERENCE;
+  // Pages with no text of their own (all of it in the host's template) say nothing about each other.
+  if (a.length === 0 || b.length === 0) return false;
+  return resemblance(a, b) >= similarity;
 }
 
 /** The share of `part`'s hashes that are in `whole` (1 for an empty part). */

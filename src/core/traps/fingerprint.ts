@@ -7,10 +7,9 @@
  * pages' vocabularies do, which is what taking a host's shared template out of a page needs
  * (alike.ts).
  *
- * The numbers of the page's own URL count as one word (`#`): `/events/2026/12/5/` saying "5
- * December 2026" and `/events/2026/12/6/` saying "6 December 2026" are the same page of a
- * series, while a listing's products (numbers that are not in its URL) keep it apart from the
- * next page of the listing.
+ * Numbers are words like any other, also those of the page's own URL: a site's pages that say
+ * nothing but "page 700" are 700 pages, not a series (a calendar's days are alike by the words
+ * around their date).
  *
  * Pure and byte-level: it reads the body as sent (any ASCII-compatible encoding: bytes >= 0x80
  * are word characters, so a UTF-8 or GBK word is one token), skips markup, comments, and the
@@ -82,34 +81,11 @@ function fmix(h: number): number {
   return (x ^ (x >>> 16)) >>> 0;
 }
 
-/** The FNV-1a hash of a word as fingerprint() hashes it (ASCII folded to lower case). */
-function wordHash(word: string): number {
-  let h = 0x811c9dc5;
-  for (let k = 0; k < word.length; k++) {
-    const w = word.charCodeAt(k);
-    h = Math.imul(h ^ (w >= 0x41 && w <= 0x5a ? w | 0x20 : w), 0x01000193);
-  }
-  return h;
-}
-
-const NUMBER_WORD = fmix(wordHash('#'));
-
-/** The numbers of a URL (path and query), as the words that stand for `#` in its page. */
-export function urlNumbers(url: string): ReadonlySet<number> {
-  const out = new Set<number>();
-  for (const m of url.matchAll(/\d+/g)) {
-    out.add(wordHash(m[0]));
-    // "05" in the URL, "5" on the page.
-    out.add(wordHash(String(Number.parseInt(m[0], 10))));
-  }
-  return out;
-}
-
 /**
- * The fingerprint of an HTML (or plain text) body; `numbers` (urlNumbers of its URL) are read
- * as `#`. Entities such as `&amp;` split words and are not decoded.
+ * The fingerprint of an HTML (or plain text) body. Entities such as `&amp;` split words and are
+ * not decoded.
  */
-export function fingerprint(body: Uint8Array, numbers?: ReadonlySet<number>): Fingerprint {
+export function fingerprint(body: Uint8Array): Fingerprint {
   const end = Math.min(body.length, MAX_SCAN_BYTES);
   const kept: number[] = [];
   let i = 0;
@@ -129,15 +105,13 @@ export function fingerprint(body: Uint8Array, numbers?: ReadonlySet<number>): Fi
     }
     // FNV-1a over the word's bytes, ASCII letters folded to lower case.
     let h = 0x811c9dc5;
-    let digits = true;
     while (i < end) {
       const w = body[i] as number;
       if (WORD[w] === 0) break;
-      if (w < 0x30 || w > 0x39) digits = false;
       h = Math.imul(h ^ (w >= 0x41 && w <= 0x5a ? w | 0x20 : w), 0x01000193);
       i++;
     }
-    kept.push(digits && numbers?.has(h) === true ? NUMBER_WORD : fmix(h));
+    kept.push(fmix(h));
   }
   return toSample(kept);
 }

@@ -1,7 +1,7 @@
 import { LruMap } from '../lru-map.js';
 import { ownText } from './alike.js';
 import { ParamLearner } from './dust.js';
-import { decodeFingerprint, encodeFingerprint, type Fingerprint } from './fingerprint.js';
+import { decodeFingerprint, encodeFingerprint, type Fingerprint, intersect } from './fingerprint.js';
 import type { TrapOptions, TrapReason } from './options.js';
 import { isPathPrefix } from './paths.js';
 import { SeriesWatch } from './series.js';
@@ -52,12 +52,22 @@ export interface StoredHostTraps {
     | { readonly kind: 'redirect'; readonly target: string };
 }
 
-/** A reference page needs this much text to stand for the host's template. */
-const MIN_REFERENCE = 16;
+/**
+ * The host's template is the words its first page shares with a later one, once they share this
+ * many: a home page that lists every page by name shares few with any of them, a shop whose
+ * pages carry the same 13 KB of boilerplate shares that.
+ */
+const MIN_TEMPLATE = 16;
 /** URL patterns watched per host (most have one page and are forgotten first). */
 const MAX_PATTERNS = 256;
 /** Content hashes remembered per host for the repeated-path rule. */
 const MAX_CONTENTS = 1024;
+/**
+ * HTML pages of a host read before its soft 404 is probed: a site of a few pages costs no extra
+ * request (nor a breadth crawl's thousands of small hosts), and a soft-404 trap, whose pages
+ * multiply by their relative links, gets there within its first few pages.
+ */
+export const SOFT_404_PROBE_AFTER = 10;
 
 export class HostTraps {
   readonly #o: TrapOptions;
@@ -65,8 +75,13 @@ export class HostTraps {
   readonly #patterns = new LruMap<string, SeriesWatch>(MAX_PATTERNS);
   readonly #stopped = new Set<string>();
   readonly #contents = new LruMap<string, string>(MAX_CONTENTS);
+  /** The host's first page with some text, until the template is found. */
+  #first: Fingerprint | undefined;
+  /** The words of the host's template (header, menus, footer), taken out of every page. */
   #reference: Fingerprint | undefined;
   #soft404: Soft404 = { kind: 'unknown' };
+  /** HTML pages read (up to SOFT_404_PROBE_AFTER: only the probe's start needs the count). */
+  #pagesRead = 0;
 
   constructor(options: TrapOptions) {
     this.#o = options;
@@ -84,7 +99,8 @@ export class HostTraps {
 
   /** Whether the host's "not found" should be probed now (marks it probing). */
   takeProbe(): boolean {
-    if (!this.#o.soft404 || this.#soft404.kind !== 'unknown') return false;
+    if (!this.#o.soft404 || this.#soft404.kind !== 'unknown' || this.#pagesRead < SOFT_404_PROBE_AFTER)
+      return false;
     this.#soft404 = { kind: 'probing' };
     return true;
   }
@@ -108,13 +124,14 @@ export class HostTraps {
 
   /** Reads a fetched page against what the host taught. */
   observe(page: ObservedPage): PageVerdict {
+    if (this.#pagesRead < SOFT_404_PROBE_AFTER) this.#pagesRead++;
     let fp: Fingerprint | undefined;
     const full = () => {
       fp ??= page.fingerprint();
       return fp;
     };
-    // The reference is not stored: after a restart the first page read stands for the template.
-    if (this.#reference === undefined && full().length >= MIN_REFERENCE) this.#reference = full();
+    // Not stored: after a restart the template is found again from the first pages read.
+    if (this.#reference === undefined) this.#findTemplate(full());
     const own = () => ownText(full(), this.#reference);
     const { path, search } = splitKey(page.key);
     const pattern = this.patternOf(path, search);
@@ -165,6 +182,17 @@ export class HostTraps {
   /** Whether any pattern of the host is stopped (the per-link check is skipped otherwise). */
   get hasStopped(): boolean {
     return this.#stopped.size > 0;
+  }
+
+  #findTemplate(page: Fingerprint): void {
+    if (this.#first === undefined) {
+      if (page.length >= MIN_TEMPLATE) this.#first = page;
+      return;
+    }
+    const common = intersect(this.#first, page);
+    if (common.length < MIN_TEMPLATE) return;
+    this.#reference = common;
+    this.#first = undefined;
   }
 
   #soft404Page(page: ObservedPage) {

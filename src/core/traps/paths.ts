@@ -16,8 +16,10 @@ function segmentsOf(path: string): string[] {
 
 /** Whether some run of 1 or more segments occurs more than `maxRepeats` times in a row. */
 export function hasRepeatedRun(path: string, maxRepeats: number): boolean {
-  const segs = segmentsOf(path);
   const times = maxRepeats + 1;
+  // Most paths are too short to repeat anything: no split for them (this runs on every link).
+  if (segmentCount(path) < times) return false;
+  const segs = segmentsOf(path);
   const n = segs.length;
   for (let len = 1; len * times <= n; len++) {
     for (let start = 0; start + len * times <= n; start++) {
@@ -39,7 +41,9 @@ function sameRun(segs: string[], a: number, b: number, len: number): boolean {
 
 /** The number of segments of a path (`/a/b/` and `/a/b` have 2). */
 export function segmentCount(path: string): number {
-  return segmentsOf(path).length;
+  let n = 0;
+  for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) n++;
+  return path.endsWith('/') ? n - 1 : n;
 }
 
 /** Whether `shorter` is a proper ancestor of `longer` as paths (`/docs/` of `/docs/docs/x`). */

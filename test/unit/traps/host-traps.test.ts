@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { fingerprint, urlNumbers } from '../../../src/core/traps/fingerprint.js';
-import { HostTraps, type ObservedPage } from '../../../src/core/traps/host-traps.js';
+import { fingerprint } from '../../../src/core/traps/fingerprint.js';
+import { HostTraps, type ObservedPage, SOFT_404_PROBE_AFTER } from '../../../src/core/traps/host-traps.js';
 import { TRAP_DEFAULTS, type TrapOptions } from '../../../src/core/traps/options.js';
 import { normaliseUrl } from '../../../src/core/url.js';
 
@@ -30,7 +30,7 @@ function page(url: string, body: string, opts: { depth?: number; finalUrl?: stri
     finalUrl: opts.finalUrl ?? url,
     depth: opts.depth ?? 1,
     contentHash: hash('sha256', buf, 'hex'),
-    fingerprint: () => fingerprint(buf, urlNumbers(url)),
+    fingerprint: () => fingerprint(buf),
   };
 }
 
@@ -132,14 +132,32 @@ describe('near-duplicate series', () => {
   });
 });
 
+/** A host that has read enough pages to be probed (SOFT_404_PROBE_AFTER). */
+function probedHost(o: Partial<TrapOptions> = {}): HostTraps {
+  const h = host(o);
+  for (let n = 1; n < SOFT_404_PROBE_AFTER; n++)
+    h.observe(page(`http://h.test/page/${n}`, html(distinct(500 + n))));
+  return h;
+}
+
 describe('soft 404s', () => {
+  it('is probed only once a host has served a few pages', () => {
+    const h = host();
+    for (let n = 1; n < SOFT_404_PROBE_AFTER - 1; n++)
+      h.observe(page(`http://h.test/page/${n}`, html(distinct(n))));
+    expect(h.takeProbe()).toBe(false);
+    h.observe(page('http://h.test/last', html(distinct(99))));
+    expect(h.takeProbe()).toBe(true);
+    expect(host({ soft404: false }).takeProbe()).toBe(false);
+  });
+
   const notFound = (path: string) =>
     html(
       `<h1>Sorry, we could not find that page</h1><p>The page ${path} may have moved. Try our search.</p>`,
     );
 
   it('learns the host’s "not found" page from the probe and marks pages like it', () => {
-    const h = host();
+    const h = probedHost();
     expect(h.takeProbe()).toBe(true);
     expect(h.takeProbe()).toBe(false);
     const probe = page(
@@ -161,7 +179,7 @@ describe('soft 404s', () => {
   });
 
   it('stops a pattern of soft 404s after three of them', () => {
-    const h = host();
+    const h = probedHost();
     h.takeProbe();
     h.probed(page('http://h.test/crawld-404-probe-0123456789abcdef', notFound('/x')));
     const v = [1, 2, 3].map((i) =>
@@ -172,7 +190,7 @@ describe('soft 404s', () => {
   });
 
   it('takes a redirect of missing paths as the soft 404 of pages redirected there', () => {
-    const h = host();
+    const h = probedHost();
     h.takeProbe();
     h.probed(
       page('http://h.test/crawld-404-probe-0123456789abcdef', html('home'), { finalUrl: 'http://h.test/' }),
@@ -184,7 +202,7 @@ describe('soft 404s', () => {
   });
 
   it('trusts a host that answers 404 (no probe page)', () => {
-    const h = host();
+    const h = probedHost();
     h.takeProbe();
     h.probed(undefined);
     expect(h.soft404).toBe('none');
@@ -209,7 +227,15 @@ describe('what is kept beside the frontier', () => {
     const h = host();
     const about = html('About us');
     for (const v of ['a', 'b', 'c', 'd']) h.observe(page(`http://h.test/about?t=${v}`, about));
-    for (let d = 1; d <= 10; d++) h.observe(page(`http://h.test/cal/${d}/`, html(`Nothing on day ${d}`)));
+    for (let d = 1; d <= 10; d++)
+      h.observe(
+        page(
+          `http://h.test/cal/${d}/`,
+          html(
+            `Nothing on day ${d}: no events are planned on this day, check back soon for workshops and sales`,
+          ),
+        ),
+      );
     h.takeProbe();
     h.probed(
       page('http://h.test/crawld-404-probe-0123456789abcdef', html('Sorry, page not found here at all')),
