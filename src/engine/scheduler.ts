@@ -28,7 +28,15 @@ type State = 'new' | 'running' | 'paused' | 'draining' | 'stopped';
  * something could become runnable.
  */
 export class Scheduler {
-  readonly counters: SchedulerCounters = { ok: 0, retry: 0, dead: 0, skipped: 0, deferred: 0, lost: 0, probe: 0 };
+  readonly counters: SchedulerCounters = {
+    ok: 0,
+    retry: 0,
+    dead: 0,
+    skipped: 0,
+    deferred: 0,
+    lost: 0,
+    probe: 0,
+  };
   #state: State = 'new';
   readonly #buffers = new HostQueues();
   readonly #inflight: InflightTasks;
