@@ -51,7 +51,15 @@ describe('crawld run: conditional recrawls', () => {
           what: 'every page of generation 1',
           deadlineMs: 30_000,
         });
-        return scrapeMetrics(port);
+        // A record is written before its 304 is counted: wait for the count, not for time.
+        const notModified = readJsonl(results).filter((r) => r.generation === 1 && r.status === 304).length;
+        return waitFor(
+          async () => {
+            const text = await scrapeMetrics(port);
+            return metricSum(text, 'crawld_unchanged_pages_total') >= notModified ? text : undefined;
+          },
+          { what: `crawld_unchanged_pages_total at ${notModified}`, deadlineMs: 30_000 },
+        );
       },
     );
     const recs = readJsonl(results);
