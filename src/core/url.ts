@@ -123,7 +123,7 @@ function canonical(url: URL, opts?: Partial<NormaliseOptions>, report?: KeyRepor
   const raw = o.stripSessionIds !== false ? stripSessionPath(url.pathname) : url.pathname;
   if (report !== undefined && raw !== url.pathname) report.stripped = 'session_id';
   const path = normalisePercent(raw);
-  const ignored = o.ignoredParams?.(url.host);
+  const ignored = url.search.length > 1 ? o.ignoredParams?.(url.host) : undefined;
   return `${url.protocol}//${auth}${url.host}${path}${normaliseQuery(url.search, o, ignored, report)}`;
 }
 

@@ -11,7 +11,7 @@ import type { NormaliseOptions } from '../core/rules.js';
 import { fingerprint } from '../core/traps/fingerprint.js';
 import type { PageVerdict } from '../core/traps/host-traps.js';
 import type { TrapOptions, TrapReason } from '../core/traps/options.js';
-import { hasRepeatedRun, segmentCount } from '../core/traps/paths.js';
+import { hasRepeatedRun } from '../core/traps/paths.js';
 import { splitKey } from '../core/traps/url-pattern.js';
 import { tryNormaliseUrl } from '../core/url.js';
 import type { FetchResponse } from '../ports/fetcher.js';
@@ -51,20 +51,36 @@ export class TrapGuard {
 
   /**
    * A link's key (canonical) against the rules that need no fetch: its path, and the patterns its
-   * host stopped. The reason not to follow it, if any.
+   * host stopped. The reason not to follow it, if any. Runs on every link: strings are cut only
+   * when a rule may apply.
    */
   linkVerdict(key: string): 'repeated_path' | 'long_path' | 'near_duplicate_series' | undefined {
     const o = this.#g.options;
-    const { host, path, search } = splitKey(key);
+    const hostStart = key.indexOf('//') + 2;
+    const pathStart = key.indexOf('/', hostStart);
+    if (pathStart < 0) return undefined;
+    const q = key.indexOf('?', pathStart);
+    const pathEnd = q < 0 ? key.length : q;
     if (o.repeatedPaths) {
-      if (segmentCount(path) > o.maxPathSegments) return 'long_path';
-      if (hasRepeatedRun(path, o.maxSegmentRepeats)) return 'repeated_path';
+      let segments = 0;
+      for (let i = key.indexOf('/', pathStart); i >= 0 && i < pathEnd; i = key.indexOf('/', i + 1))
+        segments++;
+      if (key[pathEnd - 1] === '/') segments--;
+      if (segments > o.maxPathSegments) return 'long_path';
+      if (
+        segments > o.maxSegmentRepeats &&
+        hasRepeatedRun(key.slice(pathStart, pathEnd), o.maxSegmentRepeats)
+      )
+        return 'repeated_path';
     }
+    if (!this.#g.memory.anyStopped) return undefined;
+    const { host, path, search } = splitKey(key);
     return this.#stopped(host, path, search) ? 'near_duplicate_series' : undefined;
   }
 
   /** Whether a queued task's pattern has been stopped since it was enqueued. */
   inStoppedPattern(task: Task): boolean {
+    if (!this.#g.memory.anyStopped) return false;
     const { path, search } = splitKey(task.url);
     return this.#stopped(task.host, path, search);
   }

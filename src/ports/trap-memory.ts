@@ -13,4 +13,6 @@ export interface TrapMemory {
   peek(host: string): HostTraps | undefined;
   /** Stores the host's decisions (after a verdict said they changed). */
   save(host: string): void;
+  /** Whether any host has a stopped pattern (the per-link check is skipped until one has). */
+  readonly anyStopped: boolean;
 }

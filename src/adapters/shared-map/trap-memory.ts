@@ -31,6 +31,7 @@ export class StoredTrapMemory implements TrapMemory {
   readonly #stored = new Map<string, StoredHostTraps>();
   readonly #sync: MapSync;
   #refreshedAt = Number.NEGATIVE_INFINITY;
+  #anyStopped = false;
 
   constructor(options: StoredTrapMemoryOptions) {
     this.#o = options;
@@ -68,9 +69,14 @@ export class StoredTrapMemory implements TrapMemory {
     return h;
   }
 
+  get anyStopped(): boolean {
+    return this.#anyStopped;
+  }
+
   save(host: string): void {
     const h = this.#hosts.peek(host);
     if (h === undefined) return;
+    if (h.hasStopped) this.#anyStopped = true;
     const state = h.stored();
     this.#stored.set(host, state);
     void this.#sync.write([{ id: host, json: JSON.stringify(state) }]);
@@ -102,6 +108,7 @@ export class StoredTrapMemory implements TrapMemory {
         continue;
       }
       this.#stored.set(c.id, state);
+      if (Array.isArray(state.stopped) && state.stopped.length > 0) this.#anyStopped = true;
       // Another daemon learned something: a host this one holds takes it at once.
       this.#hosts.peek(c.id)?.restore(state);
     }

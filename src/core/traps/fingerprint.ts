@@ -87,7 +87,7 @@ function fmix(h: number): number {
  */
 export function fingerprint(body: Uint8Array): Fingerprint {
   const end = Math.min(body.length, MAX_SCAN_BYTES);
-  const kept: number[] = [];
+  let n = 0;
   let i = 0;
   while (i < end) {
     const c = body[i] as number;
@@ -111,9 +111,19 @@ export function fingerprint(body: Uint8Array): Fingerprint {
       h = Math.imul(h ^ (w >= 0x41 && w <= 0x5a ? w | 0x20 : w), 0x01000193);
       i++;
     }
-    kept.push(fmix(h));
+    if (n === scratch.length) scratch = grow(scratch);
+    scratch[n++] = fmix(h);
   }
-  return toSample(kept);
+  return toSample(scratch, n);
+}
+
+/** The words of the page being read: a typed array reused between pages (no array of boxed numbers). */
+let scratch: Uint32Array = new Uint32Array(4096);
+
+function grow(a: Uint32Array): Uint32Array {
+  const b = new Uint32Array(a.length * 2);
+  b.set(a);
+  return b;
 }
 
 /** An entity (&amp; &#8212;) separates words and is skipped whole; a lone '&' is one byte. */
@@ -124,14 +134,15 @@ function skipEntity(b: Uint8Array, i: number, end: number): number {
   return b[j] === 0x3b ? j + 1 : i + 1;
 }
 
-function toSample(hashes: number[]): Fingerprint {
-  const sorted = Uint32Array.from(hashes).sort();
-  let n = 0;
-  for (let k = 0; k < sorted.length; k++) {
+/** The distinct values of words[0..n), sorted (at most MAX_WORDS, the smallest). */
+function toSample(words: Uint32Array, n: number): Fingerprint {
+  const sorted = words.subarray(0, n).sort();
+  let distinct = 0;
+  for (let k = 0; k < n; k++) {
     const v = sorted[k] as number;
-    if (n === 0 || sorted[n - 1] !== v) sorted[n++] = v;
+    if (distinct === 0 || sorted[distinct - 1] !== v) sorted[distinct++] = v;
   }
-  return sorted.slice(0, Math.min(n, MAX_WORDS));
+  return sorted.slice(0, Math.min(distinct, MAX_WORDS));
 }
 
 /** |a ∩ b| of two sorted samples. */

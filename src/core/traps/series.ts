@@ -5,10 +5,19 @@ import type { Fingerprint } from './fingerprint.js';
  * One URL pattern of a host (url-pattern.ts) under watch for an endless series: the own text of
  * a sample of its pages, each judged against those before it. Its first page is not sampled
  * (most patterns have one page, and fingerprinting costs a scan of the body); pages 2 to
- * `sample` + 1 are, then one page in RESAMPLE_EVERY, so a pattern that turns into a series later
- * (a calendar past its last event) is still seen.
+ * `sample` + 1 are, then one page in 16, one in 32 from page 256 and so on up to one in 256 (a
+ * pattern of thousands of distinct pages, a shop's products, costs a few dozen scans), so a
+ * pattern that turns into a series later (a calendar past its last event) is still seen.
  */
-const RESAMPLE_EVERY = 16;
+const RESAMPLE_FIRST = 16;
+const RESAMPLE_MAX = 256;
+
+/** Of a pattern that has had `pages` pages, one in this many is sampled. */
+function resampleEvery(pages: number): number {
+  let every = RESAMPLE_FIRST;
+  while (every < RESAMPLE_MAX && pages >= every * 16) every *= 2;
+  return every;
+}
 /** Soft 404s in a row, with no other page of the pattern, that stop it (`/reviews/#/` on a site without reviews). */
 const SOFT_404_RUN = 3;
 
@@ -40,7 +49,7 @@ export class SeriesWatch {
   nextSampled(): boolean {
     this.#pages++;
     if (this.#pages === 1) return false;
-    return this.#pages <= this.#sample + 1 || this.#pages % RESAMPLE_EVERY === 0;
+    return this.#pages <= this.#sample + 1 || this.#pages % resampleEvery(this.#pages) === 0;
   }
 
   /**
