@@ -138,7 +138,7 @@ describe('PostgresSink', () => {
     expect(await count(table)).toBe(5);
   });
 
-  it('stores noindex, canonicalUrl and key in their columns, also in a table an older crawld made', async () => {
+  it('stores noindex, canonicalUrl, key and trap in their columns, also in a table an older crawld made', async () => {
     const table = freshTable();
     // The table as it was before these columns existed.
     await admin.query(`CREATE TABLE ${table} (
@@ -155,12 +155,13 @@ describe('PostgresSink', () => {
         key: 'http://site.test/p/0?a=2&b=1',
         noindex: true,
         canonicalUrl: 'http://site.test/canon',
+        trap: 'soft_404',
       }),
     );
     await sink.write(record(1));
     await sink.close();
     const r = await admin.query(
-      `SELECT url, key, record_key, noindex, canonical_url FROM ${table} ORDER BY record_key`,
+      `SELECT url, key, record_key, noindex, canonical_url, trap FROM ${table} ORDER BY record_key`,
     );
     expect(r.rows).toEqual([
       {
@@ -169,8 +170,16 @@ describe('PostgresSink', () => {
         record_key: 't0#0',
         noindex: true,
         canonical_url: 'http://site.test/canon',
+        trap: 'soft_404',
       },
-      { url: 'http://site.test/p/1', key: null, record_key: 't1#0', noindex: false, canonical_url: null },
+      {
+        url: 'http://site.test/p/1',
+        key: null,
+        record_key: 't1#0',
+        noindex: false,
+        canonical_url: null,
+        trap: null,
+      },
     ]);
   });
 

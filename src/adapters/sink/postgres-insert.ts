@@ -23,20 +23,21 @@ export async function insertRows(
          fetched_at = EXCLUDED.fetched_at, content_type = EXCLUDED.content_type,
          content_hash = EXCLUDED.content_hash, bytes = EXCLUDED.bytes,
          duration_ms = EXCLUDED.duration_ms, fields = EXCLUDED.fields, noindex = EXCLUDED.noindex,
-         canonical_url = EXCLUDED.canonical_url, key = EXCLUDED.key, written_at = now()`
+         canonical_url = EXCLUDED.canonical_url, key = EXCLUDED.key, trap = EXCLUDED.trap,
+         written_at = now()`
       : 'DO NOTHING';
   await pool.query(
     `INSERT INTO ${table} (url, record_key, item, job_id, task_id, generation, final_url, status,
        fetched_at, depth, content_type, content_hash, bytes, duration_ms, fields, noindex, canonical_url,
-       key)
+       key, trap)
      SELECT u.url, u.record_key, u.item, u.job_id, u.task_id, u.generation, u.final_url, u.status,
        u.fetched_at, u.depth, u.content_type, u.content_hash, u.bytes, u.duration_ms, u.fields::jsonb,
-       u.noindex, u.canonical_url, u.key
+       u.noindex, u.canonical_url, u.key, u.trap
      FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::text[],
        $8::int[], $9::timestamptz[], $10::int[], $11::text[], $12::text[], $13::bigint[], $14::int[],
-       $15::text[], $16::boolean[], $17::text[], $18::text[])
+       $15::text[], $16::boolean[], $17::text[], $18::text[], $19::text[])
        AS u(url, record_key, item, job_id, task_id, generation, final_url, status, fetched_at, depth,
-         content_type, content_hash, bytes, duration_ms, fields, noindex, canonical_url, key)
+         content_type, content_hash, bytes, duration_ms, fields, noindex, canonical_url, key, trap)
      ON CONFLICT (url, record_key, item) ${conflict}`,
     [
       col('url'),
@@ -57,6 +58,7 @@ export async function insertRows(
       col('noindex'),
       col('canonicalUrl'),
       col('key'),
+      col('trap'),
     ],
   );
 }

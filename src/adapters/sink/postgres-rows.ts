@@ -23,6 +23,8 @@ export interface PgRow {
   readonly canonicalUrl: string | null;
   /** The dedupe key (ResultRecord.key); null for records written before it existed. */
   readonly key: string | null;
+  /** Why the page's links were not followed (ResultRecord.trap), if a trap rule said so. */
+  readonly trap: string | null;
 }
 
 /** The rows of one record: one per item when it has items (none for an empty list), else one. */
@@ -44,6 +46,7 @@ export function rowsOf(r: ResultRecord): PgRow[] {
     noindex: r.noindex === true,
     canonicalUrl: r.canonicalUrl ?? null,
     key: r.key ?? null,
+    trap: r.trap ?? null,
   };
   if (!r.items) return [{ ...base, item: 0, fields: jsonbText(r.fields) }];
   return r.items.map((fields, item) => ({ ...base, item, fields: jsonbText({ ...r.fields, ...fields }) }));
@@ -89,6 +92,7 @@ export function tableDdl(table: string): string[] {
     `ALTER TABLE ${q} ADD COLUMN IF NOT EXISTS noindex boolean NOT NULL DEFAULT false`,
     `ALTER TABLE ${q} ADD COLUMN IF NOT EXISTS canonical_url text`,
     `ALTER TABLE ${q} ADD COLUMN IF NOT EXISTS key text`,
+    `ALTER TABLE ${q} ADD COLUMN IF NOT EXISTS trap text`,
     // recover() looks records up by key alone.
     `CREATE INDEX IF NOT EXISTS "${`${base}_record_key_idx`.slice(0, 63)}" ON ${q} (record_key)`,
   ];

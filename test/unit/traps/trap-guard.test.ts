@@ -95,7 +95,9 @@ describe('the trap guard on links and tasks', () => {
       );
     const queued = task('http://h.test/about?visit=99');
     expect(queued.url).toBe('http://h.test/about?visit=99');
-    expect(g.reKey(queued, g.keyOptions({ stripTracking: true, sortQuery: true }))).toBe('http://h.test/about');
+    expect(g.reKey(queued, g.keyOptions({ stripTracking: true, sortQuery: true }))).toBe(
+      'http://h.test/about',
+    );
     const day = (d: number) =>
       `<nav>Home Shop Help Contact About Careers Press Blog</nav><h1>Events on ${d} December</h1><p>No events are planned on this day, check back soon for workshops and sales</p>`;
     for (let d = 1; d <= 10; d++)
