@@ -150,7 +150,7 @@ export class HostTraps {
     if (!this.#o.nearDuplicates) return { learnedParams, changed };
     if (this.#stopped.has(pattern)) return { notExpanded: 'near_duplicate_series', learnedParams, changed };
     const watch = this.#watch(pattern);
-    if (!watch.nextSampled() || !watch.add(own())) return { learnedParams, changed };
+    if (!watch.nextSampled(page.depth) || !watch.add(own(), page.depth)) return { learnedParams, changed };
     this.#stop(pattern);
     return { notExpanded: 'near_duplicate_series', learnedParams, stoppedPattern: pattern, changed: true };
   }

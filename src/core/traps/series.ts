@@ -7,6 +7,12 @@ import type { Fingerprint } from './fingerprint.js';
  * (most patterns have one page, and fingerprinting costs a scan of the body); pages 2 to
  * `sample` + 1 are, then one page in RESAMPLE_EVERY, so a pattern that turns into a series later
  * (a calendar past its last event) is still seen.
+ *
+ * A series is deep: each of its pages leads to the next (a month to the next month, a facet to
+ * a facet of it), so its pages are found at more than one link depth. Alike pages that were all
+ * found at one depth are a finite family listed by the pages above them (Rust's SIMD types and
+ * intrinsics, `i8x16` to `u64x8`, whose pages differ in a word or two) and are not stopped:
+ * what they cost is bounded by the links already found.
  */
 const RESAMPLE_EVERY = 16;
 /** Soft 404s in a row, with no other page of the pattern, that stop it (`/reviews/#/` on a site without reviews). */
@@ -17,8 +23,9 @@ export class SeriesWatch {
   #pages = 0;
   /** Soft 404s of the pattern while no other page of it was seen. */
   #soft404s = 0;
-  /** The last `sample` own-text samples. */
+  /** The last `sample` own-text samples, and the link depths their pages were found at. */
   readonly #samples: Fingerprint[] = [];
+  readonly #depths: number[] = [];
   /** For each sample after the first: whether it was alike an earlier one. */
   readonly #judged: boolean[] = [];
   readonly #sample: number;
@@ -36,25 +43,35 @@ export class SeriesWatch {
     return this.#soft404s >= SOFT_404_RUN;
   }
 
-  /** Whether the next page of the pattern is to be fingerprinted; counts it as seen. */
-  nextSampled(): boolean {
+  /**
+   * Whether the next page of the pattern, found at `depth`, is to be fingerprinted; counts it as
+   * seen. A page from a depth the samples do not have is: it may be what makes them a series.
+   */
+  nextSampled(depth: number): boolean {
     this.#pages++;
     if (this.#pages === 1) return false;
-    return this.#pages <= this.#sample + 1 || this.#pages % RESAMPLE_EVERY === 0;
+    if (this.#pages <= this.#sample + 1 || this.#pages % RESAMPLE_EVERY === 0) return true;
+    return !this.#depths.includes(depth);
   }
 
   /**
-   * Takes a sampled page's own text; true when the pattern is a series: of its last `sample`
-   * samples, at least three quarters of those judged were alike an earlier one.
+   * Takes a sampled page's own text and link depth; true when the pattern is a series: of its
+   * last `sample` samples, at least three quarters of those judged were alike an earlier one,
+   * and they were not all found at one depth.
    */
-  add(own: Fingerprint): boolean {
+  add(own: Fingerprint, depth: number): boolean {
     if (this.#samples.length > 0) {
       this.#judged.push(this.#samples.some((s) => alike(own, s, this.#similarity)));
       if (this.#judged.length > this.#sample - 1) this.#judged.shift();
     }
     this.#samples.push(own);
-    if (this.#samples.length > this.#sample) this.#samples.shift();
+    this.#depths.push(depth);
+    if (this.#samples.length > this.#sample) {
+      this.#samples.shift();
+      this.#depths.shift();
+    }
     if (this.#judged.length < this.#sample - 1) return false;
+    if (this.#depths.every((d) => d === depth)) return false;
     const dups = this.#judged.filter(Boolean).length;
     return dups >= Math.ceil(0.75 * this.#judged.length);
   }
