@@ -72,6 +72,21 @@ export class SeriesWatch {
     }
     if (this.#judged.length < this.#sample - 1) return false;
     if (this.#depths.every((d) => d === depth)) return false;
+    return this.#alike();
+  }
+
+  /**
+   * The depth a full sample of alike pages was all found at (a family the pages above list), if
+   * it was: a page of the pattern found deeper would make it a series.
+   */
+  flatDepth(): number | undefined {
+    if (this.#judged.length < this.#sample - 1) return undefined;
+    const depth = this.#depths[0] as number;
+    return this.#depths.every((d) => d === depth) && this.#alike() ? depth : undefined;
+  }
+
+  /** Three quarters of the judged samples were alike an earlier one. */
+  #alike(): boolean {
     const dups = this.#judged.filter(Boolean).length;
     return dups >= Math.ceil(0.75 * this.#judged.length);
   }

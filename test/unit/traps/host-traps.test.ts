@@ -112,13 +112,18 @@ describe('near-duplicate series', () => {
     expect(h.isStopped(h.patternOf('/events/2030/1/', ''))).toBe(false);
   });
 
-  it('never stops alike pages all found at one depth (a family one page lists), until one comes from deeper', () => {
+  it('fetches alike pages all found at one depth (a family one page lists), holds back one found deeper', () => {
     const h = host();
     // A month's days, linked from the month's page: depth 2, all alike, past the sample.
     for (let d = 1; d <= 20; d++) expect(h.observe(day(2026, 12, d, 2)).notExpanded).toBeUndefined();
     expect(h.hasStopped).toBe(false);
+    // The rest of the family is fetched; a URL of the pattern found deeper is held back before its fetch.
+    expect(h.holdsBack('/events/2026/12/21/', '', 2)).toBe(false);
+    expect(h.holdsBack('/events/2027/1/2/', '', 3)).toBe(true);
+    expect(h.holdsBack('/events/2027/1/', '', 3)).toBe(false);
     // The next month's first day is a level deeper: sampled at once (page 21 is not due for a
     // resample), and the days are a series.
+    // One fetched all the same (queued before the sample was full, in flight) makes them a series.
     const deeper = h.observe(day(2027, 1, 1, 3));
     expect(deeper.stoppedPattern).toBe('/events/#/#/#/');
     expect(deeper.notExpanded).toBe('near_duplicate_series');
@@ -140,6 +145,7 @@ describe('near-duplicate series', () => {
       expect(h.observe(page(`http://h.test/std/simd/type.${t}.html`, body, { depth: 3 })).notExpanded).toBe(
         undefined,
       );
+      expect(h.holdsBack(`/std/simd/type.${t}.html`, '', 3)).toBe(false);
     }
     expect(h.hasStopped).toBe(false);
   });
