@@ -3,7 +3,7 @@ import { ownText } from './alike.js';
 import { ParamLearner } from './dust.js';
 import { decodeFingerprint, encodeFingerprint, type Fingerprint, intersect } from './fingerprint.js';
 import type { TrapOptions, TrapReason } from './options.js';
-import { isPathPrefix } from './paths.js';
+import { isDeeperPath } from './paths.js';
 import { SeriesWatch } from './series.js';
 import { isSessionParam } from './session-ids.js';
 import { isSoft404, type Soft404 } from './soft-404.js';
@@ -223,13 +223,16 @@ export class HostTraps {
     return this.#params.ignored.has(name) || (this.#o.sessionIds && isSessionParam(name, 'x'.repeat(8)));
   }
 
-  /** The page is byte for byte the page of a path its own path extends (`/docs/` and `/docs/docs/`). */
+  /**
+   * The page is byte for byte the page of a path its own path extends into a directory below
+   * (`/docs/` and `/docs/docs/`; not `/` and `/index.html`).
+   */
   #repeatsShorterPath(page: ObservedPage): boolean {
     const key = page.contentHash.slice(0, 16);
     const { path } = splitKey(page.key);
     // (path of the key: session ids out, as the patterns read it)
     const before = this.#contents.get(key);
-    if (before !== undefined && isPathPrefix(before, path)) return true;
+    if (before !== undefined && isDeeperPath(before, path)) return true;
     if (before === undefined || path.length < before.length) this.#contents.set(key, path);
     return false;
   }

@@ -260,6 +260,14 @@ describe('repeated paths', () => {
     // The same bytes elsewhere (a mirror) are not a repeated path.
     expect(h.observe(page('http://h.test/mirror/', docs)).notExpanded).toBeUndefined();
   });
+
+  it("expands a directory's index file, the directory's page under its other name", () => {
+    const h = host();
+    const guide = html('User guide: chapters on installing, configuring and running');
+    expect(h.observe(page('http://h.test/guide/', guide)).notExpanded).toBeUndefined();
+    expect(h.observe(page('http://h.test/guide/index.html', guide)).notExpanded).toBeUndefined();
+    expect(h.observe(page('http://h.test/guide/guide/', guide)).notExpanded).toBe('repeated_path');
+  });
 });
 
 describe('what is kept beside the frontier', () => {
