@@ -9,12 +9,12 @@
 // settings found the same pages (URL, status and title of every record) and the ratio of their
 // median pages/s (jar on / jar off). Debian's documentation packages are real static sites
 // (1k to 30k pages), written by the projects' own doc toolchains.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { haveNginx, startNginx } from './nginx-site.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const { values: opt } = parseArgs({
@@ -26,59 +26,9 @@ const { values: opt } = parseArgs({
 const RUNS = Number(opt.runs);
 const CLI = join(root, 'dist', 'crawld.mjs');
 
-if (spawnSync('nginx', ['-v']).error) {
+if (!haveNginx()) {
   console.error('nginx missing: apt-get install nginx-light (and a doc package such as postgresql-doc-15)');
   process.exit(2);
-}
-
-const freePort = () =>
-  new Promise((res) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-  });
-
-async function startNginx(docroot) {
-  const port = await freePort();
-  const prefix = mkdtempSync(join(tmpdir(), 'crawld-nginx-'));
-  const conf = join(prefix, 'nginx.conf');
-  writeFileSync(
-    conf,
-    `worker_processes 1;
-pid ${prefix}/nginx.pid;
-error_log ${prefix}/error.log;
-events { worker_connections 4096; }
-http {
-  include /etc/nginx/mime.types;
-  default_type application/octet-stream;
-  access_log off;
-  client_body_temp_path ${prefix};
-  proxy_temp_path ${prefix};
-  fastcgi_temp_path ${prefix};
-  uwsgi_temp_path ${prefix};
-  scgi_temp_path ${prefix};
-  server { listen 127.0.0.1:${port}; root ${docroot}; index index.html; }
-}
-`,
-  );
-  const proc = spawn('nginx', ['-c', conf, '-p', prefix, '-g', 'daemon off;'], { stdio: 'inherit' });
-  for (let i = 0; i < 100; i++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    stop: () => {
-      proc.kill('SIGQUIT');
-      rmSync(prefix, { recursive: true, force: true });
-    },
-  };
 }
 
 function crawl(origin, jar) {

@@ -78,11 +78,15 @@ export class TrapGuard {
     return this.#stopped(host, path, search) ? 'near_duplicate_series' : undefined;
   }
 
-  /** Whether a queued task's pattern has been stopped since it was enqueued. */
+  /**
+   * Whether a queued task's pattern has been stopped since it was enqueued, or holds it back
+   * (found deeper than the pattern's family of alike pages: HostTraps.holdsBack).
+   */
   inStoppedPattern(task: Task): boolean {
     if (!this.#g.memory.anyStopped) return false;
     const { path, search } = splitKey(task.url);
-    return this.#stopped(task.host, path, search);
+    if (this.#stopped(task.host, path, search)) return true;
+    return this.#g.memory.peek(task.host)?.holdsBack(path, search, task.depth) === true;
   }
 
   #stopped(host: string, path: string, search: string): boolean {

@@ -3,7 +3,7 @@ import { ownText } from './alike.js';
 import { ParamLearner } from './dust.js';
 import { decodeFingerprint, encodeFingerprint, type Fingerprint, intersect } from './fingerprint.js';
 import type { TrapOptions, TrapReason } from './options.js';
-import { isPathPrefix } from './paths.js';
+import { isDeeperPath } from './paths.js';
 import { SeriesWatch } from './series.js';
 import { isSessionParam } from './session-ids.js';
 import { isSoft404, type Soft404 } from './soft-404.js';
@@ -74,6 +74,8 @@ export class HostTraps {
   readonly #params: ParamLearner;
   readonly #patterns = new LruMap<string, SeriesWatch>(MAX_PATTERNS);
   readonly #stopped = new Set<string>();
+  /** Patterns whose alike sample was all found at one depth, and that depth (SeriesWatch.flatDepth). */
+  readonly #flat = new LruMap<string, number>(MAX_PATTERNS);
   readonly #contents = new LruMap<string, string>(MAX_CONTENTS);
   /** The host's first page with some text, until the template is found. */
   #first: Fingerprint | undefined;
@@ -150,7 +152,12 @@ export class HostTraps {
     if (!this.#o.nearDuplicates) return { learnedParams, changed };
     if (this.#stopped.has(pattern)) return { notExpanded: 'near_duplicate_series', learnedParams, changed };
     const watch = this.#watch(pattern);
-    if (!watch.nextSampled() || !watch.add(own())) return { learnedParams, changed };
+    if (!watch.nextSampled(page.depth)) return { learnedParams, changed };
+    const series = watch.add(own(), page.depth);
+    const flat = watch.flatDepth();
+    if (flat === undefined) this.#flat.delete(pattern);
+    else this.#flat.set(pattern, flat);
+    if (!series) return { learnedParams, changed };
     this.#stop(pattern);
     return { notExpanded: 'near_duplicate_series', learnedParams, stoppedPattern: pattern, changed: true };
   }
@@ -166,6 +173,7 @@ export class HostTraps {
 
   #stop(pattern: string): void {
     this.#stopped.add(pattern);
+    this.#flat.delete(pattern);
     this.#patterns.delete(pattern);
   }
 
@@ -177,6 +185,18 @@ export class HostTraps {
   /** Whether URLs of this pattern are no longer fetched (a near-duplicate series). */
   isStopped(pattern: string): boolean {
     return this.#stopped.has(pattern);
+  }
+
+  /**
+   * Whether a queued URL is held back before its fetch: its pattern's pages came out alike, all
+   * found at one depth (a family the pages above list, fetched in full), and it was found deeper,
+   * which would make them a series (the next month's days below a calendar's month). In the
+   * process only: after a restart the pattern is sampled again.
+   */
+  holdsBack(path: string, search: string, depth: number): boolean {
+    if (this.#flat.size === 0) return false;
+    const flat = this.#flat.get(this.patternOf(path, search));
+    return flat !== undefined && depth > flat;
   }
 
   /** Whether any pattern of the host is stopped (the per-link check is skipped otherwise). */
@@ -203,13 +223,16 @@ export class HostTraps {
     return this.#params.ignored.has(name) || (this.#o.sessionIds && isSessionParam(name, 'x'.repeat(8)));
   }
 
-  /** The page is byte for byte the page of a path its own path extends (`/docs/` and `/docs/docs/`). */
+  /**
+   * The page is byte for byte the page of a path its own path extends into a directory below
+   * (`/docs/` and `/docs/docs/`; not `/` and `/index.html`).
+   */
   #repeatsShorterPath(page: ObservedPage): boolean {
     const key = page.contentHash.slice(0, 16);
     const { path } = splitKey(page.key);
     // (path of the key: session ids out, as the patterns read it)
     const before = this.#contents.get(key);
-    if (before !== undefined && isPathPrefix(before, path)) return true;
+    if (before !== undefined && isDeeperPath(before, path)) return true;
     if (before === undefined || path.length < before.length) this.#contents.set(key, path);
     return false;
   }

@@ -51,3 +51,13 @@ export function isPathPrefix(shorter: string, longer: string): boolean {
   if (shorter.length >= longer.length || !longer.startsWith(shorter)) return false;
   return shorter.endsWith('/') || longer[shorter.length] === '/';
 }
+
+/**
+ * Whether `longer` extends `shorter` (isPathPrefix) into a directory below `shorter`'s own.
+ * Relative links resolve against a page's directory: the same page at `/docs/` and at
+ * `/docs/docs/` leads further down at every visit, while `/` and `/index.html` (a directory and
+ * its index file) resolve them alike and are one page under two names.
+ */
+export function isDeeperPath(shorter: string, longer: string): boolean {
+  return isPathPrefix(shorter, longer) && longer.lastIndexOf('/') >= shorter.length;
+}

@@ -87,18 +87,20 @@ describe('learned parameters (DUST)', () => {
 });
 
 describe('near-duplicate series', () => {
-  const day = (y: number, m: number, d: number) =>
+  const day = (y: number, m: number, d: number, depth: number) =>
     page(
       `http://h.test/events/${y}/${m}/${d}/`,
       html(
         `<h1>Events on ${d} ${['December', 'January'][m % 2]} ${y}</h1><p>No events are planned on this day.</p>`,
       ),
+      { depth },
     );
 
-  it('stops a pattern whose pages keep coming out alike, after its sample', () => {
+  it('stops a pattern whose pages keep coming out alike, each found deeper, after its sample', () => {
     const h = host();
     const verdicts = [];
-    for (let d = 1; d <= 12; d++) verdicts.push(h.observe(day(2026, 12, d)));
+    // Each day linked from the day before ("next day"): a level deeper each time.
+    for (let d = 1; d <= 12; d++) verdicts.push(h.observe(day(2026, 12, d, d)));
     const stopped = verdicts.findIndex((v) => v.stoppedPattern !== undefined);
     // Page 1 is not sampled; pages 2..9 are, and 7 judgements of 8 samples decide.
     expect(stopped).toBe(8);
@@ -110,14 +112,52 @@ describe('near-duplicate series', () => {
     expect(h.isStopped(h.patternOf('/events/2030/1/', ''))).toBe(false);
   });
 
+  it('fetches alike pages all found at one depth (a family one page lists), holds back one found deeper', () => {
+    const h = host();
+    // A month's days, linked from the month's page: depth 2, all alike, past the sample.
+    for (let d = 1; d <= 20; d++) expect(h.observe(day(2026, 12, d, 2)).notExpanded).toBeUndefined();
+    expect(h.hasStopped).toBe(false);
+    // The rest of the family is fetched; a URL of the pattern found deeper is held back before its fetch.
+    expect(h.holdsBack('/events/2026/12/21/', '', 2)).toBe(false);
+    expect(h.holdsBack('/events/2027/1/2/', '', 3)).toBe(true);
+    expect(h.holdsBack('/events/2027/1/', '', 3)).toBe(false);
+    // The next month's first day is a level deeper: sampled at once (page 21 is not due for a
+    // resample), and the days are a series.
+    // One fetched all the same (queued before the sample was full, in flight) makes them a series.
+    const deeper = h.observe(day(2027, 1, 1, 3));
+    expect(deeper.stoppedPattern).toBe('/events/#/#/#/');
+    expect(deeper.notExpanded).toBe('near_duplicate_series');
+  });
+
+  it("never stops a family such as Rust's SIMD types, whose pages differ in a word or two", () => {
+    const h = host();
+    // The aliases std::simd lists, in its order: i16x16, i16x2, ... i8x8.
+    const types = [16, 32, 64, 8].flatMap((lane) => [16, 2, 32, 4, 64, 8].map((n) => [lane, n] as const));
+    for (const [lane, n] of types.filter(([lane, n]) => lane * n >= 32 && lane * n <= 512)) {
+      const t = `i${lane}x${n}`;
+      // rustdoc 1.63's page of a type alias, as its text reads (std/simd/type.i8x16.html).
+      const body = html(
+        '<p>This old browser is unsupported and will most likely display funky things.</p>' +
+          `<h1>Type Definition std::simd::${t}</h1><a>source</a><pre>pub type ${t} = Simd&lt;i${lane}, ${n}_usize&gt;;</pre>` +
+          '<p>This is a nightly-only experimental API. (portable_simd #86656)</p>' +
+          `<p>Expand description</p><p>Vector of ${n} i${lane} values</p>`,
+      );
+      expect(h.observe(page(`http://h.test/std/simd/type.${t}.html`, body, { depth: 3 })).notExpanded).toBe(
+        undefined,
+      );
+      expect(h.holdsBack(`/std/simd/type.${t}.html`, '', 3)).toBe(false);
+    }
+    expect(h.hasStopped).toBe(false);
+  });
+
   it('never stops a listing whose pages list different products, nor products that differ', () => {
     const h = host();
     for (let p = 1; p <= 40; p++) {
       expect(
-        h.observe(page(`http://h.test/products?page=${p}`, html(distinct(p)))).notExpanded,
+        h.observe(page(`http://h.test/products?page=${p}`, html(distinct(p)), { depth: p })).notExpanded,
       ).toBeUndefined();
       expect(
-        h.observe(page(`http://h.test/product/${p}`, html(distinct(1000 + p)))).notExpanded,
+        h.observe(page(`http://h.test/product/${p}`, html(distinct(1000 + p)), { depth: p + 1 })).notExpanded,
       ).toBeUndefined();
     }
     expect(h.hasStopped).toBe(false);
@@ -125,10 +165,10 @@ describe('near-duplicate series', () => {
 
   it('takes its sample size from the options, and is off with nearDuplicates: false', () => {
     const small = host({ seriesSample: 3 });
-    const v = [1, 2, 3, 4, 5].map((d) => small.observe(day(2026, 12, d)));
+    const v = [1, 2, 3, 4, 5].map((d) => small.observe(day(2026, 12, d, d)));
     expect(v.findIndex((x) => x.stoppedPattern !== undefined)).toBe(3);
     const off = host({ nearDuplicates: false });
-    for (let d = 1; d <= 20; d++) expect(off.observe(day(2026, 12, d)).notExpanded).toBeUndefined();
+    for (let d = 1; d <= 20; d++) expect(off.observe(day(2026, 12, d, d)).notExpanded).toBeUndefined();
   });
 });
 
@@ -220,6 +260,14 @@ describe('repeated paths', () => {
     // The same bytes elsewhere (a mirror) are not a repeated path.
     expect(h.observe(page('http://h.test/mirror/', docs)).notExpanded).toBeUndefined();
   });
+
+  it("expands a directory's index file, the directory's page under its other name", () => {
+    const h = host();
+    const guide = html('User guide: chapters on installing, configuring and running');
+    expect(h.observe(page('http://h.test/guide/', guide)).notExpanded).toBeUndefined();
+    expect(h.observe(page('http://h.test/guide/index.html', guide)).notExpanded).toBeUndefined();
+    expect(h.observe(page('http://h.test/guide/guide/', guide)).notExpanded).toBe('repeated_path');
+  });
 });
 
 describe('what is kept beside the frontier', () => {
@@ -234,6 +282,8 @@ describe('what is kept beside the frontier', () => {
           html(
             `Nothing on day ${d}: no events are planned on this day, check back soon for workshops and sales`,
           ),
+          // Each day linked from the one before.
+          { depth: d },
         ),
       );
     h.takeProbe();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasRepeatedRun, isPathPrefix, segmentCount } from '../../../src/core/traps/paths.js';
+import { hasRepeatedRun, isDeeperPath, isPathPrefix, segmentCount } from '../../../src/core/traps/paths.js';
 import { splitKey, urlPattern } from '../../../src/core/traps/url-pattern.js';
 
 describe('repeated path runs (Heritrix PathologicalPathDecideRule, BUbiNG DuplicateSegmentsLessThan(3))', () => {
@@ -32,6 +32,15 @@ describe('repeated path runs (Heritrix PathologicalPathDecideRule, BUbiNG Duplic
     expect(isPathPrefix('/docs', '/docs/x')).toBe(true);
     expect(isPathPrefix('/doc', '/docs/x')).toBe(false);
     expect(isPathPrefix('/docs/', '/docs/')).toBe(false);
+  });
+
+  it('tells a deeper directory from an index file in the same one', () => {
+    expect(isDeeperPath('/docs/', '/docs/docs/')).toBe(true);
+    expect(isDeeperPath('/docs/', '/docs/docs/intro.html')).toBe(true);
+    expect(isDeeperPath('/docs', '/docs/x')).toBe(true);
+    expect(isDeeperPath('/', '/index.html')).toBe(false);
+    expect(isDeeperPath('/docs/', '/docs/index.html')).toBe(false);
+    expect(isDeeperPath('/doc', '/docs/x')).toBe(false);
   });
 });
 

@@ -101,7 +101,7 @@ describe('the trap guard on links and tasks', () => {
     const day = (d: number) =>
       `<nav>Home Shop Help Contact About Careers Press Blog</nav><h1>Events on ${d} December</h1><p>No events are planned on this day, check back soon for workshops and sales</p>`;
     for (let d = 1; d <= 10; d++)
-      g.observe(task(`http://h.test/events/${d}/`), res(`http://h.test/events/${d}/`, day(d)), `d${d}`);
+      g.observe(task(`http://h.test/events/${d}/`, d), res(`http://h.test/events/${d}/`, day(d)), `d${d}`);
     expect(g.linkVerdict('http://h.test/events/30/')).toBe('near_duplicate_series');
     expect(g.inStoppedPattern(task('http://h.test/events/31/'))).toBe(true);
     expect(g.linkVerdict('http://other.test/events/30/')).toBeUndefined();
