@@ -117,8 +117,16 @@ export function normaliseUrl(input: string, base?: string, opts?: Partial<Normal
   return canonical(parseHttpUrl(input, base), opts);
 }
 
+/** The options in full: a job's (already complete) as they are, partial ones over the defaults. */
+function fullOptions(opts: Partial<NormaliseOptions> | undefined): NormaliseOptions {
+  if (opts === undefined) return DEFAULT_NORMALISE_OPTIONS;
+  // No new object per link when nothing is missing (a job's options never miss anything).
+  if (opts.stripTracking !== undefined && opts.sortQuery !== undefined) return opts as NormaliseOptions;
+  return { ...DEFAULT_NORMALISE_OPTIONS, ...opts };
+}
+
 function canonical(url: URL, opts?: Partial<NormaliseOptions>, report?: KeyReport): string {
-  const o: NormaliseOptions = opts ? { ...DEFAULT_NORMALISE_OPTIONS, ...opts } : DEFAULT_NORMALISE_OPTIONS;
+  const o = fullOptions(opts);
   const auth = url.username ? `${url.username}${url.password ? `:${url.password}` : ''}@` : '';
   const raw = o.stripSessionIds !== false ? stripSessionPath(url.pathname) : url.pathname;
   if (report !== undefined && raw !== url.pathname) report.stripped = 'session_id';

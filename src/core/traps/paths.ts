@@ -6,26 +6,53 @@
  * with (Heritrix's TooManyPathSegmentsDecideRule).
  */
 
-/** The path's segments, without the empty one before the leading '/' (a trailing '/' ends none). */
-function segmentsOf(path: string): string[] {
-  const parts = path.split('/');
-  parts.shift();
-  if (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
-  return parts;
+/** Where each segment of path[from, to) starts and ends (reused: this runs on every link). */
+let bounds = new Int32Array(128);
+
+/** Fills `bounds` with [start, end) pairs of the path's segments; returns their count. */
+function segmentBounds(path: string, from: number, to: number): number {
+  let n = 0;
+  let at = path.indexOf('/', from);
+  while (at >= 0 && at < to) {
+    const next = path.indexOf('/', at + 1);
+    const end = next < 0 || next > to ? to : next;
+    // A trailing '/' ends no segment.
+    if (end > at + 1 || end < to) {
+      if (2 * n + 2 > bounds.length) {
+        const grown = new Int32Array(bounds.length * 2);
+        grown.set(bounds);
+        bounds = grown;
+      }
+      bounds[2 * n] = at + 1;
+      bounds[2 * n + 1] = end;
+      n++;
+    }
+    at = end < to ? end : -1;
+  }
+  return n;
 }
 
-/** Whether some run of 1 or more segments occurs more than `maxRepeats` times in a row. */
-export function hasRepeatedRun(path: string, maxRepeats: number): boolean {
+function sameSegment(path: string, a: number, b: number): boolean {
+  const aStart = bounds[2 * a] as number;
+  const len = (bounds[2 * a + 1] as number) - aStart;
+  const bStart = bounds[2 * b] as number;
+  if ((bounds[2 * b + 1] as number) - bStart !== len) return false;
+  for (let k = 0; k < len; k++) if (path.charCodeAt(aStart + k) !== path.charCodeAt(bStart + k)) return false;
+  return true;
+}
+
+/**
+ * Whether some run of 1 or more segments occurs more than `maxRepeats` times in a row in the
+ * path (or in path[from, to), a canonical URL's path read in place). No string is cut.
+ */
+export function hasRepeatedRun(path: string, maxRepeats: number, from = 0, to = path.length): boolean {
   const times = maxRepeats + 1;
-  // Most paths are too short to repeat anything: no split for them (this runs on every link).
-  if (segmentCount(path) < times) return false;
-  const segs = segmentsOf(path);
-  const n = segs.length;
+  const n = segmentBounds(path, from, to);
   for (let len = 1; len * times <= n; len++) {
     for (let start = 0; start + len * times <= n; start++) {
       let run = 1;
       for (let at = start + len; at + len <= n && run < times; at += len) {
-        if (!sameRun(segs, start, at, len)) break;
+        if (!sameRun(path, start, at, len)) break;
         run++;
       }
       if (run >= times) return true;
@@ -34,8 +61,8 @@ export function hasRepeatedRun(path: string, maxRepeats: number): boolean {
   return false;
 }
 
-function sameRun(segs: string[], a: number, b: number, len: number): boolean {
-  for (let k = 0; k < len; k++) if (segs[a + k] !== segs[b + k]) return false;
+function sameRun(path: string, a: number, b: number, len: number): boolean {
+  for (let k = 0; k < len; k++) if (!sameSegment(path, a + k, b + k)) return false;
   return true;
 }
 
