@@ -16,6 +16,10 @@ export interface MapSyncOptions {
   readonly apply: (changes: readonly MapChange[], reset: boolean) => void;
   /** The store failed: the local copy goes on as it is. */
   readonly onError?: (op: MapOp, error: unknown) => void;
+  /** The clock refresh() reads. @default Date.now */
+  readonly now?: () => number;
+  /** refresh() reads other daemons' changes at most this often. @default 1000 */
+  readonly refreshMs?: number;
 }
 
 export class MapSync {
@@ -26,6 +30,7 @@ export class MapSync {
   #nextSync: Promise<void> | undefined;
   /** Writes in flight, in order (a later write must not overtake an earlier one). */
   #writing: Promise<void> = Promise.resolve();
+  #refreshedAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: MapSyncOptions) {
     this.#o = options;
@@ -33,6 +38,7 @@ export class MapSync {
 
   /** Loads what the store kept. A store that cannot be read leaves the copy empty. */
   async load(): Promise<void> {
+    this.#refreshedAt = this.#now();
     try {
       const snap = await this.#o.store.load(this.#o.map);
       this.#o.apply(snap.entries, true);
@@ -40,6 +46,21 @@ export class MapSync {
     } catch (err) {
       this.#o.onError?.('load', err);
     }
+  }
+
+  /**
+   * For readers on a hot path: starts a fresh() (not awaited) once `refreshMs` passed since the
+   * last, so other daemons' changes arrive within about that, at one read of the store a period.
+   */
+  refresh(): void {
+    const now = this.#now();
+    if (now - this.#refreshedAt < (this.#o.refreshMs ?? 1000)) return;
+    this.#refreshedAt = now;
+    void this.fresh();
+  }
+
+  #now(): number {
+    return this.#o.now?.() ?? Date.now();
   }
 
   /** Resolves when changes made by others before this call are applied (at once if not shared). */

@@ -26,7 +26,6 @@ export class StoredRenderDecisions implements RenderDecisions {
   readonly #o: StoredRenderDecisionsOptions;
   readonly #hosts = new Map<string, HostRender>();
   readonly #sync: MapSync;
-  #refreshedAt = Number.NEGATIVE_INFINITY;
   /** Decisions kept from before (a restart) are not new decisions: not told to onDecision. */
   #loading = false;
 
@@ -36,12 +35,13 @@ export class StoredRenderDecisions implements RenderDecisions {
       store: options.store,
       map: options.jobId,
       apply: (changes, reset) => this.#apply(changes, reset),
+      now: options.now,
+      ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}),
       ...(options.onError ? { onError: options.onError } : {}),
     });
   }
 
   async open(): Promise<void> {
-    this.#refreshedAt = this.#o.now();
     this.#loading = true;
     try {
       await this.#sync.load();
@@ -51,11 +51,7 @@ export class StoredRenderDecisions implements RenderDecisions {
   }
 
   get(host: string): HostRender {
-    const now = this.#o.now();
-    if (now - this.#refreshedAt >= (this.#o.refreshMs ?? 1000)) {
-      this.#refreshedAt = now;
-      void this.#sync.fresh();
-    }
+    this.#sync.refresh();
     return this.#hosts.get(host) ?? LEARNING;
   }
 

@@ -30,7 +30,6 @@ export class StoredTrapMemory implements TrapMemory {
   /** What the store holds per host (kept decisions are small: names and patterns). */
   readonly #stored = new Map<string, StoredHostTraps>();
   readonly #sync: MapSync;
-  #refreshedAt = Number.NEGATIVE_INFINITY;
   #anyStopped = false;
 
   constructor(options: StoredTrapMemoryOptions) {
@@ -40,17 +39,18 @@ export class StoredTrapMemory implements TrapMemory {
       store: options.store,
       map: options.jobId,
       apply: (changes, reset) => this.#apply(changes, reset),
+      now: options.now,
+      ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}),
       ...(options.onError ? { onError: options.onError } : {}),
     });
   }
 
-  async open(): Promise<void> {
-    this.#refreshedAt = this.#o.now();
-    await this.#sync.load();
+  open(): Promise<void> {
+    return this.#sync.load();
   }
 
   get(host: string): HostTraps {
-    this.#refresh();
+    this.#sync.refresh();
     return this.#hosts.get(host) ?? this.#create(host);
   }
 
@@ -85,13 +85,6 @@ export class StoredTrapMemory implements TrapMemory {
   /** Waits for the decisions being written (shutdown). */
   close(): Promise<void> {
     return this.#sync.write([]);
-  }
-
-  #refresh(): void {
-    const now = this.#o.now();
-    if (now - this.#refreshedAt < (this.#o.refreshMs ?? 1000)) return;
-    this.#refreshedAt = now;
-    void this.#sync.fresh();
   }
 
   #apply(changes: readonly MapChange[], reset: boolean): void {
