@@ -124,7 +124,7 @@ export class TrapGuard {
     const memory = this.#g.memory;
     const host = memory.get(task.host);
     const verdict = host.observe({
-      url: new URL(task.requestUrl ?? task.url),
+      url: task.requestUrl ?? task.url,
       key: task.url,
       finalUrl: res.url,
       depth: task.depth,
@@ -155,7 +155,7 @@ export class TrapGuard {
       res === undefined || contentHash === undefined
         ? undefined
         : {
-            url: new URL(task.url),
+            url: task.url,
             finalUrl: res.url,
             contentHash,
             fingerprint: () => fingerprint(res.body),

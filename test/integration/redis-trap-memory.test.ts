@@ -41,7 +41,7 @@ async function daemon(clock: FakeClock) {
 function observe(memory: StoredTrapMemory, url: string, body: string) {
   const buf = Buffer.from(`<nav>Home Shop Help</nav><main>${body}</main>`);
   return memory.get('h.test').observe({
-    url: new URL(url),
+    url,
     key: url,
     finalUrl: url,
     depth: 1,

@@ -19,8 +19,11 @@ import { splitKey, urlPattern } from './url-pattern.js';
 /** A fetched 2xx HTML page, as the rules read it. */
 export interface ObservedPage {
   /** The URL requested (as the site wrote it). */
-  readonly url: URL;
-  /** Its dedupe key (canonical: session ids out): patterns and paths are read from it. */
+  readonly url: string;
+  /**
+   * Its dedupe key (canonical: session ids and learned parameters out, the query sorted):
+   * patterns, paths and the parameters on test are read from it.
+   */
   readonly key: string;
   /** Where the fetch ended after redirects. */
   readonly finalUrl: string;
@@ -113,7 +116,7 @@ export class HostTraps {
       this.#soft404 = { kind: 'none' };
       return;
     }
-    if (page.finalUrl !== page.url.href) {
+    if (page.finalUrl !== page.url) {
       this.#soft404 = { kind: 'redirect', target: page.finalUrl };
       return;
     }
@@ -144,10 +147,10 @@ export class HostTraps {
       this.#stop(pattern);
       return { notExpanded: 'soft_404', learnedParams: [], stoppedPattern: pattern, changed: true };
     }
-    if (this.#o.repeatedPaths && this.#repeatsShorterPath(page)) {
+    if (this.#o.repeatedPaths && this.#repeatsShorterPath(page.contentHash, path)) {
       return { notExpanded: 'repeated_path', learnedParams: [], changed: false };
     }
-    const learnedParams = this.#o.learnParams ? this.#learnParams(page.url, own) : [];
+    const learnedParams = this.#o.learnParams ? this.#learnParams(path, search, own) : [];
     const changed = learnedParams.length > 0;
     if (!this.#o.nearDuplicates) return { learnedParams, changed };
     if (this.#stopped.has(pattern)) return { notExpanded: 'near_duplicate_series', learnedParams, changed };
@@ -216,7 +219,7 @@ export class HostTraps {
   }
 
   #soft404Page(page: ObservedPage) {
-    return { url: page.url.href, finalUrl: page.finalUrl, contentHash: page.contentHash };
+    return { url: page.url, finalUrl: page.finalUrl, contentHash: page.contentHash };
   }
 
   #ignores(name: string): boolean {
@@ -227,20 +230,19 @@ export class HostTraps {
    * The page is byte for byte the page of a path its own path extends into a directory below
    * (`/docs/` and `/docs/docs/`; not `/` and `/index.html`).
    */
-  #repeatsShorterPath(page: ObservedPage): boolean {
-    const key = page.contentHash.slice(0, 16);
-    const { path } = splitKey(page.key);
-    // (path of the key: session ids out, as the patterns read it)
+  #repeatsShorterPath(contentHash: string, path: string): boolean {
+    const key = contentHash.slice(0, 16);
     const before = this.#contents.get(key);
     if (before !== undefined && isDeeperPath(before, path)) return true;
     if (before === undefined || path.length < before.length) this.#contents.set(key, path);
     return false;
   }
 
-  #learnParams(url: URL, own: () => Fingerprint): string[] {
-    if (url.search.length <= 1) return [];
+  /** The key's path and query: session ids and parameters already learned are out of it. */
+  #learnParams(path: string, search: string, own: () => Fingerprint): string[] {
+    if (search.length <= 1) return [];
     const pairs: [string, string][] = [];
-    for (const pair of url.search.slice(1).split('&')) {
+    for (const pair of search.slice(1).split('&')) {
       if (pair === '') continue;
       const eq = pair.indexOf('=');
       const name = (eq < 0 ? pair : pair.slice(0, eq)).toLowerCase();
@@ -249,7 +251,7 @@ export class HostTraps {
       pairs.push([name, value]);
     }
     if (pairs.length === 0 || !this.#params.testing(pairs)) return [];
-    return this.#params.observe(url.pathname, pairs, own());
+    return this.#params.observe(path, pairs, own());
   }
 
   /** The state to keep beside the frontier. */

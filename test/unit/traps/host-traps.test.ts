@@ -25,7 +25,7 @@ function distinct(n: number): string {
 function page(url: string, body: string, opts: { depth?: number; finalUrl?: string } = {}): ObservedPage {
   const buf = Buffer.from(body);
   return {
-    url: new URL(url),
+    url,
     key: normaliseUrl(url),
     finalUrl: opts.finalUrl ?? url,
     depth: opts.depth ?? 1,
