@@ -52,6 +52,8 @@ const { values } = parseArgs({
     'jump-pages': { type: 'string', default: '600' },
     'outage-ms': { type: 'string', default: '6000' },
     'start-ms': { type: 'string', default: '2000' },
+    /** Prints, for outage, when each request during it and in the 2 s after it arrived (s from its start). */
+    trace: { type: 'boolean', default: false },
     /** Extra config (JSON) merged into each crawl's config file, e.g. '{"fetch":{"hedge":{"enabled":true}}}'. */
     extra: { type: 'string', default: '{}' },
   },
@@ -129,6 +131,17 @@ function crawl(build, origin, dir) {
   return new Promise((res) => child.on('exit', (code) => res({ code, out, err })));
 }
 
+/** Requests the site answered (or was answering) whose page was requested again later. */
+function cutShort(log) {
+  const last = new Map();
+  let n = 0;
+  for (const r of log) {
+    if (last.get(r.path) === 'ok') n++;
+    last.set(r.path, r.answer);
+  }
+  return n;
+}
+
 /** Pages answered per second in [fromMs, toMs) of the site's clock. */
 const rate = (site, fromMs, toMs) =>
   site.log.filter((r) => r.answer === 'ok' && r.atMs >= fromMs && r.atMs < toMs).length /
@@ -153,6 +166,10 @@ async function run(build, scenario) {
     retries: Number(m[5]),
     hung: site.log.filter((x) => x.answer === 'hang').length,
     requests: site.log.length,
+    /** Requests answered that crawld gave up anyway (the page was requested again after an answer). */
+    cutShort: cutShort(site.log),
+    /** Times the host's breaker opened (crawld logs each change at warn level). */
+    opens: (err.match(/circuit breaker state change[^\n]*"to":"open"/g) ?? []).length,
   };
   if (window) {
     const [from, to] = window();
@@ -163,15 +180,23 @@ async function run(build, scenario) {
     let backAt = to;
     while (backAt < to + 60_000 && rate(site, backAt, backAt + 1000) < 0.9 * r.pre) backAt += 100;
     r.backS = (backAt - to) / 1000;
+    if (values.trace) {
+      const arrivals = site.log.filter((x) => x.atMs >= from - 500 && x.atMs < to + 2000);
+      r.trace = arrivals.map(
+        (x) => `${((x.atMs - from) / 1000).toFixed(2)}${x.answer === 'hang' ? 'h' : ''}`,
+      );
+    }
   }
   return r;
 }
 
+/** Pages written per second of the crawl's own time. */
+const pagesPerS = (r) => r.ok / r.seconds;
 const label = (build) => (BUILDS.length > 1 ? `[${BUILDS.indexOf(build) + 1}] ` : '');
 const describe = (r, ref) =>
   `${r.seconds.toFixed(1)} s, ${r.ok} ok, ${r.failed} failed, ${r.retries} retries ` +
-  `(${((100 * r.retries) / Math.max(1, r.ok)).toFixed(1)} %), ${r.hung} hung` +
-  (ref ? `, ${(ref / r.seconds).toFixed(2)} x none's rate` : '') +
+  `(${((100 * r.retries) / Math.max(1, r.ok)).toFixed(1)} %), ${r.hung} hung, ${r.cutShort} cut short, breaker opened ${r.opens} times` +
+  (ref ? `, ${(pagesPerS(r) / ref).toFixed(2)} x none's rate` : '') +
   (r.pre !== undefined
     ? `; pre-outage ${r.pre.toFixed(0)}/s, ${r.during} requests during it, first request ` +
       `${r.firstAfterS.toFixed(2)} s and a second at >= 0.9 x ${r.backS.toFixed(1)} s after the recovery`
@@ -190,8 +215,9 @@ for (const scenario of SCENARIOS) {
       if (!results.has(key)) results.set(key, []);
       results.get(key).push(r);
       const ref = results.get(`none|${build}`);
-      const refS = ref && scenario !== 'slow' && scenario !== 'jump' ? median(ref.map((x) => x.seconds)) : 0;
-      console.log(`  ${label(build)}${scenario.padEnd(6)} run ${i + 1}: ${describe(r, refS)}`);
+      const refRate = ref && scenario !== 'slow' && scenario !== 'jump' ? median(ref.map(pagesPerS)) : 0;
+      console.log(`  ${label(build)}${scenario.padEnd(6)} run ${i + 1}: ${describe(r, refRate)}`);
+      if (r.trace) console.log(`    arrivals (s from the outage's start; h: hung): ${r.trace.join(' ')}`);
     }
   }
 }
@@ -209,7 +235,7 @@ for (const scenario of SCENARIOS) {
     const rs = results.get(`${scenario}|${build}`);
     if (!rs) continue;
     const ref = results.get(`none|${build}`);
-    const refS = ref ? median(ref.map((x) => x.seconds)) : undefined;
+    const refRate = ref ? median(ref.map(pagesPerS)) : undefined;
     const parts = [
       `time ${spread(rs.map((r) => r.seconds))} s`,
       `failed ${spread(
@@ -218,10 +244,10 @@ for (const scenario of SCENARIOS) {
       )}`,
       `retried ${spread(rs.map((r) => (100 * r.retries) / Math.max(1, r.ok)))} %`,
     ];
-    if (refS && scenario !== 'slow' && scenario !== 'jump')
+    if (refRate && scenario !== 'slow' && scenario !== 'jump')
       parts.push(
         `rate ${spread(
-          rs.map((r) => refS / r.seconds),
+          rs.map((r) => pagesPerS(r) / refRate),
           2,
         )} x none`,
       );

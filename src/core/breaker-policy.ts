@@ -228,16 +228,16 @@ export class BreakerPolicy implements HostBreaker {
     }
   }
 
-  onFailure(): void {
+  onFailure(agoMs = 0): void {
     const state = this.state;
     if (state === 'halfOpen') {
-      this.#open();
+      this.#open(agoMs);
       return;
     }
     if (state !== 'closed') return;
     this.#record(true);
     if (this.#trip.failure()) {
-      this.#open();
+      this.#open(agoMs);
       return;
     }
     const { calls, failures } = this.window;
@@ -246,7 +246,7 @@ export class BreakerPolicy implements HostBreaker {
       calls > 0 &&
       (failures * 100) / calls >= this.#o.errorThresholdPercentage
     ) {
-      this.#open();
+      this.#open(agoMs);
     }
   }
 
@@ -270,8 +270,9 @@ export class BreakerPolicy implements HostBreaker {
     else this.#ok[i]!++;
   }
 
-  #open(): void {
-    this.#openedAt = this.#clock.monotonic();
+  /** `agoMs`: the failure that opens it happened that long ago; the open time counts from then. */
+  #open(agoMs: number): void {
+    this.#openedAt = this.#clock.monotonic() - Math.max(0, agoMs);
     this.#openMs = this.#trip.opened();
     this.#transition('open');
   }

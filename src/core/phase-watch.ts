@@ -5,6 +5,7 @@ import type { TimeoutPhase } from './timeout-phase.js';
 /** One phase of one request, timed against its host's timeout (watchPhase). */
 export interface PhaseWatch {
   readonly phase: TimeoutPhase;
+  /** The timeout the phase is held to now (a request sent before its host was learned gets it later). */
   readonly armed: ArmedTimeout;
   /**
    * Something arrived inside the phase (a chunk of the body): the silence before it ends and
@@ -23,12 +24,20 @@ export interface PhaseWatch {
 }
 
 /**
+ * How often a request armed before its host's timeout was learned looks again: the first
+ * requests to a host are sent before it has answered any, and one of them that hangs would
+ * otherwise wait the configured timeout (15 s) after its host's own was learned (250 ms).
+ */
+export const UNLEARNED_RECHECK_MS = 1000;
+
+/**
  * Watches `phase` of a request to `host` on `clock`: `onDue` runs once the phase has been
- * silent for its timeout (the host's learned one; a host whose timeout is not learned yet is
- * left to the configured timeouts, and no timer is armed). The caller confirms with expire()
- * before it gives the request up, after letting the event loop read what already arrived: a
- * timer fires before the I/O of the same loop turn, so after a stall of this process's own the
- * answer may be waiting in the socket.
+ * silent for its timeout, the host's learned one. A request sent before its host's timeout
+ * was learned looks again every UNLEARNED_RECHECK_MS and is held to it once it is; until then
+ * the configured timeouts (undici's) apply. The caller confirms with expire() before it gives
+ * the request up, after letting the event loop read what already arrived: a timer fires before
+ * the I/O of the same loop turn, so after a stall of this process's own the answer may be
+ * waiting in the socket.
  *
  * The timer is armed once and re-armed only when it fires early (progress moved the deadline):
  * a body of many chunks costs no timer per chunk.
@@ -41,7 +50,7 @@ export function watchPhase(
   ceilingMs: number,
   onDue: () => void,
 ): PhaseWatch {
-  const armed = timeouts.arm(host, phase, ceilingMs);
+  let armed = timeouts.arm(host, phase, ceilingMs);
   const startedAt = clock.monotonic();
   let last = startedAt;
   let longestSilence = 0;
@@ -52,6 +61,13 @@ export function watchPhase(
   const check = (): void => {
     timer = undefined;
     if (ended) return;
+    if (!armed.learned) {
+      armed = timeouts.arm(host, phase, ceilingMs);
+      if (!armed.learned) {
+        timer = clock.setTimer(check, UNLEARNED_RECHECK_MS);
+        return;
+      }
+    }
     const left = last + armed.ms - clock.monotonic();
     if (left > 0) {
       timer = clock.setTimer(check, left);
@@ -60,7 +76,7 @@ export function watchPhase(
     due = true;
     onDue();
   };
-  if (armed.learned) timer = clock.setTimer(check, armed.ms);
+  if (timeouts.enabled) timer = clock.setTimer(check, armed.learned ? armed.ms : UNLEARNED_RECHECK_MS);
 
   const end = (): boolean => {
     if (ended) return false;
@@ -72,7 +88,9 @@ export function watchPhase(
 
   return {
     phase,
-    armed,
+    get armed() {
+      return armed;
+    },
     progress() {
       if (ended) return;
       const now = clock.monotonic();

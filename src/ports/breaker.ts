@@ -23,7 +23,12 @@ export interface HostBreaker {
    */
   canPass(): boolean;
   onSuccess(): void;
-  onFailure(): void;
+  /**
+   * `agoMs`: how long ago the host failed the call, when that was before now (a request given
+   * up as hung failed when it was sent, and its timeout only noticed it later): an open time
+   * this failure starts counts from then. @default 0
+   */
+  onFailure(agoMs?: number): void;
   /** The request said nothing about the host (aborted by us): frees a probe, counts nothing. */
   onIgnore(): void;
 }

@@ -61,6 +61,21 @@ describe('BreakerPolicy', () => {
     expect(breaker.state).toBe('halfOpen');
   });
 
+  it('counts an open time from when the failure happened (a request given up as hung failed when it was sent)', () => {
+    const { clock, breaker } = setup({ consecutiveFailures: 2, resetTimeoutMs: 1000 });
+    breaker.onFailure(250);
+    breaker.onFailure(250);
+    expect(breaker.state).toBe('open');
+    expect(breaker.retryInMs).toBe(750);
+    clock.advance(750);
+    expect(breaker.canPass()).toBe(true);
+    // The probe hung for 2.5 s, longer than the next open time (2 s): probed again at once.
+    clock.advance(2500);
+    breaker.onFailure(2500);
+    expect(breaker.state).toBe('halfOpen');
+    expect(breaker.trips).toBe(2);
+  });
+
   it('admits halfOpenMaxProbes probes; ignore frees one; all must succeed', () => {
     const { clock, breaker } = setup({ volumeThreshold: 1, halfOpenMaxProbes: 2, resetTimeoutMs: 10 });
     breaker.onFailure();

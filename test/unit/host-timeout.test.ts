@@ -7,7 +7,7 @@ import {
   adaptiveTimeoutDefaults,
   HostTimeouts,
 } from '../../src/core/host-timeout.js';
-import { watchPhase } from '../../src/core/phase-watch.js';
+import { UNLEARNED_RECHECK_MS, watchPhase } from '../../src/core/phase-watch.js';
 
 const HOST = 'site.test';
 /** headersTimeoutMs's default: the ceiling of a learned headers timeout. */
@@ -192,13 +192,27 @@ describe('HostTimeouts', () => {
     expect(clock.pendingTimers()).toBe(0);
   });
 
-  it('arms no timer for a host whose timeout is not learned (the configured timeouts apply)', () => {
+  it('holds a request sent before its host was learned to the learned timeout once it is', () => {
     const { timeouts, clock } = setup();
-    const watch = watchPhase(timeouts, clock, HOST, 'headers', CEILING, () => {});
-    expect(watch.armed.learned).toBe(false);
-    expect(clock.pendingTimers()).toBe(0);
-    watch.done();
-    expect(timeouts.estimate(HOST, 'headers')!.samples).toBe(1);
+    let due = 0;
+    // The first request to the host: nothing is known, the configured timeouts apply.
+    const first = watchPhase(timeouts, clock, HOST, 'headers', CEILING, () => due++);
+    expect(first.armed.learned).toBe(false);
+    for (let i = 0; i < 5; i++) {
+      const w = watchPhase(timeouts, clock, HOST, 'headers', CEILING, () => {});
+      clock.advance(50);
+      w.done();
+    }
+    expect(due).toBe(0);
+    // It looks again within UNLEARNED_RECHECK_MS, finds the host learned (250 ms) and long past it.
+    clock.advance(UNLEARNED_RECHECK_MS);
+    expect(due).toBe(1);
+    expect(first.armed).toEqual({ ms: 250, learned: true, level: 0 });
+    expect(first.expire()).toBe(true);
+    // Off, nothing is watched at all.
+    const off = setup({ enabled: false });
+    watchPhase(off.timeouts, off.clock, HOST, 'headers', CEILING, () => {});
+    expect(off.clock.pendingTimers()).toBe(0);
   });
 
   it('times a body by its silences: chunks keep it alive, a silence past the timeout ends it', () => {

@@ -3,6 +3,7 @@ import { type AddressPolicy, compileAllowList, DEFAULT_ADDRESS_POLICY } from '..
 import { type Bound, describeBound, inBound } from '../../core/bound.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { FETCH_LIMIT_BOUNDS, type FetchLimits, fetchLimitDefaults } from '../../core/fetch-limits.js';
+import type { HostTimeouts } from '../../core/host-timeout.js';
 import { NO_PROXY, type ProxyResult, type ProxySettings, proxyUrlProblem } from './proxy.js';
 
 /** The fetcher's options: its number limits (core/fetch-limits.ts, with their defaults and bounds) and the rest. */
@@ -29,23 +30,30 @@ export interface UndiciFetcherOptions extends FetchLimits {
   readonly extraProxies?: readonly string[];
   /** Told the outcome of each request sent through a proxy. */
   readonly onProxy?: (index: number, result: ProxyResult) => void;
+  /**
+   * Each host's learned timeouts (fetch.adaptiveTimeout): every request is a sample of its
+   * host, and is given up as hung once it outlives its host's timeout. Unset: the configured
+   * timeouts only.
+   */
+  readonly timeouts?: HostTimeouts;
 }
 
-export const DEFAULT_FETCHER_OPTIONS: Readonly<Omit<UndiciFetcherOptions, 'lookup' | 'ca'>> = Object.freeze({
-  userAgent: 'crawld/0.1 (+https://github.com/crawld/crawld)',
-  ...fetchLimitDefaults,
-  connectionsPerHost: 16,
-  acceptContentTypes: Object.freeze([
-    'text/html',
-    'application/xhtml+xml',
-    'application/json',
-    'text/plain',
-    'application/xml',
-    'text/xml',
-  ]),
-  addressPolicy: DEFAULT_ADDRESS_POLICY,
-  proxy: NO_PROXY,
-});
+export const DEFAULT_FETCHER_OPTIONS: Readonly<Omit<UndiciFetcherOptions, 'lookup' | 'ca' | 'timeouts'>> =
+  Object.freeze({
+    userAgent: 'crawld/0.1 (+https://github.com/crawld/crawld)',
+    ...fetchLimitDefaults,
+    connectionsPerHost: 16,
+    acceptContentTypes: Object.freeze([
+      'text/html',
+      'application/xhtml+xml',
+      'application/json',
+      'text/plain',
+      'application/xml',
+      'text/xml',
+    ]),
+    addressPolicy: DEFAULT_ADDRESS_POLICY,
+    proxy: NO_PROXY,
+  });
 
 function bad(name: string, value: unknown, want: string, bound?: Bound): never {
   throw new InvalidArgumentError(

@@ -20,7 +20,7 @@ import { ProxyRouter } from './proxy-router.js';
 import { type Hop, isRedirect, RedirectChain } from './redirects.js';
 import { checkLiteralHost, checkTargetForProxy } from './ssrf-checks.js';
 import { refreshTarget, setCookieLines, withCookies } from './stateful-hops.js';
-import { type HopTiming, timedDispatcher } from './timing.js';
+import { type HopTiming, type HopWatch, timedDispatcher } from './timing.js';
 
 /** Redirect bodies are read (so the socket can be reused) only up to this size. */
 const REDIRECT_DRAIN_LIMIT = 64 * 1024;
@@ -62,6 +62,7 @@ export class UndiciFetcher implements Fetcher {
           connectTimeoutMs: o.connectTimeoutMs,
           ...(o.lookup ? { lookup: o.lookup } : {}),
           ...(o.ca ? { ca: o.ca } : {}),
+          ...(o.timeouts ? { timeouts: o.timeouts } : {}),
         }),
       });
     this.#baseHeaders = {
@@ -212,9 +213,21 @@ export class UndiciFetcher implements Fetcher {
     if (proxy) await checkTargetForProxy(this.options.addressPolicy, this.options.lookup, hop.url);
     const timing: HopTiming = {};
     const dispatchedAt = performance.now();
+    const o = this.options;
+    // Through a proxy the time to headers is the proxy's too: its host learns nothing from it.
+    const watch: HopWatch | undefined =
+      o.timeouts?.enabled && !proxy
+        ? {
+            timeouts: o.timeouts,
+            host: hop.url.host,
+            url: hop.url.href,
+            headersTimeoutMs: o.headersTimeoutMs,
+            bodyTimeoutMs: o.bodyTimeoutMs,
+          }
+        : undefined;
     let res: ResponseData;
     try {
-      res = await timedDispatcher(proxy?.agent ?? this.#agent, timing).request({
+      res = await timedDispatcher(proxy?.agent ?? this.#agent, timing, watch).request({
         origin: hop.url.origin,
         path: hop.url.pathname + hop.url.search,
         method: hop.method as Dispatcher.HttpMethod,
