@@ -53,6 +53,8 @@ export interface CrawlEvents {
     /** A hung request's phase (HungRequestError): connect, headers, body or render. */
     phase?: string;
   };
+  /** A request was hedged (fetch.hedge): `won`, the second request answered first; `lost`, the first did. */
+  hedge: { host: string; result: 'won' | 'lost' };
   /** A host's next request was held back by a token bucket or a politeness delay. */
   throttled: { host: string; reason: 'rate_limit' | 'politeness'; delayMs: number };
   /** A request went through proxy number `proxy` (its index, never its URL). */

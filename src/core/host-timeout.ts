@@ -216,6 +216,18 @@ export class HostTimeouts {
     for (const [host] of this.#hosts.entries()) yield host;
   }
 
+  /** [host, phase, ms] of every learned timeout in force now, under `ceilings` (the configured ones). */
+  *learned(
+    ceilings: Readonly<Record<TimeoutPhase, number>>,
+  ): IterableIterator<[string, TimeoutPhase, number]> {
+    for (const [host, estimates] of this.#hosts.entries()) {
+      for (const phase of Object.keys(estimates) as TimeoutPhase[]) {
+        const ms = this.timeoutOf(host, phase, ceilings[phase]);
+        if (ms !== undefined) yield [host, phase, ms];
+      }
+    }
+  }
+
   #estimate(host: string, phase: TimeoutPhase): PhaseEstimate {
     let h = this.#hosts.get(host);
     if (!h) {

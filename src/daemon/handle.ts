@@ -4,6 +4,7 @@
  * last opened first).
  */
 
+import { DEFAULT_RENDER } from '../adapters/fetch/browser/browser-fetcher.js';
 import type { StoredLimitHints } from '../adapters/shared-map/limit-hints.js';
 import { resolveAdminToken } from '../admin/auth.js';
 import type { CrawldConfig } from '../config/config.js';
@@ -11,7 +12,9 @@ import { retryPolicyOptions } from '../config/control-options.js';
 import { diffReload } from '../config/reload.js';
 import { systemRandom } from '../core/clock.js';
 import { type CrawlEvents, TypedEmitter } from '../core/events.js';
+import type { HostTimeouts } from '../core/host-timeout.js';
 import type { JobGate } from '../core/job-gate.js';
+import { TIMEOUT_PHASES, type TimeoutPhase } from '../core/timeout-phase.js';
 import type { JobRuntime } from '../engine/job-runtime.js';
 import { createRetryPolicy } from '../engine/retry-policy.js';
 import type { Scheduler } from '../engine/scheduler.js';
@@ -63,6 +66,8 @@ function daemonMetrics(root: Root, p: DaemonParts, ready: () => boolean) {
       proxies: () => proxyCount(p.fetching.fetchOptions),
       cookieJars: () => p.cookies.sizes(),
       renderHosts: () => p.renderChoices.decided(),
+      timeoutCeilings: () => timeoutCeilings(root.live.config),
+      learnedTimeouts: () => p.fetching.timeouts.learned(timeoutCeilings(root.live.config)),
     },
     { version: VERSION },
     {
@@ -71,6 +76,31 @@ function daemonMetrics(root: Root, p: DaemonParts, ready: () => boolean) {
       priorities: config.jobs.map((j) => j.seedPriority),
     },
   );
+}
+
+/** The configured timeouts: the ceilings of the learned ones (a render's: the longest of its jobs' and the default). */
+export function timeoutCeilings(config: CrawldConfig): Record<TimeoutPhase, number> {
+  const f = config.fetch;
+  return {
+    connect: f.connectTimeoutMs,
+    headers: f.headersTimeoutMs,
+    body: f.bodyTimeoutMs,
+    render: Math.max(DEFAULT_RENDER.timeoutMs, ...config.jobs.map((j) => j.render.timeoutMs)),
+  };
+}
+
+/** The learned timeouts of `host` in force, by phase. */
+function learnedOf(
+  timeouts: HostTimeouts,
+  host: string,
+  ceilings: Record<TimeoutPhase, number>,
+): Partial<Record<TimeoutPhase, number>> {
+  const out: Partial<Record<TimeoutPhase, number>> = {};
+  for (const phase of TIMEOUT_PHASES) {
+    const ms = timeouts.timeoutOf(host, phase, ceilings[phase]);
+    if (ms !== undefined) out[phase] = ms;
+  }
+  return out;
 }
 
 export function daemonHandle(root: Root, p: DaemonParts): Daemon {
@@ -96,6 +126,7 @@ export function daemonHandle(root: Root, p: DaemonParts): Daemon {
     httpUrl: p.http?.url,
     robotsUnreachable: () => p.fetching.robots.unreachable(),
     renderChoices: () => p.renderChoices.decided(),
+    hostTimeouts: (host) => learnedOf(p.fetching.timeouts, host, timeoutCeilings(live.config)),
     renderPaths: countRenderPaths(root),
     run: () => (running ??= scheduler.run()),
     async serveHttp() {

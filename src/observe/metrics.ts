@@ -13,9 +13,10 @@ import { registerRequestMetrics } from './request-metrics.js';
 import { registerRobotsMetrics } from './robots-metrics.js';
 import { HostSeries } from './series.js';
 import { registerSinkMetrics } from './sink-metrics.js';
+import { registerTimeoutMetrics, type TimeoutSources } from './timeout-metrics.js';
 
 /** What the metrics read at scrape time (gauges that mirror state rather than count events). */
-export interface MetricSources {
+export interface MetricSources extends TimeoutSources {
   frontierStats(): Promise<FrontierStats>;
   inflight(): number;
   globalLimit(): number;
@@ -71,6 +72,7 @@ export function createMetrics(
     registerCookieMetrics(events, registry, sources.cookieJars?.bind(sources)),
   ];
   registerHostMetrics(events, registry, series, sources);
+  registerTimeoutMetrics(events, registry, series, sources);
   registerFrontierMetrics(registry, () => sources.frontierStats(), config.priorities);
   new Gauge({
     name: 'crawld_paused',

@@ -1,3 +1,4 @@
+import type { TimeoutPhase } from '../core/timeout-phase.js';
 import type { ControlPlane } from './control-plane.js';
 import type { FrontierStats } from './frontier.js';
 
@@ -40,4 +41,6 @@ export interface StatusSource {
   robotsUnreachable(): readonly UnreachableRobots[];
   /** Each decided host of `render: { kind: auto }` jobs: [job, host, decision]. */
   renderChoices?(): Iterable<readonly [string, string, 'http' | 'browser']>;
+  /** The host's learned timeouts in force, in ms, by phase (a phase not learned yet is absent). */
+  hostTimeouts?(host: string): Partial<Record<TimeoutPhase, number>>;
 }

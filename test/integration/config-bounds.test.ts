@@ -10,6 +10,7 @@ import { BREAKER_BOUNDS } from '../../src/core/breaker-policy.js';
 import { COOKIE_LIMIT_BOUNDS } from '../../src/core/cookie-limits.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { FETCH_LIMIT_BOUNDS } from '../../src/core/fetch-limits.js';
+import { HEDGE_BOUNDS } from '../../src/core/hedge.js';
 import { HOST_BACKOFF_BOUNDS } from '../../src/core/host-backoff.js';
 import { ADAPTIVE_TIMEOUT_BOUNDS } from '../../src/core/host-timeout.js';
 import { AIMD_BOUNDS, AIMD_TARGET_BOUNDS } from '../../src/core/limit/aimd.js';
@@ -205,6 +206,8 @@ describe('every numeric option of docs/config.md, at and past its bounds', () =>
       ['fetch.adaptiveTimeout.factor', ADAPTIVE_TIMEOUT_BOUNDS.factor],
       ['fetch.adaptiveTimeout.minRatio', ADAPTIVE_TIMEOUT_BOUNDS.minRatio],
       ['fetch.adaptiveTimeout.minSamples', ADAPTIVE_TIMEOUT_BOUNDS.minSamples],
+      ['fetch.hedge.delayRatio', HEDGE_BOUNDS.delayRatio],
+      ['fetch.hedge.maxPercent', HEDGE_BOUNDS.maxPercent],
     ];
     for (const [name, b] of tables) {
       const found = cases.find((c) => c.name === name);
@@ -264,6 +267,7 @@ describe('every numeric option of docs/config.md, at and past its bounds', () =>
       ['breaker: { rollingWindowMs: 5, rollingBuckets: 10 }\n', 'breaker.rollingBuckets'],
       ['fetch: { adaptiveTimeout: { factor: 0.5 } }\n', 'fetch.adaptiveTimeout.factor'],
       ['fetch: { adaptiveTimeout: { floorMs: 0 } }\n', 'fetch.adaptiveTimeout.floorMs'],
+      ['fetch: { hedge: { maxPercent: 0 } }\n', 'fetch.hedge.maxPercent'],
     ] as const) {
       const dir = mkdtempSync(join(tmpdir(), 'crawld-bounds-cli-'));
       dirs.push(dir);

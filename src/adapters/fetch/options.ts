@@ -3,6 +3,7 @@ import { type AddressPolicy, compileAllowList, DEFAULT_ADDRESS_POLICY } from '..
 import { type Bound, describeBound, inBound } from '../../core/bound.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { FETCH_LIMIT_BOUNDS, type FetchLimits, fetchLimitDefaults } from '../../core/fetch-limits.js';
+import type { HedgePolicy } from '../../core/hedge.js';
 import type { HostTimeouts } from '../../core/host-timeout.js';
 import { NO_PROXY, type ProxyResult, type ProxySettings, proxyUrlProblem } from './proxy.js';
 
@@ -36,24 +37,29 @@ export interface UndiciFetcherOptions extends FetchLimits {
    * timeouts only.
    */
   readonly timeouts?: HostTimeouts;
+  /** Hedged requests (fetch.hedge): a GET that waited past its host's p95 is sent twice. Unset: none. */
+  readonly hedge?: HedgePolicy;
+  /** Told each hedge: `won` (the second request answered first) or `lost`. */
+  readonly onHedge?: (host: string, result: 'won' | 'lost') => void;
 }
 
-export const DEFAULT_FETCHER_OPTIONS: Readonly<Omit<UndiciFetcherOptions, 'lookup' | 'ca' | 'timeouts'>> =
-  Object.freeze({
-    userAgent: 'crawld/0.1 (+https://github.com/crawld/crawld)',
-    ...fetchLimitDefaults,
-    connectionsPerHost: 16,
-    acceptContentTypes: Object.freeze([
-      'text/html',
-      'application/xhtml+xml',
-      'application/json',
-      'text/plain',
-      'application/xml',
-      'text/xml',
-    ]),
-    addressPolicy: DEFAULT_ADDRESS_POLICY,
-    proxy: NO_PROXY,
-  });
+export const DEFAULT_FETCHER_OPTIONS: Readonly<
+  Omit<UndiciFetcherOptions, 'lookup' | 'ca' | 'timeouts' | 'hedge' | 'onHedge'>
+> = Object.freeze({
+  userAgent: 'crawld/0.1 (+https://github.com/crawld/crawld)',
+  ...fetchLimitDefaults,
+  connectionsPerHost: 16,
+  acceptContentTypes: Object.freeze([
+    'text/html',
+    'application/xhtml+xml',
+    'application/json',
+    'text/plain',
+    'application/xml',
+    'text/xml',
+  ]),
+  addressPolicy: DEFAULT_ADDRESS_POLICY,
+  proxy: NO_PROXY,
+});
 
 function bad(name: string, value: unknown, want: string, bound?: Bound): never {
   throw new InvalidArgumentError(

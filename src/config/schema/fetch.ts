@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FETCH_LIMIT_BOUNDS as B, fetchLimitDefaults as D } from '../../core/fetch-limits.js';
+import { HEDGE_BOUNDS, hedgeDefaults } from '../../core/hedge.js';
 import { ADAPTIVE_TIMEOUT_BOUNDS as AT, adaptiveTimeoutDefaults as ATD } from '../../core/host-timeout.js';
 import { isPemFile } from '../predicates.js';
 import { numberIn } from '../units.js';
@@ -71,6 +72,18 @@ export const fetchSchema = z
         minRatio: numberIn(AT.minRatio).default(ATD.minRatio),
         /** Answers of a host (per phase) before its learned timeout is in force. */
         minSamples: numberIn(AT.minSamples).default(ATD.minSamples),
+      })
+      .prefault({}),
+    /**
+     * Hedged requests ("The Tail at Scale"): a GET or HEAD that waited delayRatio x its host's
+     * p95 time to headers is sent a second time, the first answer wins. Each is a request more.
+     */
+    hedge: z
+      .strictObject({
+        enabled: z.boolean().default(hedgeDefaults.enabled),
+        delayRatio: numberIn(HEDGE_BOUNDS.delayRatio).default(hedgeDefaults.delayRatio),
+        /** Hedges are at most this percentage of the requests. */
+        maxPercent: numberIn(HEDGE_BOUNDS.maxPercent).default(hedgeDefaults.maxPercent),
       })
       .prefault({}),
     /** The Chromium pool of jobs with render.kind browser (docs/browser.md). */
