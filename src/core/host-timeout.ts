@@ -22,7 +22,10 @@ export { TIMEOUT_PHASES, type TimeoutPhase } from './timeout-phase.js';
  * `minRatio` is ours: a host that answers every page in 3 s has a deviation of a few ms, and
  * SRTT + 4 RTTVAR would cut its first page that takes 3.05 s; TCP's answer, a minimum RTO of
  * 200 ms-1 s, is large next to network round trips but not next to a server's own time.
- * A host with fewer than `minSamples` samples of a phase waits the configured timeout.
+ * A host with fewer than `minSamples` samples of a phase waits the configured timeout. And a
+ * request past its timeout is hung only if its host is not just slow right now: one whose host's
+ * last few answers took at least half as long waits on (PhaseEstimate.overdue), so a host we load
+ * past its knee, or our own loaded process, is followed rather than given up on.
  */
 
 export interface AdaptiveTimeoutOptions {
@@ -61,6 +64,8 @@ export const ADAPTIVE_TIMEOUT_BOUNDS = Object.freeze({
 /** RFC 6298's gains: SRTT moves 1/8 of the way to a sample, RTTVAR 1/4. */
 const ALPHA = 1 / 8;
 const BETA = 1 / 4;
+/** Samples in each half of the recent ones overdue() looks at. */
+const RECENT_HALF = 4;
 /** Back-off levels beyond this change nothing (2^20 x the floor is past any ceiling). */
 const MAX_LEVEL = 20;
 
@@ -97,6 +102,29 @@ export class PhaseEstimate {
     return this.#level;
   }
 
+  /** The largest of the host's last RECENT_HALF to 2 x RECENT_HALF samples: two halves, the older dropped in turn. */
+  #recent = 0;
+  #older = 0;
+  #inHalf = 0;
+
+  /** The largest time of the host's last few answers (4 to 8). */
+  get recentMaxMs(): number {
+    return Math.max(this.#recent, this.#older);
+  }
+
+  /**
+   * A phase that has waited `ageMs`, past its timeout: hung, or slow with its host? Slow while
+   * the host's last few answers took at least half as long as it has waited: a host we loaded
+   * past its knee (slow start doubles the requests in flight, and their latency with them in
+   * a round trip or two, faster than SRTT follows), or a process of ours too busy to read its
+   * answers, makes every answer slow, and those are latencies to learn, not hangs to give up.
+   * A request the host left hanging while it answers the others promptly (a tail), or after it
+   * stopped answering at all (an outage), is hung.
+   */
+  overdue(ageMs: number): 'hung' | 'slow' {
+    return 2 * this.recentMaxMs >= ageMs ? 'slow' : 'hung';
+  }
+
   /** A response in time: RFC 6298 section 2.2-2.3; the back-off ends (section 5.7). */
   sample(ms: number): void {
     const r = Math.max(0, ms);
@@ -109,6 +137,12 @@ export class PhaseEstimate {
     }
     this.#samples++;
     this.#level = 0;
+    this.#recent = Math.max(this.#recent, r);
+    if (++this.#inHalf >= RECENT_HALF) {
+      this.#older = this.#recent;
+      this.#recent = 0;
+      this.#inHalf = 0;
+    }
   }
 
   /** A request armed at `level` expired: back off once per level (section 5.5). */
@@ -191,6 +225,11 @@ export class HostTimeouts {
   sample(host: string, phase: TimeoutPhase, ms: number): void {
     if (!this.options.enabled) return;
     this.#estimate(host, phase).sample(ms);
+  }
+
+  /** `phase` of a request to `host` has waited `ageMs`, past its timeout: hung, or slow with its host (PhaseEstimate.overdue)? */
+  overdue(host: string, phase: TimeoutPhase, ageMs: number): 'hung' | 'slow' {
+    return this.#hosts.peek(host)?.[phase]?.overdue(ageMs) ?? 'hung';
   }
 
   /** `phase` of a request to `host`, armed as `armed`, outlived its timeout. */

@@ -50,71 +50,118 @@ export function watchPhase(
   ceilingMs: number,
   onDue: () => void,
 ): PhaseWatch {
-  let armed = timeouts.arm(host, phase, ceilingMs);
-  const startedAt = clock.monotonic();
-  let last = startedAt;
-  let longestSilence = 0;
-  let ended = false;
-  let due = false;
-  let timer: Timer | undefined;
+  return new Watch(timeouts, clock, host, phase, ceilingMs, onDue);
+}
 
-  const check = (): void => {
-    timer = undefined;
-    if (ended) return;
-    if (!armed.learned) {
-      armed = timeouts.arm(host, phase, ceilingMs);
-      if (!armed.learned) {
-        timer = clock.setTimer(check, UNLEARNED_RECHECK_MS);
-        return;
-      }
+class Watch implements PhaseWatch {
+  readonly phase: TimeoutPhase;
+  readonly #timeouts: HostTimeouts;
+  readonly #clock: Clock;
+  readonly #host: string;
+  readonly #ceilingMs: number;
+  readonly #onDue: () => void;
+  readonly #startedAt: number;
+  #armed: ArmedTimeout;
+  /** The last progress (the start, or a body's last chunk), and the longest silence before it. */
+  #last: number;
+  #longestSilence = 0;
+  #timer: Timer | undefined;
+  #ended = false;
+  #due = false;
+
+  constructor(
+    timeouts: HostTimeouts,
+    clock: Clock,
+    host: string,
+    phase: TimeoutPhase,
+    ceilingMs: number,
+    onDue: () => void,
+  ) {
+    this.phase = phase;
+    this.#timeouts = timeouts;
+    this.#clock = clock;
+    this.#host = host;
+    this.#ceilingMs = ceilingMs;
+    this.#onDue = onDue;
+    this.#armed = timeouts.arm(host, phase, ceilingMs);
+    this.#startedAt = clock.monotonic();
+    this.#last = this.#startedAt;
+    if (timeouts.enabled) this.#arm(this.#armed.learned ? this.#armed.ms : UNLEARNED_RECHECK_MS);
+  }
+
+  get armed(): ArmedTimeout {
+    return this.#armed;
+  }
+
+  progress(): void {
+    if (this.#ended) return;
+    const now = this.#clock.monotonic();
+    this.#longestSilence = Math.max(this.#longestSilence, now - this.#last);
+    this.#last = now;
+    if (this.#due) {
+      this.#due = false;
+      this.#arm(this.#armed.ms);
     }
-    const left = last + armed.ms - clock.monotonic();
-    if (left > 0) {
-      timer = clock.setTimer(check, left);
+  }
+
+  done(): void {
+    const now = this.#clock.monotonic();
+    if (!this.#end()) return;
+    const ms =
+      this.phase === 'body' ? Math.max(this.#longestSilence, now - this.#last) : now - this.#startedAt;
+    this.#timeouts.sample(this.#host, this.phase, ms);
+  }
+
+  cancel(): void {
+    this.#end();
+  }
+
+  expire(): boolean {
+    if (this.#ended || !this.#due) return false;
+    this.#end();
+    this.#timeouts.expired(this.#host, this.phase, this.#armed);
+    return true;
+  }
+
+  #arm(delayMs: number): void {
+    // Whole ms, at least one: a fraction of a ms left would be lost to rounding and spin.
+    this.#timer = this.#clock.setTimer(() => this.#check(), Math.max(1, Math.ceil(delayMs)));
+  }
+
+  #check(): void {
+    this.#timer = undefined;
+    if (this.#ended) return;
+    const next = this.#nextLook();
+    if (next !== undefined) {
+      this.#arm(next);
       return;
     }
-    due = true;
-    onDue();
-  };
-  if (timeouts.enabled) timer = clock.setTimer(check, armed.learned ? armed.ms : UNLEARNED_RECHECK_MS);
+    this.#due = true;
+    this.#onDue();
+  }
 
-  const end = (): boolean => {
-    if (ended) return false;
-    ended = true;
-    timer?.cancel();
-    timer = undefined;
+  /** How long until the phase should be looked at again, or undefined when it is overdue now. */
+  #nextLook(): number | undefined {
+    if (!this.#armed.learned) {
+      this.#armed = this.#timeouts.arm(this.#host, this.phase, this.#ceilingMs);
+      if (!this.#armed.learned) return UNLEARNED_RECHECK_MS;
+    }
+    const waited = this.#clock.monotonic() - this.#last;
+    if (waited < this.#armed.ms) return this.#armed.ms - waited;
+    // Overdue. A body is timed by its silence alone; a request whose host's last answers were
+    // as slow waits on, until it has waited twice as long as they took (PhaseEstimate.overdue).
+    if (this.phase !== 'body' && this.#timeouts.overdue(this.#host, this.phase, waited) === 'slow') {
+      const recent = this.#timeouts.estimate(this.#host, this.phase)?.recentMaxMs ?? 0;
+      return 2 * recent - waited + 1;
+    }
+    return undefined;
+  }
+
+  #end(): boolean {
+    if (this.#ended) return false;
+    this.#ended = true;
+    this.#timer?.cancel();
+    this.#timer = undefined;
     return true;
-  };
-
-  return {
-    phase,
-    get armed() {
-      return armed;
-    },
-    progress() {
-      if (ended) return;
-      const now = clock.monotonic();
-      longestSilence = Math.max(longestSilence, now - last);
-      last = now;
-      if (due) {
-        due = false;
-        timer = clock.setTimer(check, armed.ms);
-      }
-    },
-    done() {
-      const now = clock.monotonic();
-      if (!end()) return;
-      const ms = phase === 'body' ? Math.max(longestSilence, now - last) : now - startedAt;
-      timeouts.sample(host, phase, ms);
-    },
-    cancel() {
-      end();
-    },
-    expire() {
-      if (ended || !due) return false;
-      end();
-      timeouts.expired(host, phase, armed);
-      return true;
-    },
-  };
+  }
 }

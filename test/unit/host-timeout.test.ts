@@ -135,6 +135,71 @@ describe('HostTimeouts', () => {
     expect(timeouts.timeoutOf(HOST, 'headers', CEILING)).toBeGreaterThanOrEqual(3000);
   });
 
+  it("waits on a request queued behind the host's earlier ones: an overloaded host is slow, not hung", () => {
+    const { timeouts, clock } = setup();
+    // A host with 4 workers of 100 ms each, first in first out: past 4 in flight the queue
+    // grows, and at 32 in flight a request waits 800 ms (slow start overshooting the knee).
+    let free = 4;
+    const queue: (() => void)[] = [];
+    const serve = (answer: () => void) => {
+      free--;
+      clock.setTimer(() => {
+        free++;
+        answer();
+        const next = queue.shift();
+        if (next) serve(next);
+      }, 100);
+    };
+    const submit = (answer: () => void) => (free > 0 ? serve(answer) : queue.push(answer));
+    let done = 0;
+    let expiries = 0;
+    const request = (): void => {
+      const watch = watchPhase(timeouts, clock, HOST, 'headers', CEILING, () => {
+        if (watch.expire()) expiries++;
+      });
+      submit(() => {
+        watch.done();
+        done++;
+      });
+    };
+    // Learned at 4 in flight (100 ms: timeout 250 ms), then 32 at once, twice.
+    for (let i = 0; i < 40; i++) {
+      for (let j = 0; j < 4; j++) request();
+      clock.advance(100);
+    }
+    expect(timeouts.timeoutOf(HOST, 'headers', CEILING)).toBe(250);
+    for (let round = 0; round < 2; round++) {
+      for (let j = 0; j < 32; j++) request();
+      clock.advance(1000);
+    }
+    expect(done).toBe(160 + 64);
+    expect(expiries).toBe(0);
+  });
+
+  it('gives a request up at its timeout while its host answers promptly, and waits on while the answers are as slow', () => {
+    const { timeouts, clock } = setup();
+    const answer = (ms: number) => {
+      const w = watchPhase(timeouts, clock, HOST, 'headers', CEILING, () => {});
+      clock.advance(ms);
+      w.done();
+    };
+    for (let i = 0; i < 10; i++) answer(50);
+    let due = 0;
+    watchPhase(timeouts, clock, HOST, 'headers', CEILING, () => due++);
+    clock.advance(250);
+    expect(due).toBe(1);
+    // The host's last answer took 200 ms (the timeout is still 250 ms): a request that waited
+    // 250 ms is as slow as it was, and waits on until it waited twice as long.
+    answer(200);
+    expect(timeouts.timeoutOf(HOST, 'headers', CEILING)).toBe(250);
+    due = 0;
+    watchPhase(timeouts, clock, HOST, 'headers', CEILING, () => due++);
+    clock.advance(399);
+    expect(due).toBe(0);
+    clock.advance(2);
+    expect(due).toBe(1);
+  });
+
   it('backs off on consecutive expiries (doubling, to the ceiling) and is back on the estimate at the next answer', () => {
     const { timeouts } = setup();
     for (let i = 0; i < 10; i++) timeouts.sample(HOST, 'headers', 50);
