@@ -1,4 +1,4 @@
-import type { BreakerState, HostBreaker } from '../ports/breaker.js';
+import type { BreakerState, FailureInfo, HostBreaker } from '../ports/breaker.js';
 import { type Bound, NON_NEGATIVE_INT, POSITIVE_INT, POSITIVE_MS } from './bound.js';
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
@@ -228,7 +228,8 @@ export class BreakerPolicy implements HostBreaker {
     }
   }
 
-  onFailure(agoMs = 0): void {
+  onFailure(failure: FailureInfo = {}): void {
+    const { agoMs = 0, tail = false } = failure;
     const state = this.state;
     if (state === 'halfOpen') {
       this.#open(agoMs);
@@ -236,7 +237,7 @@ export class BreakerPolicy implements HostBreaker {
     }
     if (state !== 'closed') return;
     this.#record(true);
-    if (this.#trip.failure()) {
+    if (!tail && this.#trip.failure()) {
       this.#open(agoMs);
       return;
     }

@@ -61,6 +61,11 @@ export class ConcurrencyLimiter {
     return this.#algorithm.limit;
   }
 
+  /** When the last answer in time came (monotonic ms; -Infinity before the first). */
+  get lastAnswerAt(): number {
+    return this.#lastAnswerAt;
+  }
+
   /** Whether the host is held to one probe in flight (LimiterPermit.hung). */
   get stalled(): boolean {
     return this.#stalled;

@@ -190,6 +190,11 @@ export class HostLimiters {
     return limiter.inflight < (limiter.stalled ? 1 : limiter.limit);
   }
 
+  /** When the host last answered a request in time (monotonic ms; -Infinity if never, or forgotten). */
+  lastAnswerAt(host: string): number {
+    return this.#hosts.peek(host)?.lastAnswerAt ?? Number.NEGATIVE_INFINITY;
+  }
+
   /** Whether a hung request left the host with one probe in flight (LimiterPermit.hung). */
   stalled(host: string): boolean {
     return this.#hosts.peek(host)?.stalled ?? false;

@@ -12,6 +12,7 @@ import { retryPolicyOptions } from '../config/control-options.js';
 import { diffReload } from '../config/reload.js';
 import { systemRandom } from '../core/clock.js';
 import { type CrawlEvents, TypedEmitter } from '../core/events.js';
+import type { FetchLimits } from '../core/fetch-limits.js';
 import type { HostTimeouts } from '../core/host-timeout.js';
 import type { JobGate } from '../core/job-gate.js';
 import { TIMEOUT_PHASES, type TimeoutPhase } from '../core/timeout-phase.js';
@@ -66,8 +67,9 @@ function daemonMetrics(root: Root, p: DaemonParts, ready: () => boolean) {
       proxies: () => proxyCount(p.fetching.fetchOptions),
       cookieJars: () => p.cookies.sizes(),
       renderHosts: () => p.renderChoices.decided(),
-      timeoutCeilings: () => timeoutCeilings(root.live.config),
-      learnedTimeouts: () => p.fetching.timeouts.learned(timeoutCeilings(root.live.config)),
+      timeoutCeilings: () => timeoutCeilings(p.fetching.fetchOptions, root.live.config),
+      learnedTimeouts: () =>
+        p.fetching.timeouts.learned(timeoutCeilings(p.fetching.fetchOptions, root.live.config)),
     },
     { version: VERSION },
     {
@@ -78,13 +80,18 @@ function daemonMetrics(root: Root, p: DaemonParts, ready: () => boolean) {
   );
 }
 
-/** The configured timeouts: the ceilings of the learned ones (a render's: the longest of its jobs' and the default). */
-export function timeoutCeilings(config: CrawldConfig): Record<TimeoutPhase, number> {
-  const f = config.fetch;
+/**
+ * The configured timeouts: the ceilings of the learned ones. The fetcher's (fetch needs a
+ * restart); a render's, the longest of the running jobs' and the default.
+ */
+function timeoutCeilings(
+  fetch: Pick<FetchLimits, 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'>,
+  config: CrawldConfig,
+): Record<TimeoutPhase, number> {
   return {
-    connect: f.connectTimeoutMs,
-    headers: f.headersTimeoutMs,
-    body: f.bodyTimeoutMs,
+    connect: fetch.connectTimeoutMs,
+    headers: fetch.headersTimeoutMs,
+    body: fetch.bodyTimeoutMs,
     render: Math.max(DEFAULT_RENDER.timeoutMs, ...config.jobs.map((j) => j.render.timeoutMs)),
   };
 }
@@ -126,7 +133,8 @@ export function daemonHandle(root: Root, p: DaemonParts): Daemon {
     httpUrl: p.http?.url,
     robotsUnreachable: () => p.fetching.robots.unreachable(),
     renderChoices: () => p.renderChoices.decided(),
-    hostTimeouts: (host) => learnedOf(p.fetching.timeouts, host, timeoutCeilings(live.config)),
+    hostTimeouts: (host) =>
+      learnedOf(p.fetching.timeouts, host, timeoutCeilings(p.fetching.fetchOptions, live.config)),
     renderPaths: countRenderPaths(root),
     run: () => (running ??= scheduler.run()),
     async serveHttp() {

@@ -143,12 +143,16 @@ export class AdaptiveControlPlane implements ControlPlane {
         return;
       case 'hung':
         // Given up at the host's learned timeout: told now, not when the configured timeout
-        // would have fired. To the breaker as a 500 is (five in a row trip it), as having
-        // failed when it was sent: an open time counts from then, so a probe that hung costs
-        // the host no more than a probe answered 500. To the limit as one probe in flight
-        // while nothing the host was sent comes back, and as a drop once the breaker is not
-        // closed (an outage), as for 500s.
-        breaker.onFailure(Math.max(0, d.clock.monotonic() - sentAt));
+        // would have fired. To the breaker as a 500 is, as having failed when it was sent: an
+        // open time counts from then, so a probe that hung costs the host no more than a probe
+        // answered 500. Five in a row trip it when the host answered nothing since (an
+        // outage); a hang while it answers the others (a tail) counts for the failure rate
+        // only. To the limit as one probe in flight while nothing the host was sent comes
+        // back, and as a drop once the breaker is not closed (an outage), as for 500s.
+        breaker.onFailure({
+          agoMs: Math.max(0, d.clock.monotonic() - sentAt),
+          tail: d.limiters.lastAnswerAt(host) >= sentAt,
+        });
         permit.hung(breaker.state !== 'closed');
         return;
       case 'failure':

@@ -16,9 +16,9 @@ import type { Admission, Permit } from '../../src/ports/control-plane.js';
 const HOST = 'site.test';
 const ok = { kind: 'success', ttfbMs: 50, lagMs: 0 } as const;
 
-function setup() {
+function setup(config: Parameters<typeof validateConfig>[0] = {}) {
   const clock = new FakeClock();
-  const built = createControlPlane(validateConfig({}), clock, () => 0.5);
+  const built = createControlPlane(validateConfig(config), clock, () => 0.5);
   const go = (): Permit => {
     const a: Admission = built.control.admit(HOST);
     if (a.kind !== 'go') throw new Error(`expected go, got ${a.kind}`);
@@ -57,6 +57,19 @@ describe('a hung request in the control plane', () => {
     // It answered: the whole window again.
     const more = Array.from({ length: 6 }, go);
     expect(more).toHaveLength(6);
+  });
+
+  it('never trips the breaker on hangs of a host that answers the others (a tail), however many expire together', () => {
+    const { clock, breakers, go } = setup({ concurrency: { initialPerHost: 16 } });
+    // A burst of sends, of which six hang; answers come for the rest, then the six expire
+    // together: six failures in a row, but under half of the calls.
+    const hung = Array.from({ length: 6 }, go);
+    const answered = Array.from({ length: 10 }, go);
+    clock.advance(50);
+    for (const p of answered) p.release(ok);
+    clock.advance(200);
+    for (const p of hung) p.release({ kind: 'hung' });
+    expect(breakers.get(HOST).state).toBe('closed');
   });
 
   it('keeps the window of a host that answered since the hung request was sent (a tail, not a hang)', () => {

@@ -93,8 +93,8 @@ describe('OpossumHostBreakers', () => {
       resetTimeoutMs: 400,
     });
     const a = registry.get('a');
-    a.onFailure(150);
-    a.onFailure(150);
+    a.onFailure({ agoMs: 150 });
+    a.onFailure({ agoMs: 150 });
     await tick();
     expect(a.state).toBe('open');
     expect(a.retryInMs).toBeLessThanOrEqual(250);

@@ -7,6 +7,7 @@ import { LruMap } from '../../core/lru-map.js';
 import type {
   BreakerState,
   BreakerTransition,
+  FailureInfo,
   HostBreaker,
   HostBreakerRegistry,
 } from '../../ports/breaker.js';
@@ -175,8 +176,8 @@ class OpossumHostBreaker implements HostBreaker {
     this.#report(true);
   }
 
-  onFailure(agoMs = 0): void {
-    this.#report(false, Math.max(0, agoMs));
+  onFailure(failure: FailureInfo = {}): void {
+    this.#report(false, Math.max(0, failure.agoMs ?? 0), failure.tail === true);
   }
 
   onIgnore(): void {
@@ -187,7 +188,7 @@ class OpossumHostBreaker implements HostBreaker {
     this.#circuit.shutdown();
   }
 
-  #report(ok: boolean, agoMs = 0): void {
+  #report(ok: boolean, agoMs = 0, tail = false): void {
     // Outcomes of requests started before the breaker opened are not news: opossum would
     // count them as rejections, so they are dropped here, as in the pure policy.
     if (this.#circuit.opened || this.#circuit.isShutdown) return;
@@ -197,7 +198,7 @@ class OpossumHostBreaker implements HostBreaker {
     this.#options.resetTimeout = Math.max(1, this.#trip.nextOpenMs - agoMs);
     if (!this.#circuit.halfOpen) {
       if (ok) this.#trip.success();
-      else if (this.#trip.failure()) {
+      else if (!tail && this.#trip.failure()) {
         this.#circuit.open();
         return;
       }
