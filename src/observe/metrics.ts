@@ -13,10 +13,11 @@ import { registerRequestMetrics } from './request-metrics.js';
 import { registerRobotsMetrics } from './robots-metrics.js';
 import { HostSeries } from './series.js';
 import { registerSinkMetrics } from './sink-metrics.js';
+import { registerTimeoutMetrics, type TimeoutSources } from './timeout-metrics.js';
 import { registerTrapMetrics } from './trap-metrics.js';
 
 /** What the metrics read at scrape time (gauges that mirror state rather than count events). */
-export interface MetricSources {
+export interface MetricSources extends TimeoutSources {
   frontierStats(): Promise<FrontierStats>;
   inflight(): number;
   globalLimit(): number;
@@ -73,6 +74,7 @@ export function createMetrics(
   ];
   registerHostMetrics(events, registry, series, sources);
   registerTrapMetrics(events, registry);
+  registerTimeoutMetrics(events, registry, series, sources);
   registerFrontierMetrics(registry, () => sources.frontierStats(), config.priorities);
   new Gauge({
     name: 'crawld_paused',

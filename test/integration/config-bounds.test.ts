@@ -10,7 +10,9 @@ import { BREAKER_BOUNDS } from '../../src/core/breaker-policy.js';
 import { COOKIE_LIMIT_BOUNDS } from '../../src/core/cookie-limits.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { FETCH_LIMIT_BOUNDS } from '../../src/core/fetch-limits.js';
+import { HEDGE_BOUNDS } from '../../src/core/hedge.js';
 import { HOST_BACKOFF_BOUNDS } from '../../src/core/host-backoff.js';
+import { ADAPTIVE_TIMEOUT_BOUNDS } from '../../src/core/host-timeout.js';
 import { AIMD_BOUNDS, AIMD_TARGET_BOUNDS } from '../../src/core/limit/aimd.js';
 import { LOOP_LIMIT_BOUNDS } from '../../src/core/limit/loop-limit.js';
 import { TOKEN_BUCKET_BOUNDS } from '../../src/core/token-bucket.js';
@@ -200,6 +202,12 @@ describe('every numeric option of docs/config.md, at and past its bounds', () =>
       ['jobs[0].cookies.maxTotal', COOKIE_LIMIT_BOUNDS.maxTotal],
       ['fetch.totalTimeoutMs', FETCH_LIMIT_BOUNDS.totalTimeoutMs],
       ['fetch.maxRedirects', FETCH_LIMIT_BOUNDS.maxRedirects],
+      ['fetch.adaptiveTimeout.floorMs', ADAPTIVE_TIMEOUT_BOUNDS.floorMs],
+      ['fetch.adaptiveTimeout.factor', ADAPTIVE_TIMEOUT_BOUNDS.factor],
+      ['fetch.adaptiveTimeout.minRatio', ADAPTIVE_TIMEOUT_BOUNDS.minRatio],
+      ['fetch.adaptiveTimeout.minSamples', ADAPTIVE_TIMEOUT_BOUNDS.minSamples],
+      ['fetch.hedge.delayRatio', HEDGE_BOUNDS.delayRatio],
+      ['fetch.hedge.maxPercent', HEDGE_BOUNDS.maxPercent],
     ];
     for (const [name, b] of tables) {
       const found = cases.find((c) => c.name === name);
@@ -257,6 +265,9 @@ describe('every numeric option of docs/config.md, at and past its bounds', () =>
       ['concurrency: { maxLagFraction: 2 }\n', 'concurrency.maxLagFraction'],
       ['hostBackoff: { initialPauseMs: 10000, maxPauseMs: 5000 }\n', 'hostBackoff.initialPauseMs'],
       ['breaker: { rollingWindowMs: 5, rollingBuckets: 10 }\n', 'breaker.rollingBuckets'],
+      ['fetch: { adaptiveTimeout: { factor: 0.5 } }\n', 'fetch.adaptiveTimeout.factor'],
+      ['fetch: { adaptiveTimeout: { floorMs: 0 } }\n', 'fetch.adaptiveTimeout.floorMs'],
+      ['fetch: { hedge: { maxPercent: 0 } }\n', 'fetch.hedge.maxPercent'],
     ] as const) {
       const dir = mkdtempSync(join(tmpdir(), 'crawld-bounds-cli-'));
       dirs.push(dir);
