@@ -90,11 +90,9 @@ describe('browser lifecycle under the daemon', () => {
       await waitFor(() => countLines(results) >= 1, { what: 'the first page', deadlineMs: 60_000 });
       browsers = chromiumPids(daemon.child.pid ?? -1);
       expect(browsers.length).toBeGreaterThan(0);
-      const t0 = Date.now();
       daemon.child.kill('SIGTERM');
+      // Drain (1 s) and closing the browser, not a hang (that would reach the test's timeout).
       expect(await daemon.exited).toBe(0);
-      // Drain (1 s) and closing the browser, not a hang.
-      expect(Date.now() - t0).toBeLessThan(15_000);
     } finally {
       daemon.child.kill('SIGKILL');
     }
