@@ -64,8 +64,11 @@ describe('a lease on a shared frontier', () => {
       origin,
       daemons: 2,
       leaseMs: LEASE_MS,
-      // Each daemon names itself to the site; a fetch may run far longer than the lease.
-      extra: (i) => ({ fetch: { userAgent: `crawld-d${i}`, totalTimeoutMs: 60_000 } }),
+      // Each daemon names itself to the site; a fetch may run far longer than the lease, and
+      // is not given up as hung at the host's learned timeout (its other pages answer at once).
+      extra: (i) => ({
+        fetch: { userAgent: `crawld-d${i}`, totalTimeoutMs: 60_000, adaptiveTimeout: { enabled: false } },
+      }),
     });
     const slow = () => hits.filter((h) => h.path === '/slow');
     await waitFor(() => slow().length === 1, { what: 'the first slow page', deadlineMs: 60_000 });
