@@ -35,6 +35,9 @@ npm_config_nodedir="$nodedir" npm rebuild better-sqlite3 --build-from-source --n
 node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
 
 echo "node${major}: npm run test:fast"
+start=$SECONDS
 npm run test:fast
+echo "node${major}: test:fast passed in $((SECONDS - start)) s (build included)"
 echo "node${major}: npm run demo"
 npm run demo
+echo "node${major}: done in ${SECONDS} s"
