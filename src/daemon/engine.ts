@@ -24,6 +24,7 @@ import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
 import { pageFetcher } from './browser-factory.js';
 import { createControlPlane } from './control-factory.js';
+import { exchangeTapsFor } from './exchange-taps.js';
 import { fetcherOptions, jobProxies, listenerDeny } from './fetcher-options.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import type { LagMonitor } from './lag-monitor.js';
@@ -89,8 +90,11 @@ export function createFetching(root: Root, listenerUrl?: string) {
   const { config } = root.live;
   const base = fetcherOptions(config);
   const deny = listenerDeny(listenerUrl);
+  // Only with a WARC sink: the fetchers then hand every exchange to the sinks' tap.
+  const taps = exchangeTapsFor(config);
   const fetchOptions = {
     ...base,
+    ...(taps ? { tap: taps.tap } : {}),
     ...(deny ? { addressPolicy: { ...base.addressPolicy, deny } } : {}),
     extraProxies: jobProxies(config),
     onProxy: (proxy: number, result: CrawlEvents['proxy']['result']) =>
@@ -140,7 +144,7 @@ export function createFetching(root: Root, listenerUrl?: string) {
         Math.min(delayMs, root.live.config.politeness.maxCrawlDelayMs),
       ),
   });
-  return { fetcher, pages, fetchOptions, control, robots };
+  return { fetcher, pages, fetchOptions, control, robots, taps };
 }
 
 export interface RunnerParts {

@@ -14,6 +14,7 @@ import { registerRobotsMetrics } from './robots-metrics.js';
 import { HostSeries } from './series.js';
 import { registerSinkMetrics } from './sink-metrics.js';
 import { registerTrapMetrics } from './trap-metrics.js';
+import { registerWarcMetrics } from './warc-metrics.js';
 
 /** What the metrics read at scrape time (gauges that mirror state rather than count events). */
 export interface MetricSources {
@@ -94,6 +95,7 @@ export function createMetrics(
   registerRobotsMetrics(events, registry);
   registerBrowserMetrics(events, registry);
   registerRenderMetrics(events, registry, sources.renderHosts?.bind(sources));
+  registerWarcMetrics(events, registry);
 
   // Every series with label values known in advance starts at 0 (src/observe/label-values.ts).
   series.start(known.OTHER_HOST);

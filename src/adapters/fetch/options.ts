@@ -3,6 +3,7 @@ import { type AddressPolicy, compileAllowList, DEFAULT_ADDRESS_POLICY } from '..
 import { type Bound, describeBound, inBound } from '../../core/bound.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { FETCH_LIMIT_BOUNDS, type FetchLimits, fetchLimitDefaults } from '../../core/fetch-limits.js';
+import type { ExchangeTap } from '../../ports/fetcher.js';
 import { NO_PROXY, type ProxyResult, type ProxySettings, proxyUrlProblem } from './proxy.js';
 
 /** The fetcher's options: its number limits (core/fetch-limits.ts, with their defaults and bounds) and the rest. */
@@ -29,6 +30,8 @@ export interface UndiciFetcherOptions extends FetchLimits {
   readonly extraProxies?: readonly string[];
   /** Told the outcome of each request sent through a proxy. */
   readonly onProxy?: (index: number, result: ProxyResult) => void;
+  /** Told every exchange as it crossed the wire (WARC archives); unset, nothing is captured. */
+  readonly tap?: ExchangeTap;
 }
 
 export const DEFAULT_FETCHER_OPTIONS: Readonly<Omit<UndiciFetcherOptions, 'lookup' | 'ca'>> = Object.freeze({

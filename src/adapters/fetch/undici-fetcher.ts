@@ -10,6 +10,7 @@ import {
 } from '../../core/errors.js';
 import type { Fetcher, FetchRequest, FetchResponse } from '../../ports/fetcher.js';
 import { parseContentEncoding, readBody } from './decode.js';
+import { capturingDispatcher } from './exchange-capture.js';
 import { guardedConnector } from './guarded-lookup.js';
 import { flattenHeaders, headerValue, mediaType, parseUrl, requestTarget } from './http-parts.js';
 import { lightDispatcherFactory } from './light-pool.js';
@@ -214,7 +215,19 @@ export class UndiciFetcher implements Fetcher {
     const dispatchedAt = performance.now();
     let res: ResponseData;
     try {
-      res = await timedDispatcher(proxy?.agent ?? this.#agent, timing).request({
+      const timed = timedDispatcher(proxy?.agent ?? this.#agent, timing);
+      const tap = this.options.tap;
+      const dispatcher = tap
+        ? capturingDispatcher(timed, {
+            tap,
+            url: hop.url.href,
+            method: hop.method,
+            jobId: request.jobId,
+            body: hop.body,
+            maxBodyBytes: this.options.maxBodyBytes,
+          })
+        : timed;
+      res = await dispatcher.request({
         origin: hop.url.origin,
         path: requestTarget(hop.url),
         method: hop.method as Dispatcher.HttpMethod,

@@ -1,0 +1,211 @@
+/**
+ * WARC/1.1 archives as a sink (docs/archives.md). Exchanges come from the fetcher's tap, as they
+ * cross the wire, and are appended at once (request and response in one write); write(record)
+ * adds a metadata record naming the page's exactly-once key, which recover() looks for after a
+ * crash. A page whose key is found is acked; any other is fetched again and archived as what it
+ * is, a second capture.
+ */
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SinkError } from '../../../core/errors.js';
+import { LruMap } from '../../../core/lru-map.js';
+import type { HttpExchange } from '../../../ports/fetcher.js';
+import { type ResultRecord, recordKey, type Sink } from '../../../ports/sink.js';
+import {
+  type BuiltRecord,
+  type Capture,
+  exchangeRecords,
+  type RecordType,
+  warcinfoRecord,
+} from './exchange-records.js';
+import { type ClosedFile, type Member, WarcFiles } from './files.js';
+import { readWarc } from './reader.js';
+import {
+  gzipMember,
+  newRecordId,
+  serialiseRecord,
+  sha1Digest,
+  type WarcFields,
+  warcDate,
+  warcFieldsBlock,
+} from './record.js';
+
+/** What the sink reports, for its metrics and log lines (the daemon turns them into events). */
+export interface WarcObserver {
+  records(e: { type: RecordType; count: number; bytes: number }): void;
+  fileClosed(f: ClosedFile): void;
+  openFileBytes(bytes: number): void;
+  error(reason: string, err: unknown): void;
+}
+
+export interface WarcSinkOptions {
+  readonly dir: string;
+  readonly prefix: string;
+  readonly instance: string;
+  readonly maxFileBytes: number;
+  readonly gzipLevel: number;
+  readonly revisits: boolean;
+  readonly revisitMemory: number;
+  readonly redactSecrets: boolean;
+  /** Only exchanges of these jobs (and those of no job: robots.txt, sitemaps); undefined: all. */
+  readonly jobs?: readonly string[] | undefined;
+  /** The warcinfo record's fields (software, isPartOf, hostname...). */
+  readonly info: WarcFields;
+  readonly observer: WarcObserver;
+}
+
+const KEY_FIELD = 'crawld-record-key';
+
+export class WarcSink implements Sink {
+  readonly name = 'warc';
+  readonly #o: WarcSinkOptions;
+  readonly #files: WarcFiles;
+  readonly #last: LruMap<string, Capture>;
+  readonly #jobs: ReadonlySet<string> | undefined;
+  #open = false;
+  #failed: unknown;
+
+  constructor(options: WarcSinkOptions) {
+    this.#o = options;
+    this.#jobs = options.jobs ? new Set(options.jobs) : undefined;
+    this.#last = new LruMap(options.revisitMemory);
+    this.#files = new WarcFiles({
+      dir: options.dir,
+      prefix: options.prefix,
+      instance: options.instance,
+      maxFileBytes: options.maxFileBytes,
+      warcinfo: (filename) => {
+        const r = warcinfoRecord(filename, options.info, new Date());
+        return this.#member(r).data;
+      },
+    });
+  }
+
+  async open(): Promise<void> {
+    if (this.#open) return;
+    mkdirSync(this.#o.dir, { recursive: true });
+    for (const closed of this.#files.recoverLeftovers()) this.#o.observer.fileClosed(closed);
+    if (this.#o.revisits && this.#o.revisitMemory > 0) this.#rememberIndexed();
+    this.#open = true;
+    this.#failed = undefined;
+  }
+
+  /** The fetcher's exchange tap: archives every exchange of this sink's jobs. */
+  readonly tap = (ex: HttpExchange): void => {
+    if (!this.#open || this.#failed !== undefined) return;
+    if (ex.jobId !== undefined && this.#jobs && !this.#jobs.has(ex.jobId)) return;
+    const built = exchangeRecords(ex, {
+      redactSecrets: this.#o.redactSecrets,
+      revisits: this.#o.revisits,
+      last: this.#last.peek(ex.url),
+    });
+    if (this.#append(built.records) && built.capture) this.#last.set(ex.url, built.capture);
+  };
+
+  async write(record: ResultRecord): Promise<void> {
+    if (!this.#open) throw new SinkError('WarcSink is not open');
+    if (this.#failed !== undefined) throw new SinkError('WarcSink failed earlier', { cause: this.#failed });
+    const block = warcFieldsBlock([
+      [KEY_FIELD, recordKey(record)],
+      ['job', record.jobId],
+      ['url', record.url],
+      ['status', String(record.status)],
+      ['fetched-at', record.fetchedAt],
+    ]);
+    const fields: [string, string][] = [
+      ['WARC-Type', 'metadata'],
+      ['WARC-Record-ID', newRecordId()],
+      ['WARC-Date', warcDate(new Date())],
+      ['WARC-Target-URI', record.finalUrl],
+    ];
+    const capture = this.#last.peek(record.finalUrl);
+    if (capture?.id) fields.push(['WARC-Refers-To', capture.id]);
+    fields.push(['WARC-Block-Digest', sha1Digest(block)], ['Content-Type', 'application/warc-fields']);
+    if (!this.#append([{ type: 'metadata', parts: serialiseRecord(fields, [block]) }])) {
+      throw new SinkError('WarcSink could not write', { cause: this.#failed });
+    }
+  }
+
+  /** Looks through this daemon's files, newest first, for the metadata records of `keys`. */
+  async recover(keys: ReadonlySet<string>): Promise<Set<string>> {
+    const found = new Set<string>();
+    if (keys.size === 0) return found;
+    const marker = `${KEY_FIELD}: `;
+    for (const name of this.#files.ownFiles().reverse()) {
+      readWarc(join(this.#o.dir, name), (r) => {
+        if (r.fields.get('warc-type') !== 'metadata') return;
+        const text = r.block.toString('utf8');
+        const at = text.indexOf(marker);
+        if (at < 0) return;
+        const key = text.slice(at + marker.length, text.indexOf('\r\n', at));
+        if (keys.has(key)) found.add(key);
+      });
+      if (found.size === keys.size) break;
+    }
+    return found;
+  }
+
+  async flush(): Promise<void> {
+    // Every record is written with a synchronous write when it is made: nothing waits.
+  }
+
+  async close(): Promise<void> {
+    if (!this.#open) return;
+    this.#open = false;
+    const closed = this.#files.close();
+    if (closed) this.#o.observer.fileClosed(closed);
+    this.#o.observer.openFileBytes(0);
+  }
+
+  #member(r: BuiltRecord): Member & { type: RecordType } {
+    const data = gzipMember(r.parts, this.#o.gzipLevel);
+    return { type: r.type, data, ...(r.index ? { index: r.index } : {}) };
+  }
+
+  /** Appends records as one group; false (and the sink failed) if the disk refused them. */
+  #append(records: readonly BuiltRecord[]): boolean {
+    try {
+      const members = records.map((r) => this.#member(r));
+      const { closed } = this.#files.append(members);
+      if (closed) this.#o.observer.fileClosed(closed);
+      for (const m of members) this.#o.observer.records({ type: m.type, count: 1, bytes: m.data.length });
+      this.#o.observer.openFileBytes(this.#files.size);
+      return true;
+    } catch (err) {
+      // A torn write leaves a torn member at the end: nothing more goes after it until the
+      // next start cuts it off, and the pages' writes fail so that their tasks come back.
+      this.#failed ??= err;
+      this.#o.observer.error('write', err);
+      return false;
+    }
+  }
+
+  /** The last capture of each URL in the folder's indexes (oldest file first, the newest wins). */
+  #rememberIndexed(): void {
+    const names = readdirSync(this.#o.dir)
+      .filter((n) => n.startsWith(`${this.#o.prefix}-`) && n.endsWith('.cdxj'))
+      .sort();
+    for (const name of names) {
+      for (const line of readFileSync(join(this.#o.dir, name), 'utf8').split('\n')) {
+        const capture = captureOf(line);
+        if (capture) this.#last.set(capture.url, capture.capture);
+      }
+    }
+  }
+}
+
+/** A full 200 capture from an index line (revisits and other statuses are not captures). */
+function captureOf(line: string): { url: string; capture: Capture } | undefined {
+  const brace = line.indexOf('{');
+  if (brace < 0) return undefined;
+  try {
+    const j = JSON.parse(line.slice(brace)) as Record<string, string>;
+    const ts = line.slice(0, brace).trim().split(' ').pop() ?? '';
+    if (j.status !== '200' || j.mime === 'warc/revisit' || !j.url || !j.digest || ts.length !== 14)
+      return undefined;
+    const iso = `${ts.slice(0, 4)}-${ts.slice(4, 6)}-${ts.slice(6, 8)}T${ts.slice(8, 10)}:${ts.slice(10, 12)}:${ts.slice(12, 14)}Z`;
+    return { url: j.url, capture: { id: '', date: new Date(iso), digest: `sha1:${j.digest}` } };
+  } catch {
+    return undefined;
+  }
+}
