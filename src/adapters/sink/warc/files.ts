@@ -18,6 +18,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { type IndexEntry, writeIndex } from './cdxj.js';
+import { claimOwner, ownerGone, ownerPath, releaseOwner } from './owner.js';
 import { indexEntryOf, readWarc } from './reader.js';
 
 export interface WarcFilesOptions {
@@ -64,6 +65,8 @@ export class WarcFiles {
   readonly #o: WarcFilesOptions;
   readonly #instance: string;
   readonly #mine: RegExp;
+  /** Any instance's files of this prefix: instance in group 2. */
+  readonly #any: RegExp;
   #fd: number | undefined;
   #name = '';
   #size = 0;
@@ -77,6 +80,7 @@ export class WarcFiles {
     this.#mine = new RegExp(
       `^${escapeRe(options.prefix)}-\\d{17}-(\\d{5,})-${escapeRe(this.#instance)}\\.warc\\.gz(\\.open)?$`,
     );
+    this.#any = new RegExp(`^${escapeRe(options.prefix)}-\\d{17}-(\\d{5,})-(.+)\\.warc\\.gz(\\.open)?$`);
   }
 
   /** The open file's size (0 when none is open). */
@@ -91,12 +95,41 @@ export class WarcFiles {
       .sort();
   }
 
+  /** Names of every instance's files of this prefix, closed and open. */
+  allFiles(): string[] {
+    return readdirSync(this.#o.dir)
+      .filter((n) => this.#any.test(n))
+      .sort();
+  }
+
+  /** `.open` files of other instances whose writer ran on this host and is gone. */
+  #orphans(): string[] {
+    return this.allFiles().filter((n) => {
+      const instance = this.#any.exec(n)?.[2];
+      return (
+        n.endsWith(OPEN) &&
+        instance !== undefined &&
+        instance !== this.#instance &&
+        ownerGone(ownerPath(this.#o.dir, this.#o.prefix, instance))
+      );
+    });
+  }
+
   /**
    * Start-up: every `.open` file of this instance (left by a crash) is cut back to its last
    * whole record, indexed and closed; a closed file without its index gets one.
    */
   recoverLeftovers(): ClosedFile[] {
     const closed: ClosedFile[] = [];
+    const orphans = this.#orphans();
+    for (const name of orphans) {
+      const done = this.#closeLeftover(name);
+      if (done) closed.push(done);
+    }
+    for (const instance of new Set(orphans.map((n) => this.#any.exec(n)?.[2] ?? ''))) {
+      releaseOwner(ownerPath(this.#o.dir, this.#o.prefix, instance));
+    }
+    claimOwner(ownerPath(this.#o.dir, this.#o.prefix, this.#instance));
     for (const name of this.ownFiles()) {
       const serial = Number(this.#mine.exec(name)?.[1]);
       this.#serial = Math.max(this.#serial, serial);
@@ -174,6 +207,13 @@ export class WarcFiles {
     renameSync(join(this.#o.dir, this.#name + OPEN), join(this.#o.dir, this.#name));
     const closed = { name: this.#name, records: this.#records, bytes: this.#size, recovered: false };
     this.#entries = [];
+    return closed;
+  }
+
+  /** The sink stops: the open file is closed and the folder no longer names this daemon. */
+  release(): ClosedFile | undefined {
+    const closed = this.close();
+    releaseOwner(ownerPath(this.#o.dir, this.#o.prefix, this.#instance));
     return closed;
   }
 }

@@ -126,12 +126,15 @@ export class WarcSink implements Sink {
     }
   }
 
-  /** Looks through this daemon's files, newest first, for the metadata records of `keys`. */
+  /**
+   * Looks through the folder's files, newest first, for the metadata records of `keys`: a
+   * restarted daemon may have another instance id than the one that wrote them.
+   */
   async recover(keys: ReadonlySet<string>): Promise<Set<string>> {
     const found = new Set<string>();
     if (keys.size === 0) return found;
     const marker = `${KEY_FIELD}: `;
-    for (const name of this.#files.ownFiles().reverse()) {
+    for (const name of this.#files.allFiles().reverse()) {
       readWarc(join(this.#o.dir, name), (r) => {
         if (r.fields.get('warc-type') !== 'metadata') return;
         const text = r.block.toString('utf8');
@@ -152,7 +155,7 @@ export class WarcSink implements Sink {
   async close(): Promise<void> {
     if (!this.#open) return;
     this.#open = false;
-    const closed = this.#files.close();
+    const closed = this.#files.release();
     if (closed) this.#o.observer.fileClosed(closed);
     this.#o.observer.openFileBytes(0);
   }
