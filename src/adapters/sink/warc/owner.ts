@@ -4,8 +4,9 @@
  * (hostname-pid), so at start it also closes the `.open` files of instances whose owner was a
  * process of this host that is gone; another host's files are left to that host.
  */
-import { hostname } from 'node:os';
+
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 
 interface Owner {
