@@ -48,6 +48,19 @@ describe('WARC sink through the CLI', () => {
     });
   }
 
+  it('check-config exits 2 naming each bad field of a warc sink', async () => {
+    const dir = tempDir();
+    const bad = writeJsonConfig(dir, {
+      sinks: [{ kind: 'warc', maxFileBytes: 100, gzipLevel: 12, prefix: 'a/b', revisits: 'yes' }],
+      jobs: [{ id: 'demo', seeds: ['http://example.com/'] }],
+    });
+    const run = await runCli(['check-config', bad]);
+    expect(run.code).toBe(2);
+    for (const field of ['maxFileBytes', 'gzipLevel', 'prefix', 'revisits']) {
+      expect(run.stderr).toContain(`sinks[0].${field}:`);
+    }
+  });
+
   it('crawl --once archives every page into whole, indexed files', async () => {
     const dir = tempDir();
     const small = writeJsonConfig(dir, {
