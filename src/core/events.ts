@@ -64,7 +64,7 @@ export interface CrawlEvents {
   sinkBuffer: { sink: string; depth: number };
   /** A WARC sink wrote records of one type: `bytes` compressed (docs/archives.md). */
   warcRecords: {
-    type: 'warcinfo' | 'request' | 'response' | 'revisit' | 'metadata';
+    type: 'warcinfo' | 'request' | 'response' | 'revisit';
     count: number;
     bytes: number;
   };

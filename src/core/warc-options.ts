@@ -15,7 +15,7 @@ export interface WarcNumbers {
 
 export const WARC_DEFAULTS: WarcNumbers = Object.freeze({
   maxFileBytes: 1_000_000_000,
-  gzipLevel: 6,
+  gzipLevel: 1,
   revisitMemory: 100_000,
 });
 

@@ -118,6 +118,6 @@ export const LINK_RESULTS = ['added', 'duplicate', 'dropped', 'out_of_scope', 'o
 
 /** The host label every host carries until it earns its own name (src/observe/host-labels.ts). */
 /** WARC-Type values the WARC sink writes (crawld_warc_records_total{type}). */
-export const WARC_RECORD_TYPES = ['warcinfo', 'request', 'response', 'revisit', 'metadata'] as const;
+export const WARC_RECORD_TYPES = ['warcinfo', 'request', 'response', 'revisit'] as const;
 
 export const OTHER_HOST = 'other';

@@ -16,7 +16,7 @@ export interface Capture {
   readonly digest: string;
 }
 
-export type RecordType = 'warcinfo' | 'request' | 'response' | 'revisit' | 'metadata';
+export type RecordType = 'warcinfo' | 'request' | 'response' | 'revisit';
 
 export interface BuiltRecord {
   readonly type: RecordType;

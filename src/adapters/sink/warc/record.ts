@@ -63,8 +63,3 @@ export function serialiseRecord(fields: WarcFields, block: readonly Buffer[]): B
 export function gzipMember(parts: readonly Buffer[], level: number): Buffer {
   return gzipSync(parts.length === 1 ? parts[0]! : Buffer.concat(parts), { level });
 }
-
-/** Fields whose block is a `key: value` list (warcinfo, metadata). */
-export function warcFieldsBlock(entries: readonly (readonly [string, string])[]): Buffer {
-  return Buffer.from(entries.map(([k, v]) => `${k}: ${oneLine(v)}\r\n`).join(''), 'utf8');
-}

@@ -1,16 +1,14 @@
 /**
  * WARC/1.1 archives as a sink (docs/archives.md). Exchanges come from the fetcher's tap, as they
- * cross the wire, and are appended at once (request and response in one write); write(record)
- * adds a metadata record naming the page's exactly-once key, which recover() looks for after a
- * crash. A page whose key is found is acked; any other is fetched again and archived as what it
- * is, a second capture.
+ * cross the wire, and are appended at once (request and response in one write), before the
+ * fetch resolves: a page is acked only after its response record is in the file.
  */
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SinkError } from '../../../core/errors.js';
 import { LruMap } from '../../../core/lru-map.js';
 import type { HttpExchange } from '../../../ports/fetcher.js';
-import { type ResultRecord, recordKey, type Sink } from '../../../ports/sink.js';
+import type { ResultRecord, Sink } from '../../../ports/sink.js';
 import {
   type BuiltRecord,
   type Capture,
@@ -19,16 +17,7 @@ import {
   warcinfoRecord,
 } from './exchange-records.js';
 import { type ClosedFile, type Member, WarcFiles } from './files.js';
-import { readWarc } from './reader.js';
-import {
-  gzipMember,
-  newRecordId,
-  serialiseRecord,
-  sha1Digest,
-  type WarcFields,
-  warcDate,
-  warcFieldsBlock,
-} from './record.js';
+import { gzipMember, type WarcFields } from './record.js';
 
 /** What the sink reports, for its metrics and log lines (the daemon turns them into events). */
 export interface WarcObserver {
@@ -53,8 +42,6 @@ export interface WarcSinkOptions {
   readonly info: WarcFields;
   readonly observer: WarcObserver;
 }
-
-const KEY_FIELD = 'crawld-record-key';
 
 export class WarcSink implements Sink {
   readonly name = 'warc';
@@ -102,50 +89,21 @@ export class WarcSink implements Sink {
     if (this.#append(built.records) && built.capture) this.#last.set(ex.url, built.capture);
   };
 
-  async write(record: ResultRecord): Promise<void> {
+  /**
+   * The page's exchanges were archived by the tap before its fetch resolved, so there is
+   * nothing left to write; a sink that failed to write refuses the page, which comes back.
+   */
+  async write(_record: ResultRecord): Promise<void> {
     if (!this.#open) throw new SinkError('WarcSink is not open');
     if (this.#failed !== undefined) throw new SinkError('WarcSink failed earlier', { cause: this.#failed });
-    const block = warcFieldsBlock([
-      [KEY_FIELD, recordKey(record)],
-      ['job', record.jobId],
-      ['url', record.url],
-      ['status', String(record.status)],
-      ['fetched-at', record.fetchedAt],
-    ]);
-    const fields: [string, string][] = [
-      ['WARC-Type', 'metadata'],
-      ['WARC-Record-ID', newRecordId()],
-      ['WARC-Date', warcDate(new Date())],
-      ['WARC-Target-URI', record.finalUrl],
-    ];
-    const capture = this.#last.peek(record.finalUrl);
-    if (capture?.id) fields.push(['WARC-Refers-To', capture.id]);
-    fields.push(['WARC-Block-Digest', sha1Digest(block)], ['Content-Type', 'application/warc-fields']);
-    if (!this.#append([{ type: 'metadata', parts: serialiseRecord(fields, [block]) }])) {
-      throw new SinkError('WarcSink could not write', { cause: this.#failed });
-    }
   }
 
   /**
-   * Looks through the folder's files, newest first, for the metadata records of `keys`: a
-   * restarted daemon may have another instance id than the one that wrote them.
+   * None: a page leased when a crash came is fetched again and archived as what that is, a
+   * second capture (its first one, if the crash came after the fetch, stays in the file).
    */
-  async recover(keys: ReadonlySet<string>): Promise<Set<string>> {
-    const found = new Set<string>();
-    if (keys.size === 0) return found;
-    const marker = `${KEY_FIELD}: `;
-    for (const name of this.#files.allFiles().reverse()) {
-      readWarc(join(this.#o.dir, name), (r) => {
-        if (r.fields.get('warc-type') !== 'metadata') return;
-        const text = r.block.toString('utf8');
-        const at = text.indexOf(marker);
-        if (at < 0) return;
-        const key = text.slice(at + marker.length, text.indexOf('\r\n', at));
-        if (keys.has(key)) found.add(key);
-      });
-      if (found.size === keys.size) break;
-    }
-    return found;
+  async recover(_keys: ReadonlySet<string>): Promise<Set<string>> {
+    return new Set();
   }
 
   async flush(): Promise<void> {
