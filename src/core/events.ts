@@ -62,11 +62,9 @@ export interface CrawlEvents {
   sinkError: { sink: string; reason: string };
   /** Records buffered in a sink and not yet stored. */
   sinkBuffer: { sink: string; depth: number };
-  /** A WARC sink wrote records of one type: `bytes` compressed (docs/archives.md). */
+  /** A WARC sink wrote records (an exchange's, together): `bytes` compressed (docs/archives.md). */
   warcRecords: {
-    type: 'warcinfo' | 'request' | 'response' | 'revisit';
-    count: number;
-    bytes: number;
+    records: readonly { type: 'warcinfo' | 'request' | 'response' | 'revisit'; bytes: number }[];
   };
   /** A WARC file was closed (renamed, its .cdxj beside it); `recovered`: left open by a crash. */
   warcFileClosed: { file: string; records: number; bytes: number; recovered: boolean };

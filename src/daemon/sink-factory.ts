@@ -55,7 +55,7 @@ function warcSink(
       ['instance', deps.instanceId],
     ],
     observer: {
-      records: (e) => events.emit('warcRecords', e),
+      records: (records) => events.emit('warcRecords', { records }),
       fileClosed: (f) =>
         events.emit('warcFileClosed', {
           file: f.name,

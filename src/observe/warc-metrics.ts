@@ -31,8 +31,12 @@ export function registerWarcMetrics(events: CrawlEmitter, registry: Registry): v
   files.inc(0);
   open.set(0);
   events.on('warcRecords', (e) => {
-    records.inc({ type: e.type }, e.count);
-    bytes.inc(e.bytes);
+    let n = 0;
+    for (const r of e.records) {
+      records.inc({ type: r.type });
+      n += r.bytes;
+    }
+    bytes.inc(n);
   });
   events.on('warcFileClosed', () => files.inc());
   events.on('warcOpenFile', (e) => open.set(e.bytes));

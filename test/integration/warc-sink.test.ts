@@ -14,6 +14,7 @@ import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
 import { createLogger } from '../../src/observe/logger.js';
 import { ARCHIVE_PAGES, type ArchiveSite, startArchiveSite } from '../helpers/archive-site.js';
 import { tempDir } from '../helpers/cli.js';
+import { metricSum } from '../helpers/hostile-server.js';
 import { waitFor } from '../helpers/wait.js';
 import {
   dechunk,
@@ -103,6 +104,7 @@ describe('WARC sink on a real server', () => {
     const dir = tempDir();
     daemon = await createDaemon(configFor(site, dir), { once: true, logger: logger() });
     await daemon.run();
+    const d = daemon;
     await daemon.stop();
     daemon = undefined;
     const warcDir = join(dir, 'warc');
@@ -118,6 +120,16 @@ describe('WARC sink on a real server', () => {
     }
     const records = files.flatMap((f) => f.records);
     checkDigests(records);
+    // The metrics count what the files hold.
+    const text = await d.metrics.registry.metrics();
+    const count = (type: string) => records.filter((r) => r.fields['warc-type'] === type).length;
+    for (const type of ['warcinfo', 'request', 'response']) {
+      expect(metricSum(text, 'crawld_warc_records_total', { type }), type).toBe(count(type));
+    }
+    expect(metricSum(text, 'crawld_warc_files_closed_total')).toBe(files.length);
+    const bytes = files.reduce((n, f) => n + statSync(f.file).size, 0);
+    expect(metricSum(text, 'crawld_warc_bytes_total')).toBe(bytes);
+    expect(metricSum(text, 'crawld_warc_open_file_bytes')).toBe(0);
 
     // Every response has its request, each naming the other.
     const byId = new Map(records.map((r) => [r.fields['warc-record-id'], r]));

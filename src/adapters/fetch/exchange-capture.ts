@@ -173,13 +173,13 @@ function latin1(v: unknown): string {
   return Buffer.isBuffer(v) ? v.toString('latin1') : String(v);
 }
 
-/** `dispatcher` with the exchange of its one request handed to `req.tap`. */
-export function capturingDispatcher(dispatcher: Dispatcher, req: CaptureRequest): Dispatcher {
+/** A handler wrapper that hands the exchange of its one request to `req.tap`. */
+export function capturing(
+  req: CaptureRequest,
+): (handler: Dispatcher.DispatchHandler) => Dispatcher.DispatchHandler {
   if (!subscribed) {
     diagnostics.subscribe('undici:client:sendHeaders', onSendHeaders);
     subscribed = true;
   }
-  return dispatcher.compose(
-    (dispatch) => (opts, handler) => dispatch(opts, new CaptureHandler(handler, req)),
-  );
+  return (handler) => new CaptureHandler(handler, req);
 }

@@ -73,7 +73,18 @@ class TimingHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-/** A per-request view of the agent that records `timing`; composing is cheap (a Proxy). */
-export function timedDispatcher(agent: Dispatcher, timing: HopTiming): Dispatcher {
-  return agent.compose((dispatch) => (opts, handler) => dispatch(opts, new TimingHandler(handler, timing)));
+/**
+ * A per-request view of the agent that records `timing`; composing is cheap (a Proxy).
+ * `wrap` adds a handler of its own in the same layer (the exchange capture): each composed
+ * layer converts the response's headers between undici's two handler forms once more.
+ */
+export function timedDispatcher(
+  agent: Dispatcher,
+  timing: HopTiming,
+  wrap?: (handler: Dispatcher.DispatchHandler) => Dispatcher.DispatchHandler,
+): Dispatcher {
+  return agent.compose((dispatch) => (opts, handler) => {
+    const timed = new TimingHandler(handler, timing);
+    return dispatch(opts, wrap ? wrap(timed) : timed);
+  });
 }

@@ -10,7 +10,7 @@ import {
 } from '../../core/errors.js';
 import type { Fetcher, FetchRequest, FetchResponse } from '../../ports/fetcher.js';
 import { parseContentEncoding, readBody } from './decode.js';
-import { capturingDispatcher } from './exchange-capture.js';
+import { capturing } from './exchange-capture.js';
 import { guardedConnector } from './guarded-lookup.js';
 import { flattenHeaders, headerValue, mediaType, parseUrl, requestTarget } from './http-parts.js';
 import { lightDispatcherFactory } from './light-pool.js';
@@ -215,10 +215,9 @@ export class UndiciFetcher implements Fetcher {
     const dispatchedAt = performance.now();
     let res: ResponseData;
     try {
-      const timed = timedDispatcher(proxy?.agent ?? this.#agent, timing);
       const tap = this.options.tap;
-      const dispatcher = tap
-        ? capturingDispatcher(timed, {
+      const capture = tap
+        ? capturing({
             tap,
             url: hop.url.href,
             method: hop.method,
@@ -226,7 +225,8 @@ export class UndiciFetcher implements Fetcher {
             body: hop.body,
             maxBodyBytes: this.options.maxBodyBytes,
           })
-        : timed;
+        : undefined;
+      const dispatcher = timedDispatcher(proxy?.agent ?? this.#agent, timing, capture);
       res = await dispatcher.request({
         origin: hop.url.origin,
         path: requestTarget(hop.url),

@@ -21,7 +21,8 @@ import { gzipMember, type WarcFields } from './record.js';
 
 /** What the sink reports, for its metrics and log lines (the daemon turns them into events). */
 export interface WarcObserver {
-  records(e: { type: RecordType; count: number; bytes: number }): void;
+  /** Records written together (an exchange's request and response). */
+  records(written: readonly { type: RecordType; bytes: number }[]): void;
   fileClosed(f: ClosedFile): void;
   openFileBytes(bytes: number): void;
   error(reason: string, err: unknown): void;
@@ -62,8 +63,9 @@ export class WarcSink implements Sink {
       instance: options.instance,
       maxFileBytes: options.maxFileBytes,
       warcinfo: (filename) => {
-        const r = warcinfoRecord(filename, options.info, new Date());
-        return this.#member(r).data;
+        const { data } = this.#member(warcinfoRecord(filename, options.info, new Date()));
+        options.observer.records([{ type: 'warcinfo', bytes: data.length }]);
+        return data;
       },
     });
   }
@@ -129,7 +131,7 @@ export class WarcSink implements Sink {
       const members = records.map((r) => this.#member(r));
       const { closed } = this.#files.append(members);
       if (closed) this.#o.observer.fileClosed(closed);
-      for (const m of members) this.#o.observer.records({ type: m.type, count: 1, bytes: m.data.length });
+      this.#o.observer.records(members.map((m) => ({ type: m.type, bytes: m.data.length })));
       this.#o.observer.openFileBytes(this.#files.size);
       return true;
     } catch (err) {
