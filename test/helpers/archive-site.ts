@@ -15,6 +15,8 @@ export interface ArchiveSite {
   readonly sent: Map<string, Buffer>;
   /** Each request: path and status. */
   readonly seen: { path: string; status: number }[];
+  /** The request line and header lines of the last request for each path, as the server read them. */
+  readonly heads: Map<string, string[]>;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export async function startArchiveSite(
 ): Promise<ArchiveSite> {
   const sent = new Map<string, Buffer>();
   const seen: { path: string; status: number }[] = [];
+  const heads = new Map<string, string[]>();
   const big = Array.from({ length: options.bigPages ?? 0 }, (_, i) =>
     page(`big ${i}`, `<pre>${randomBytes(options.bigBytes ?? 20_000).toString('base64')}</pre>`),
   );
@@ -56,6 +59,10 @@ export async function startArchiveSite(
   };
   const server = createServer((req, res) => {
     const path = req.url ?? '/';
+    const lines = [`${req.method} ${path} HTTP/${req.httpVersion}`];
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
+      lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+    heads.set(path, lines);
     const html = { 'content-type': 'text/html; charset=utf-8' };
     const sized = (b: Buffer) => ({ ...html, 'content-length': String(b.length) });
     if (path === '/robots.txt') {
@@ -105,6 +112,7 @@ export async function startArchiveSite(
     port,
     sent,
     seen,
+    heads,
     close: () =>
       new Promise<void>((r) => {
         server.close(() => r());

@@ -162,6 +162,17 @@ describe('WARC sink on a real server', () => {
     expect(byUrl.has(`${s.origin}/moved`)).toBe(true);
     expect(byUrl.has(`${s.origin}/robots.txt`)).toBe(true);
 
+    // Request records hold the head the server read, line for line (secrets aside).
+    for (const path of ['/plain', '/gzip', '/robots.txt']) {
+      const req = records.find(
+        (r) => r.fields['warc-type'] === 'request' && r.fields['warc-target-uri'] === `${s.origin}${path}`,
+      )!;
+      const stored = req.block.toString('latin1').split('\r\n').slice(0, -2);
+      const read = s.heads
+        .get(path)!
+        .map((l) => l.replace(/^(authorization: Bearer |cookie: session=).*$/i, '$1REDACTED'));
+      expect(stored, path).toEqual(read);
+    }
     // Secrets in requests redacted: the job's Authorization and the jar's cookie.
     const requests = records
       .filter((r) => r.fields['warc-type'] === 'request')
@@ -259,6 +270,25 @@ describe('WARC sink on a real server', () => {
     // Headers only: the payload is the first capture's.
     expect(parseHttp(same.block).body.length).toBe(0);
     expect(existsSync(join(dir, 'warc'))).toBe(true);
+  });
+
+  it("remembers captures from the folder's indexes: a new daemon's unchanged 200 is a revisit", async () => {
+    site = await startArchiveSite();
+    const s = site;
+    const warc = join(tempDir(), 'warc');
+    for (const dir of [tempDir(), tempDir()]) {
+      daemon = await createDaemon(configFor(s, dir, { dir: warc }), { once: true, logger: logger() });
+      await daemon.run();
+      await daemon.stop();
+      daemon = undefined;
+    }
+    const plain = responsesByUrl(allRecords(warc).flatMap((f) => f.records)).get(`${s.origin}/plain`)!;
+    expect(plain.map((r) => r.fields['warc-type'])).toEqual(['response', 'revisit']);
+    // The index keeps the second: the date referred to is the first capture's, to the second.
+    expect(plain[1]!.fields['warc-refers-to-date']).toBe(
+      plain[0]!.fields['warc-date']!.replace(/\.\d{3}Z$/, '.000Z'),
+    );
+    expect(plain[1]!.fields['warc-payload-digest']).toBe(plain[0]!.fields['warc-payload-digest']);
   });
 
   it('writes full responses with revisits: false', async () => {
