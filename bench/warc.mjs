@@ -10,6 +10,7 @@
 // /usr/bin/time -v, else /proc/PID/stat of the child), and with the sink the WARC bytes per page
 // (the .warc.gz files over pages) and the .cdxj bytes per page. The summary gives min / median /
 // max of each and the ratio of the medians, WARC on over off (issue 45's bar: >= 0.8x pages/s).
+// --gzip-level 0,1,6 runs one WARC variant per level (warc@0 ...), interleaved with off.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -22,6 +23,7 @@ const { values: opt } = parseArgs({
   options: {
     pages: { type: 'string', default: '5000' },
     runs: { type: 'string', default: '3' },
+    /** gzipLevel of each WARC variant, a comma list: one variant per level (warc@L). */
     'gzip-level': { type: 'string', default: '1' },
     dist: { type: 'string', default: join(root, 'dist') },
     json: { type: 'string' },
@@ -63,12 +65,13 @@ const sizeOf = (dir, suffix) =>
         .reduce((n, f) => n + statSync(join(dir, f)).size, 0)
     : 0;
 
-async function run(site, warc) {
+async function run(site, level) {
+  const warc = level !== undefined;
   const dir = mkdtempSync(join(tmpdir(), 'crawld-bench-warc-'));
   try {
     const config = join(dir, 'crawld.yaml');
     const sinks = warc
-      ? `sinks:\n  - kind: jsonl\n  - kind: warc\n    gzipLevel: ${opt['gzip-level']}\n`
+      ? `sinks:\n  - kind: jsonl\n  - kind: warc\n    gzipLevel: ${level}\n`
       : 'sinks:\n  - kind: jsonl\n';
     writeFileSync(
       config,
@@ -90,7 +93,7 @@ async function run(site, warc) {
     const pages = Number(m[1]);
     const warcDir = join(dir, 'data', 'warc');
     return {
-      variant: warc ? 'warc' : 'off',
+      variant: warc ? `warc@${level}` : 'off',
       pages,
       secs: r.secs,
       pagesPerS: pages / r.secs,
@@ -119,15 +122,17 @@ console.log(
       ' ',
     )}, ${canPin ? 'site on core 0, crawler on core 1' : 'not pinned'}, ${opt.pages} pages, gzipLevel ${opt['gzip-level']}`,
 );
+const levels = opt['gzip-level'].split(',').map(Number);
 const site = await startDemoSite(cli, ['--pages', opt.pages]);
 const results = [];
 try {
   for (let i = 0; i < Number(opt.runs); i++) {
-    for (const warc of [false, true]) {
-      const r = await run(site, warc);
+    for (const level of [undefined, ...levels]) {
+      const warc = level !== undefined;
+      const r = await run(site, level);
       results.push(r);
       console.log(
-        `  ${r.variant.padEnd(4)} ${f(r.pagesPerS).padStart(6)} pages/s  ${f(r.cpuMsPerPage, 3)} CPU ms/page` +
+        `  ${r.variant.padEnd(7)} ${f(r.pagesPerS).padStart(6)} pages/s  ${f(r.cpuMsPerPage, 3)} CPU ms/page` +
           (warc ? `  WARC ${f(r.warcBytesPerPage)} B/page, CDXJ ${f(r.cdxjBytesPerPage)} B/page` : '') +
           `  (${r.pages} pages, results.jsonl ${f(r.jsonlBytesPerPage)} B/page)`,
       );
@@ -137,13 +142,23 @@ try {
   await site.stop();
 }
 const of = (v, k) => results.filter((r) => r.variant === v).map((r) => r[k]);
-console.log('\n  variant  pages/s min/med/max     CPU ms/page min/med/max');
-for (const v of ['off', 'warc'])
-  console.log(`  ${v.padEnd(8)} ${mmm(of(v, 'pagesPerS')).padEnd(22)} ${mmm(of(v, 'cpuMsPerPage'), 3)}`);
-const ratio = median(of('warc', 'pagesPerS')) / median(of('off', 'pagesPerS'));
-const cpuRatio = median(of('warc', 'cpuMsPerPage')) / median(of('off', 'cpuMsPerPage'));
 console.log(
-  `\n  WARC on / off: ${ratio.toFixed(2)}x pages/s (bar >= 0.80x), ${cpuRatio.toFixed(2)}x CPU per page; ` +
-    `WARC ${f(median(of('warc', 'warcBytesPerPage')))} B/page, CDXJ ${f(median(of('warc', 'cdxjBytesPerPage')))} B/page`,
+  '\n  variant  pages/s min/med/max     CPU ms/page min/med/max   ratio of medians (pages/s, CPU/page)',
 );
-if (opt.json) writeFileSync(opt.json, JSON.stringify({ results, ratio, cpuRatio }, null, 2));
+const variants = ['off', ...levels.map((l) => `warc@${l}`)];
+const summary = {};
+for (const v of variants) {
+  const ratio = median(of(v, 'pagesPerS')) / median(of('off', 'pagesPerS'));
+  const cpuRatio = median(of(v, 'cpuMsPerPage')) / median(of('off', 'cpuMsPerPage'));
+  summary[v] = { ratio, cpuRatio, warcBytesPerPage: median(of(v, 'warcBytesPerPage')) };
+  console.log(
+    `  ${v.padEnd(8)} ${mmm(of(v, 'pagesPerS')).padEnd(22)} ${mmm(of(v, 'cpuMsPerPage'), 3).padEnd(24)}` +
+      (v === 'off'
+        ? ''
+        : ` ${ratio.toFixed(2)}x, ${cpuRatio.toFixed(2)}x; WARC ${f(summary[v].warcBytesPerPage)} B/page`),
+  );
+}
+console.log(
+  `  (issue 45's bar: WARC on >= 0.80x the pages/s of off; CDXJ ${f(median(of(variants[1], 'cdxjBytesPerPage')))} B/page)`,
+);
+if (opt.json) writeFileSync(opt.json, JSON.stringify({ results, summary }, null, 2));
