@@ -59,6 +59,17 @@ describe('WARC sink through the CLI', () => {
     for (const field of ['maxFileBytes', 'gzipLevel', 'prefix', 'revisits']) {
       expect(run.stderr).toContain(`sinks[0].${field}:`);
     }
+    const twice = writeJsonConfig(
+      dir,
+      {
+        sinks: [{ kind: 'warc' }, { kind: 'warc', jobs: ['demo'] }],
+        jobs: [{ id: 'demo', seeds: ['http://example.com/'] }],
+      },
+      'twice.json',
+    );
+    const second = await runCli(['check-config', twice]);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain('sinks[1].prefix: sinks[0] writes the same files');
   });
 
   it('crawl --once archives every page into whole, indexed files', async () => {
