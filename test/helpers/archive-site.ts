@@ -37,7 +37,8 @@ export async function startArchiveSite(
   const big = Array.from({ length: options.bigPages ?? 0 }, (_, i) =>
     page(`big ${i}`, `<pre>${randomBytes(options.bigBytes ?? 20_000).toString('base64')}</pre>`),
   );
-  const links = [...ARCHIVE_PAGES, ...big.map((_, i) => `/big/${i}`)]
+  const hostile = options.hostile ? ['/reset', '/endless'] : [];
+  const links = [...ARCHIVE_PAGES, ...hostile, ...big.map((_, i) => `/big/${i}`)]
     .map((p) => `<a href="${p}">${p}</a>`)
     .join('');
   const index = page('home', links);
@@ -93,6 +94,25 @@ export async function startArchiveSite(
       if (req.headers['if-none-match'] === '"v1"')
         return send(res, path, 304, { etag: '"v1"' }, Buffer.alloc(0));
       return send(res, path, 200, { ...sized(page('etag')), etag: '"v1"' }, page('etag'));
+    }
+    // Hostile: a body cut by a reset, and one that never ends.
+    if (path === '/reset') {
+      seen.push({ path, status: 200 });
+      res.writeHead(200, { ...html, 'content-length': '100000' });
+      res.write(page('reset'));
+      setImmediate(() => res.socket?.destroy());
+      return;
+    }
+    if (path === '/endless') {
+      seen.push({ path, status: 200 });
+      res.writeHead(200, html);
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      const more = () => {
+        while (res.write(chunk)) if (res.destroyed) return;
+        res.once('drain', more);
+      };
+      res.on('close', () => res.removeAllListeners('drain'));
+      return more();
     }
     const m = /^\/big\/(\d+)$/.exec(path);
     const b = m ? big[Number(m[1])] : undefined;

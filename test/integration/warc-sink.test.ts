@@ -272,6 +272,35 @@ describe('WARC sink on a real server', () => {
     expect(existsSync(join(dir, 'warc'))).toBe(true);
   });
 
+  it('archives what came of a reset body and of an endless one, marked WARC-Truncated, and the crawl ends', async () => {
+    site = await startArchiveSite({ hostile: true });
+    const dir = tempDir();
+    const config = configFor(site, dir);
+    daemon = await createDaemon(
+      { ...config, fetch: { ...config.fetch, maxBodyBytes: 300_000 } },
+      {
+        once: true,
+        logger: logger(),
+      },
+    );
+    await daemon.run();
+    await daemon.stop();
+    daemon = undefined;
+    const records = allRecords(join(dir, 'warc')).flatMap((f) => f.records);
+    checkDigests(records);
+    const byUrl = responsesByUrl(records);
+    const reset = byUrl.get(`${site.origin}/reset`)![0]!;
+    expect(reset.fields['warc-truncated']).toBe('disconnect');
+    expect(parseHttp(reset.block).body.length).toBeLessThan(100_000);
+    const endless = byUrl.get(`${site.origin}/endless`)![0]!;
+    expect(endless.fields['warc-truncated']).toBe('length');
+    expect(parseHttp(endless.block).body.length).toBe(300_000);
+    // The other pages are whole.
+    expect(
+      parseHttp(byUrl.get(`${site.origin}/plain`)![0]!.block).body.equals(site.sent.get('/plain')!),
+    ).toBe(true);
+  });
+
   it("remembers captures from the folder's indexes: a new daemon's unchanged 200 is a revisit", async () => {
     site = await startArchiveSite();
     const s = site;
