@@ -29,7 +29,7 @@ const page = (title: string, extra = '') =>
   );
 
 export async function startArchiveSite(
-  options: { bigPages?: number; bigBytes?: number } = {},
+  options: { bigPages?: number; bigBytes?: number; hostile?: boolean } = {},
 ): Promise<ArchiveSite> {
   const sent = new Map<string, Buffer>();
   const seen: { path: string; status: number }[] = [];
