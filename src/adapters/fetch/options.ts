@@ -5,6 +5,7 @@ import { InvalidArgumentError } from '../../core/errors.js';
 import { FETCH_LIMIT_BOUNDS, type FetchLimits, fetchLimitDefaults } from '../../core/fetch-limits.js';
 import type { HedgePolicy } from '../../core/hedge.js';
 import type { HostTimeouts } from '../../core/host-timeout.js';
+import type { ExchangeTap } from '../../ports/fetcher.js';
 import { NO_PROXY, type ProxyResult, type ProxySettings, proxyUrlProblem } from './proxy.js';
 
 /** The fetcher's options: its number limits (core/fetch-limits.ts, with their defaults and bounds) and the rest. */
@@ -41,6 +42,8 @@ export interface UndiciFetcherOptions extends FetchLimits {
   readonly hedge?: HedgePolicy;
   /** Told each hedge: `won` (the second request answered first) or `lost`. */
   readonly onHedge?: (host: string, result: 'won' | 'lost') => void;
+  /** Told every exchange as it crossed the wire (WARC archives); unset, nothing is captured. */
+  readonly tap?: ExchangeTap;
 }
 
 export const DEFAULT_FETCHER_OPTIONS: Readonly<
