@@ -9,6 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { ExchangeTap, HttpExchange } from '../../ports/fetcher.js';
+import { requestTarget } from './http-parts.js';
 
 type Controller = Dispatcher.DispatchController;
 
@@ -31,8 +32,16 @@ let starting: CaptureHandler | undefined;
 let subscribed = false;
 
 function onSendHeaders(message: unknown): void {
-  const m = message as { headers?: unknown; socket?: { remoteAddress?: string } };
-  if (starting && typeof m.headers === 'string') starting.sent(m.headers, m.socket?.remoteAddress);
+  const m = message as {
+    request?: { method?: unknown; path?: unknown };
+    headers?: unknown;
+    socket?: { remoteAddress?: string };
+  };
+  // Only the head of the request that started: one whose start was aborted before its head was
+  // written must not take the next head another client publishes.
+  if (starting && typeof m.headers === 'string' && starting.isFor(m.request?.method, m.request?.path)) {
+    starting.sent(m.headers, m.socket?.remoteAddress);
+  }
   starting = undefined;
 }
 
@@ -41,6 +50,7 @@ const PAYLOAD_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 class CaptureHandler implements Dispatcher.DispatchHandler {
   readonly #inner: Dispatcher.DispatchHandler;
   readonly #req: CaptureRequest;
+  readonly #target: string;
   #head: string | undefined;
   #ip: string | undefined;
   #date = new Date();
@@ -55,6 +65,12 @@ class CaptureHandler implements Dispatcher.DispatchHandler {
   constructor(inner: Dispatcher.DispatchHandler, req: CaptureRequest) {
     this.#inner = inner;
     this.#req = req;
+    this.#target = requestTarget(new URL(req.url));
+  }
+
+  /** Whether undici's request is this one: its method, and its target (origin or absolute form). */
+  isFor(method: unknown, path: unknown): boolean {
+    return method === this.#req.method && (path === this.#target || path === this.#req.url);
   }
 
   sent(head: string, ip: string | undefined): void {
@@ -152,7 +168,7 @@ function contentLength(method: string, body: Buffer | undefined): string {
 /** Only if undici published no head (another undici's channel): the request line and Host. */
 function fallbackHead(r: CaptureRequest): string {
   const u = new URL(r.url);
-  return `${r.method} ${u.pathname}${u.search} HTTP/1.1\r\nhost: ${u.host}\r\n`;
+  return `${r.method} ${requestTarget(u)} HTTP/1.1\r\nhost: ${u.host}\r\n`;
 }
 
 /** The fields as received (controller.rawHeaders, set by undici's client), else the parsed ones. */
