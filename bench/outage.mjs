@@ -4,10 +4,12 @@
 //
 // One host serving ~160 pages/s (100 ms per response, 16 in flight at most: crawld's adaptive
 // limit capped at concurrency.maxPerHost 16) goes down 2 s after its first request, for
-// --outage-ms, then recovers. Three kinds of outage: every request answered 500, every
-// connection reset (both trip the breaker), and one request in four reset ('flaky': never five
+// --outage-ms, then recovers. Four kinds of outage: every request answered 500, every
+// connection reset (both trip the breaker), one request in four reset ('flaky': never five
 // failures in a row nor half of the calls, so the breaker stays closed while the drops cut the
-// limit). The crawl is `--once` with crawld's defaults otherwise.
+// limit), and every request accepted and never answered ('hang': each is given up at the
+// host's learned timeout, docs/control-plane.md, and those trip the breaker; not in the default
+// kinds). The crawl is `--once` with crawld's defaults otherwise.
 //
 // Per run it prints the requests the host received during the outage, the time from recovery
 // to the first request after it, the pages/s in the 1.5 s before the outage and 5–10 s after
@@ -70,7 +72,7 @@ const rate = (site, fromMs, toMs) =>
   site.log.filter((r) => r.answer === 'ok' && r.atMs >= fromMs && r.atMs < toMs).length /
   ((toMs - fromMs) / 1000);
 
-/** One crawl; kind: '5xx', 'reset' or 'none' (no outage, the reference). */
+/** One crawl; kind: '5xx', 'reset', 'flaky', 'hang' or 'none' (no outage, the reference). */
 async function run(kind) {
   let first;
   let n = 0;
@@ -85,6 +87,7 @@ async function run(kind) {
       const [from, to] = window();
       if (r.atMs < from || r.atMs >= to) return 'ok';
       if (kind === 'flaky') return ++n % 4 === 0 ? 'reset' : 'ok';
+      if (kind === 'hang') return 'hang';
       return kind === 'reset' ? 'reset' : { status: 500 };
     },
   });

@@ -4,8 +4,9 @@
 //
 //   npm run build && node bench/recovery.mjs [--runs 1] [--lease-ms default,20000] [--quick]
 //
-// 1. A host down for 6 s (bench/outage.mjs, 500s and connection resets): the pre-outage rate,
-//    the rate 5-10 s after recovery, and the end of the crawl.
+// 1. A host down for 6 s (bench/outage.mjs, 500s, connection resets, and requests accepted and
+//    never answered): the pre-outage rate, the rate 5-10 s after recovery, and the end of the
+//    crawl.
 // 2. A daemon SIGKILLed, of three on one Redis (bench/cluster-recovery.mjs --scenarios kill):
 //    the seconds from the kill to the end of the crawl, with the default leaseMs (120 s) and
 //    with 20 s. --quick: 20 s only (the default costs two minutes a run).
@@ -36,7 +37,7 @@ function bench(script, args) {
 }
 
 const runs = ['--runs', values.runs];
-await bench('outage.mjs', [...runs, '--kinds', '5xx,reset']);
+await bench('outage.mjs', [...runs, '--kinds', '5xx,reset,hang']);
 await bench('cluster-recovery.mjs', [
   ...runs,
   '--scenarios',

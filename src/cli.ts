@@ -1,12 +1,43 @@
 #!/usr/bin/env node
 import { dlqCommand, submitCommand } from './cli/admin-commands.js';
+import { asksHelp } from './cli/args.js';
+import { findCommand } from './cli/command-table.js';
 import { checkConfigCommand, crawlCommand, demoCommand, runCommand, siteCommand } from './cli/commands.js';
 import { exitStatusOf } from './cli/exit-status.js';
-import { USAGE } from './cli/usage.js';
+import { commandUsage, groupUsage, mainUsage } from './cli/usage.js';
 import { CrawldError } from './core/errors.js';
+
+/** The usage `crawld help WORDS` asks for: the main usage, a command's or a group's. */
+function helpFor(words: readonly string[]): string | undefined {
+  if (words.length === 0) return mainUsage();
+  const found = findCommand(words);
+  if (found !== undefined && found.rest.length === 0) return commandUsage(found.spec);
+  return words.length === 1 ? groupUsage(words[0] ?? '') : undefined;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    // `crawld help --help` is help's own usage, `crawld help crawl -h` crawl's.
+    const named = command === 'help' ? rest.filter((w) => w !== '--help' && w !== '-h') : [];
+    const words = named.length === 0 && command === 'help' && asksHelp(rest) ? ['help'] : named;
+    const usage = helpFor(words);
+    if (usage === undefined) {
+      process.stderr.write(`crawld: unknown command '${words.join(' ')}'\n\n${mainUsage()}\n`);
+      return 2;
+    }
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  // COMMAND --help or -h: its usage, whatever else the line holds (git, npm and docker do so).
+  if (asksHelp(rest)) {
+    const found = findCommand(argv);
+    const usage = found !== undefined ? commandUsage(found.spec) : groupUsage(command);
+    if (usage !== undefined) {
+      process.stdout.write(`${usage}\n`);
+      return 0;
+    }
+  }
   switch (command) {
     case 'crawl':
       return crawlCommand(rest);
@@ -22,13 +53,8 @@ async function main(argv: string[]): Promise<number> {
       return submitCommand(rest);
     case 'dlq':
       return dlqCommand(rest);
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(`${USAGE}\n`);
-      return 0;
     default:
-      process.stderr.write(`crawld: unknown command '${command ?? ''}'\n\n${USAGE}\n`);
+      process.stderr.write(`crawld: unknown command '${command}'\n\n${mainUsage()}\n`);
       return 2;
   }
 }

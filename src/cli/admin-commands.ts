@@ -18,6 +18,7 @@ import { lockDataDir } from '../daemon/data-dir-lock.js';
 import { openFrontier } from '../daemon/frontier-factory.js';
 import type { Frontier } from '../ports/frontier.js';
 import { frontierOpt, intOpt, parse, strOpt } from './args.js';
+import { commandSpec } from './command-table.js';
 
 /** The port the shipped configs (deploy/) give the daemon's HTTP server. */
 const DEFAULT_API = 'http://127.0.0.1:9464';
@@ -94,12 +95,7 @@ function reportFailure(answer: ApiAnswer): number {
 }
 
 export async function submitCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, {
-    api: { type: 'string' },
-    'token-file': { type: 'string' },
-    priority: { type: 'string' },
-    job: { type: 'string' },
-  });
+  const { values, positionals } = parse(argv, commandSpec('submit'));
   if (positionals.length === 0) throw new UsageError('submit: give at least one URL');
   const bad = positionals.filter((u) => !isHttpUrl(u));
   if (bad.length > 0) throw new UsageError(`submit: not an absolute http(s) URL: ${bad.join(', ')}`);
@@ -184,20 +180,6 @@ function frontierSource(values: Record<string, unknown>): FrontierSource | undef
   return { config: validateConfig({ frontier }), flag: '--frontier' };
 }
 
-const dlqOptions = {
-  api: { type: 'string' },
-  config: { type: 'string' },
-  'data-dir': { type: 'string' },
-  frontier: { type: 'string' },
-  'key-prefix': { type: 'string' },
-  'token-file': { type: 'string' },
-  job: { type: 'string' },
-  json: { type: 'boolean' },
-  limit: { type: 'string' },
-  offset: { type: 'string' },
-  id: { type: 'string', multiple: true },
-} as const;
-
 function printDeadLetters(items: readonly DeadLetterView[], json: boolean): void {
   if (json) {
     for (const d of items) process.stdout.write(`${JSON.stringify(d)}\n`);
@@ -221,7 +203,7 @@ export async function dlqCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== 'list' && sub !== 'redrive')
     throw new UsageError(`dlq: expected 'list' or 'redrive', got '${sub ?? ''}'`);
-  const { values, positionals } = parse(rest, dlqOptions);
+  const { values, positionals } = parse(rest, commandSpec(`dlq ${sub}`));
   if (positionals.length > 0) throw new UsageError(`dlq ${sub}: unexpected argument '${positionals[0]}'`);
   const source = frontierSource(values);
   // The stored frontier to work on directly, when not going through a daemon's API.
@@ -229,7 +211,6 @@ export async function dlqCommand(argv: string[]): Promise<number> {
     source !== undefined ? <T>(fn: (f: Frontier) => Promise<T>) => withStoredFrontier(source, fn) : undefined;
   const job = strOpt(values.job);
   if (sub === 'list') {
-    if (values.id !== undefined) throw new UsageError('dlq list: --id is for redrive');
     const limit = intOpt(values.limit, 'limit', 1, MAX_DLQ_LIMIT) ?? 100;
     const offset = intOpt(values.offset, 'offset', 0) ?? 0;
     let items: DeadLetterView[];
@@ -248,9 +229,6 @@ export async function dlqCommand(argv: string[]): Promise<number> {
     }
     printDeadLetters(items, Boolean(values.json));
     return EXIT_OK;
-  }
-  if (values.json || values.limit !== undefined || values.offset !== undefined) {
-    throw new UsageError('dlq redrive: --json, --limit and --offset are for list');
   }
   const ids = Array.isArray(values.id) ? values.id.map(String) : undefined;
   const request = { ...(ids !== undefined ? { ids } : {}), ...(job !== undefined ? { job } : {}) };

@@ -1,13 +1,28 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { isPostgresUrl, isRedisUrl, parseRedisClusterUrl } from '../config/predicates.js';
 import { UsageError } from '../core/errors.js';
+import type { CommandSpec } from './command-table.js';
 
-export function parse(argv: string[], options: NonNullable<ParseArgsConfig['options']>) {
+/** The command's arguments, by its flags in the command table (the ones its usage lists). */
+export function parse(argv: string[], spec: CommandSpec) {
+  const options: NonNullable<ParseArgsConfig['options']> = {};
+  for (const [name, flag] of Object.entries(spec.flags)) {
+    options[name] = { type: flag.type, ...(flag.multiple ? { multiple: true } : {}) };
+  }
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError(`${(err as Error).message} (crawld ${spec.name} --help lists its flags)`);
   }
+}
+
+/**
+ * Whether the arguments ask for the command's usage: `--help` or `-h` anywhere before a `--`.
+ * A flag's value cannot be either: the parser refuses a value that starts with '-'.
+ */
+export function asksHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
 
 export function intOpt(

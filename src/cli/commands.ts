@@ -9,21 +9,8 @@ import { isHttpUrl } from '../config/predicates.js';
 import { ConfigError, UsageError } from '../core/errors.js';
 import { startDemoSite } from '../demo/site.js';
 import { frontierOpt, intOpt, numOpt, parse, sinkUrlsOpt, strOpt } from './args.js';
+import { commandSpec } from './command-table.js';
 import { runDaemon } from './run-daemon.js';
-
-const common = {
-  config: { type: 'string' },
-  'data-dir': { type: 'string' },
-  'http-port': { type: 'string' },
-  once: { type: 'boolean' },
-  'allow-private-networks': { type: 'boolean' },
-  'max-concurrency': { type: 'string' },
-  rate: { type: 'string' },
-  'log-level': { type: 'string' },
-  'no-progress': { type: 'boolean' },
-  frontier: { type: 'string' },
-  sink: { type: 'string', multiple: true },
-} as const;
 
 /** Applies the flags every crawling command shares on top of a config, then validates once. */
 function applyCommon(input: ConfigInput, values: Record<string, unknown>): CrawldConfig {
@@ -79,7 +66,7 @@ function baseInput(values: Record<string, unknown>): ConfigInput {
 }
 
 export async function crawlCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, common);
+  const { values, positionals } = parse(argv, commandSpec('crawl'));
   if (positionals.length === 0) throw new UsageError('crawl: give at least one seed URL');
   const issues: string[] = [];
   positionals.forEach((u, i) => {
@@ -104,7 +91,8 @@ export async function crawlCommand(argv: string[]): Promise<number> {
 }
 
 export async function runCommand(argv: string[]): Promise<number> {
-  const { values } = parse(argv, common);
+  const { values, positionals } = parse(argv, commandSpec('run'));
+  if (positionals.length > 0) throw new UsageError(`run: unexpected argument '${positionals[0]}'`);
   const file = strOpt(values.config);
   if (!file) throw new UsageError('run: --config FILE is required');
   const load = () => applyCommon(loadConfigInput(file, process.env) as ConfigInput, values);
@@ -117,25 +105,13 @@ export async function runCommand(argv: string[]): Promise<number> {
 }
 
 export function checkConfigCommand(argv: string[]): number {
-  const { positionals } = parse(argv, {});
+  const { positionals } = parse(argv, commandSpec('check-config'));
   const file = positionals[0];
   if (!file || positionals.length > 1) throw new UsageError('check-config: give exactly one FILE');
   const config = loadConfigFile(file, process.env);
   process.stdout.write(`${file}: ok (${config.jobs.length} job${config.jobs.length === 1 ? '' : 's'})\n`);
   return 0;
 }
-
-const siteOptions = {
-  port: { type: 'string' },
-  host: { type: 'string' },
-  pages: { type: 'string' },
-  'latency-ms': { type: 'string' },
-  'error-rate': { type: 'string' },
-  capacity: { type: 'string' },
-  'change-rate': { type: 'string' },
-  'cycle-ms': { type: 'string' },
-  js: { type: 'boolean' },
-} as const;
 
 function siteArgs(values: Record<string, unknown>, portKey: string, defaultPort: number) {
   return {
@@ -149,7 +125,8 @@ function siteArgs(values: Record<string, unknown>, portKey: string, defaultPort:
 }
 
 export async function siteCommand(argv: string[]): Promise<number> {
-  const { values } = parse(argv, siteOptions);
+  const { values, positionals } = parse(argv, commandSpec('site'));
+  if (positionals.length > 0) throw new UsageError(`site: unexpected argument '${positionals[0]}'`);
   // A cycle is one price epoch: with --change-rate R, that fraction of pages changes per cycle.
   const cycleMs = intOpt(values['cycle-ms'], 'cycle-ms', 1, 2_147_483_647) ?? 60_000;
   const start = Date.now();
@@ -177,15 +154,8 @@ export async function siteCommand(argv: string[]): Promise<number> {
 export const DEMO_SITE_PORT = 8931;
 
 export async function demoCommand(argv: string[]): Promise<number> {
-  const { values } = parse(argv, {
-    ...common,
-    pages: { type: 'string' },
-    'latency-ms': { type: 'string' },
-    'error-rate': { type: 'string' },
-    capacity: { type: 'string' },
-    'site-port': { type: 'string' },
-    js: { type: 'boolean' },
-  });
+  const { values, positionals } = parse(argv, commandSpec('demo'));
+  if (positionals.length > 0) throw new UsageError(`demo: unexpected argument '${positionals[0]}'`);
   const s = siteArgs(values, 'site-port', DEMO_SITE_PORT);
   const site = await startDemoSite(s);
   try {

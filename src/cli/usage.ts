@@ -1,37 +1,77 @@
-export const USAGE = `crawld — an observable web-crawler daemon
+import { COMMANDS, type CommandSpec, commandsOf, type FlagSpec } from './command-table.js';
 
-Usage:
-  crawld crawl URL... [--config FILE] [--data-dir DIR] [--http-port P] [--once]
-                      [--allow-private-networks] [--max-concurrency N] [--rate R]
-                      [--log-level L] [--frontier redis://HOST:PORT/DB]
-                      [--sink postgres://USER@HOST:PORT/DB ...]
-  crawld run --config FILE [--once] [--http-port P] [--data-dir DIR]
-             [--frontier redis://HOST:PORT/DB] [--sink postgres://USER@HOST:PORT/DB ...]
-  crawld demo [--pages N] [--latency-ms L] [--site-port P] [--data-dir DIR] [--once]
-              [--http-port P] [--max-concurrency N] [--rate R] [--capacity K] [--js]
-  crawld site [--port P] [--host H] [--pages N] [--latency-ms L] [--error-rate R] [--capacity K]
-              [--change-rate R] [--cycle-ms MS] [--js]
-  crawld check-config FILE
-  crawld submit URL... [--api URL] [--token-file F] [--priority N] [--job ID]
-  crawld dlq list [--api URL | --config FILE | --data-dir DIR | --frontier redis://...]
-                  [--json] [--limit N] [--offset N] [--job ID] [--key-prefix P]
-  crawld dlq redrive [--api URL | --config FILE | --data-dir DIR | --frontier redis://...]
-                     [--id ID ...] [--job ID] [--token-file F] [--key-prefix P]
-  crawld help
+const WIDTH = 100;
 
-Exit codes: 0 success; 1 runtime failure; 2 invalid arguments or configuration
-(nothing is written); 3 forced exit on a second signal.
+const EXIT_CODES = `Exit codes: 0 success; 1 runtime failure; 2 invalid arguments or configuration
+(nothing is written); 3 forced exit on a second signal.`;
 
-submit and dlq talk to the daemon's admin API (--api, default http://127.0.0.1:9464 or
-$CRAWLD_API) with the token of --token-file or $CRAWLD_ADMIN_TOKEN; dlq --data-dir works
-on a stopped daemon's data dir instead (refused while a daemon holds it), dlq --config on
-the frontier the config names (frontier.path, or its Redis), dlq --frontier on a shared
-Redis frontier (safe while its daemons run).
+/** `text` wrapped at WIDTH, each line after the first indented by `indent` spaces. */
+function wrap(text: string, first: number, indent: number): string {
+  const lines: string[] = [];
+  let line = '';
+  let room = WIDTH - first;
+  for (const word of text.split(/\s+/)) {
+    if (line !== '' && line.length + 1 + word.length > room) {
+      lines.push(line);
+      line = word;
+      room = WIDTH - indent;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  lines.push(line);
+  return lines.join(`\n${' '.repeat(indent)}`);
+}
 
---frontier redis://HOST:PORT/DB shares the frontier (and the rate limits) with every daemon
-on that Redis (docs/redis.md); a password in the URL shows in ps: prefer a config file.
---frontier redis-cluster://HOST:PORT,HOST:PORT,... does the same on a Redis Cluster (any
-reachable start-up node will do; none reachable: exit 2).
+function flagLabel(name: string, flag: FlagSpec): string {
+  return flag.type === 'string' ? `--${name} ${flag.value ?? 'VALUE'}` : `--${name}`;
+}
 
---js (site, demo): the shop renders its products with JavaScript; demo crawls it with
-jobs[].render.kind browser, in the system's headless Chromium (docs/browser.md).`;
+/** Two columns: labels padded to one width; a label too wide for it gets its own line. */
+function columns(rows: readonly (readonly [string, string])[]): string {
+  const col = Math.min(32, Math.max(...rows.map(([label]) => label.length)) + 2);
+  return rows
+    .map(([label, text]) => {
+      const head = label.length + 2 <= col ? `  ${label.padEnd(col)}` : `  ${label}\n  ${' '.repeat(col)}`;
+      return `${head}${wrap(text, col + 2, col + 2)}`;
+    })
+    .join('\n');
+}
+
+function synopsis(spec: CommandSpec): string {
+  const flags = Object.keys(spec.flags).length > 0 ? ' [FLAGS]' : '';
+  return `crawld ${spec.name}${spec.operands ? ` ${spec.operands}` : ''}${flags}`;
+}
+
+/** What `crawld COMMAND --help` prints: the command, what it does, each flag explained. */
+export function commandUsage(spec: CommandSpec): string {
+  const rows = Object.entries(spec.flags).map(([name, flag]) => [flagLabel(name, flag), flag.help] as const);
+  rows.push(['-h, --help', 'print this usage and exit']);
+  const parts = [
+    `Usage: ${synopsis(spec)}`,
+    wrap(spec.summary, 0, 0),
+    `Flags:\n${columns(rows)}`,
+    ...(spec.notes ? [wrap(spec.notes, 0, 0)] : []),
+    EXIT_CODES,
+  ];
+  return parts.join('\n\n');
+}
+
+/** `crawld dlq --help`: the usage of each of the group's commands. */
+export function groupUsage(group: string): string | undefined {
+  const specs = commandsOf(group);
+  if (specs.length === 0) return undefined;
+  return specs.map(commandUsage).join(`\n\n${'-'.repeat(40)}\n\n`);
+}
+
+/** What `crawld help` (and `crawld --help`) prints: every command in a line or two. */
+export function mainUsage(): string {
+  const rows = COMMANDS.map((c) => [`${c.name}${c.operands ? ` ${c.operands}` : ''}`, c.summary] as const);
+  return [
+    'crawld — an observable web-crawler daemon',
+    'Usage: crawld COMMAND [ARGS] [FLAGS]',
+    `Commands:\n${columns(rows)}`,
+    "crawld COMMAND --help (or -h, or crawld help COMMAND) prints a command's flags, each explained.",
+    EXIT_CODES,
+  ].join('\n\n');
+}

@@ -1,4 +1,4 @@
-import type { BreakerState, HostBreaker } from '../ports/breaker.js';
+import type { BreakerState, FailureInfo, HostBreaker } from '../ports/breaker.js';
 import { type Bound, NON_NEGATIVE_INT, POSITIVE_INT, POSITIVE_MS } from './bound.js';
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
@@ -228,16 +228,17 @@ export class BreakerPolicy implements HostBreaker {
     }
   }
 
-  onFailure(): void {
+  onFailure(failure: FailureInfo = {}): void {
+    const { agoMs = 0, tail = false } = failure;
     const state = this.state;
     if (state === 'halfOpen') {
-      this.#open();
+      this.#open(agoMs);
       return;
     }
     if (state !== 'closed') return;
     this.#record(true);
-    if (this.#trip.failure()) {
-      this.#open();
+    if (!tail && this.#trip.failure()) {
+      this.#open(agoMs);
       return;
     }
     const { calls, failures } = this.window;
@@ -246,7 +247,7 @@ export class BreakerPolicy implements HostBreaker {
       calls > 0 &&
       (failures * 100) / calls >= this.#o.errorThresholdPercentage
     ) {
-      this.#open();
+      this.#open(agoMs);
     }
   }
 
@@ -270,8 +271,9 @@ export class BreakerPolicy implements HostBreaker {
     else this.#ok[i]!++;
   }
 
-  #open(): void {
-    this.#openedAt = this.#clock.monotonic();
+  /** `agoMs`: the failure that opens it happened that long ago; the open time counts from then. */
+  #open(agoMs: number): void {
+    this.#openedAt = this.#clock.monotonic() - Math.max(0, agoMs);
     this.#openMs = this.#trip.opened();
     this.#transition('open');
   }

@@ -1,4 +1,5 @@
 import type { Bound } from './bound.js';
+import type { TimeoutPhase } from './timeout-phase.js';
 
 /**
  * One errors module. Every error has a stable `code` (like undici's UND_ERR_*) and says
@@ -24,6 +25,7 @@ export type ErrorCode =
   | 'CRAWLD_ERR_HEADERS_TIMEOUT'
   | 'CRAWLD_ERR_BODY_TIMEOUT'
   | 'CRAWLD_ERR_TOTAL_TIMEOUT'
+  | 'CRAWLD_ERR_HUNG'
   | 'CRAWLD_ERR_CONNECTION'
   | 'CRAWLD_ERR_TLS'
   | 'CRAWLD_ERR_BODY_TOO_LARGE'
@@ -280,6 +282,23 @@ export function errorCode(err: unknown): ErrorCode {
 export class TotalTimeoutError extends RetryableFetchError {
   override readonly code: ErrorCode = 'CRAWLD_ERR_TOTAL_TIMEOUT';
   override readonly reason = 'total_timeout';
+}
+
+/**
+ * The request outlived its host's learned timeout in `phase` (core/host-timeout.ts) and was
+ * given up as hung: retried like any timeout, and told to the host's breaker and concurrency
+ * limit at that moment rather than when the configured timeout would have fired.
+ */
+export class HungRequestError extends RetryableFetchError {
+  override readonly code: ErrorCode = 'CRAWLD_ERR_HUNG';
+  override readonly reason = 'hung';
+  constructor(
+    readonly phase: TimeoutPhase,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
 }
 
 /** A sink could not store records (database error that is not transient, or closed while waiting). */

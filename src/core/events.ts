@@ -45,7 +45,16 @@ export interface CrawlEvents {
     overCap?: number;
   };
   /** A fetch ended in an error (before classification into retry / dead letter). */
-  fetchError: { jobId: string; host: string; reason: string; code: string };
+  fetchError: {
+    jobId: string;
+    host: string;
+    reason: string;
+    code: string;
+    /** A hung request's phase (HungRequestError): connect, headers, body or render. */
+    phase?: string;
+  };
+  /** A request was hedged (fetch.hedge): `won`, the second request answered first; `lost`, the first did. */
+  hedge: { host: string; result: 'won' | 'lost' };
   /** A host's next request was held back by a token bucket or a politeness delay. */
   throttled: { host: string; reason: 'rate_limit' | 'politeness'; delayMs: number };
   /** A request went through proxy number `proxy` (its index, never its URL). */

@@ -2,104 +2,12 @@ import type { FetcherKind } from '../ports/control-plane.js';
 import { type Bound, POSITIVE_INT } from './bound.js';
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
+import { ConcurrencyLimiter, type LimiterPermit } from './concurrency-limiter.js';
 import { AimdLimit, type AimdOptions } from './limit/aimd.js';
 import type { LimitAlgorithm } from './limit/limit.js';
 import { LruMap } from './lru-map.js';
 
-/**
- * One slot of a concurrency limit. Exactly one of success / dropped / ignore counts; later
- * calls are ignored, so a double release in an error path cannot free a slot twice.
- */
-export interface LimiterPermit {
-  /**
-   * The server answered. rttMs defaults to the time since the permit was acquired; lagMs is the
-   * event-loop lag measured at completion (see AimdLimit).
-   */
-  success(sample?: { readonly rttMs?: number; readonly lagMs?: number; readonly queuedMs?: number }): void;
-  /** Overload signal (timeout, 429, 503, connection error): the limit backs off. */
-  dropped(): void;
-  /** Says nothing about the server (aborted at shutdown, blocked by our guard): no sample. */
-  ignore(): void;
-}
-
-/**
- * Enforces a LimitAlgorithm's limit (Netflix SimpleLimiter): hands out permits while
- * inflight < limit and reports each outcome to the algorithm as a sample.
- */
-export class ConcurrencyLimiter {
-  readonly #algorithm: LimitAlgorithm;
-  readonly #clock: Clock;
-  readonly #listeners = new Set<() => void>();
-  #inflight = 0;
-
-  constructor(algorithm: LimitAlgorithm, clock: Clock) {
-    this.#algorithm = algorithm;
-    this.#clock = clock;
-    // A raised limit frees slots just like a released permit does.
-    algorithm.onChange(() => this.#notifyIfAvailable());
-  }
-
-  get inflight(): number {
-    return this.#inflight;
-  }
-
-  get limit(): number {
-    return this.#algorithm.limit;
-  }
-
-  get algorithm(): LimitAlgorithm {
-    return this.#algorithm;
-  }
-
-  tryAcquire(): LimiterPermit | undefined {
-    if (this.#inflight >= this.#algorithm.limit) return undefined;
-    const inflight = ++this.#inflight;
-    const startedAt = this.#clock.monotonic();
-    let done = false;
-    const finish = (report: () => void): void => {
-      if (done) return;
-      done = true;
-      this.#inflight--;
-      report();
-      this.#notifyIfAvailable();
-    };
-    return {
-      success: (sample = {}) =>
-        finish(() =>
-          this.#algorithm.onSample({
-            rttMs: sample.rttMs ?? this.#clock.monotonic() - startedAt,
-            lagMs: sample.lagMs ?? 0,
-            queuedMs: sample.queuedMs,
-            inflight,
-            dropped: false,
-            startedAt,
-          }),
-        ),
-      dropped: () =>
-        finish(() =>
-          this.#algorithm.onSample({
-            rttMs: this.#clock.monotonic() - startedAt,
-            inflight,
-            dropped: true,
-            startedAt,
-          }),
-        ),
-      ignore: () => finish(() => undefined),
-    };
-  }
-
-  /** Called (synchronously) whenever a slot may have become free; returns an unsubscribe. */
-  onAvailable(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  #notifyIfAvailable(): void {
-    if (this.#inflight >= this.#algorithm.limit) return;
-    for (const listener of this.#listeners) listener();
-  }
-}
-
+export { ConcurrencyLimiter, type LimiterPermit } from './concurrency-limiter.js';
 export interface HostLimitersOptions {
   /** Ceiling on requests in flight over all hosts together. @default 512 */
   readonly globalMaxInflight?: number;
@@ -275,6 +183,23 @@ export class HostLimiters {
     return this.#hosts.peek(host)?.inflight ?? 0;
   }
 
+  /** Whether the host may take another request now: under its limit, or, stalled, with nothing in flight. */
+  hasRoom(host: string, kind: FetcherKind = 'http'): boolean {
+    const limiter = this.#hosts.peek(host);
+    if (!limiter) return this.limitOf(host, kind) > 0;
+    return limiter.inflight < (limiter.stalled ? 1 : limiter.limit);
+  }
+
+  /** When the host last answered a request in time (monotonic ms; -Infinity if never, or forgotten). */
+  lastAnswerAt(host: string): number {
+    return this.#hosts.peek(host)?.lastAnswerAt ?? Number.NEGATIVE_INFINITY;
+  }
+
+  /** Whether a hung request left the host with one probe in flight (LimiterPermit.hung). */
+  stalled(host: string): boolean {
+    return this.#hosts.peek(host)?.stalled ?? false;
+  }
+
   tryAcquire(host: string, kind: FetcherKind = 'http'): LimiterPermit | undefined {
     if (this.#inflight >= this.#global) {
       this.#reached = true;
@@ -299,6 +224,7 @@ export class HostLimiters {
     return {
       success: (sample) => release(() => permit.success(sample)),
       dropped: () => release(() => permit.dropped()),
+      hung: (overload) => release(() => permit.hung(overload)),
       ignore: () => release(() => permit.ignore()),
     };
   }

@@ -51,6 +51,7 @@ export function pageFetcher(config: CrawldConfig, http: UndiciFetcher, events: C
     documentFetcher: http,
     subresourceFetcher: http.variant({ acceptContentTypes: SUBRESOURCE_TYPES }),
     observer,
+    ...(http.options.timeouts ? { timeouts: http.options.timeouts } : {}),
   });
   return new RenderRouter(http, browser);
 }

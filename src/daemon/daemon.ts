@@ -147,6 +147,15 @@ function crawlEvents(logger: Logger): CrawlEmitter {
       attempts: e.attempts,
     }),
   );
+  // Debug: a tail of hung requests is part of normal crawling; the counts are in the metrics.
+  events.on('fetchError', (e) => {
+    if (e.reason === 'hung')
+      logger.debug("request hung: given up at its host's learned timeout", {
+        job: e.jobId,
+        host: e.host,
+        phase: e.phase,
+      });
+  });
   // Never the cookie or its value: only which job's store and what failed.
   events.on('cookieStoreError', (e) =>
     logger.warn('cookie store failed: the jar goes on from memory', {

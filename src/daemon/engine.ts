@@ -11,6 +11,8 @@ import type { CrawldConfig } from '../config/config.js';
 import { retryPolicyOptions } from '../config/control-options.js';
 import { type Clock, systemRandom } from '../core/clock.js';
 import type { CrawlEmitter, CrawlEvents } from '../core/events.js';
+import { HedgePolicy } from '../core/hedge.js';
+import { HostTimeouts } from '../core/host-timeout.js';
 import { JobGate, type JobLimits } from '../core/job-gate.js';
 import type { JobRuntime, RetryPolicy } from '../engine/job-runtime.js';
 import type { PartialRecords } from '../engine/partial-records.js';
@@ -92,6 +94,9 @@ export function createFetching(root: Root, listenerUrl?: string) {
   const deny = listenerDeny(listenerUrl);
   // Only with a WARC sink: the fetchers then hand every exchange to the sinks' tap.
   const taps = exchangeTapsFor(config);
+  // Each host's learned timeouts and recent times, for the life of the daemon.
+  const timeouts = new HostTimeouts(config.fetch.adaptiveTimeout);
+  const hedge = config.fetch.hedge.enabled ? new HedgePolicy(config.fetch.hedge) : undefined;
   const fetchOptions = {
     ...base,
     ...(taps ? { tap: taps.tap } : {}),
@@ -99,6 +104,9 @@ export function createFetching(root: Root, listenerUrl?: string) {
     extraProxies: jobProxies(config),
     onProxy: (proxy: number, result: CrawlEvents['proxy']['result']) =>
       root.events.emit('proxy', { proxy, result }),
+    timeouts,
+    ...(hedge ? { hedge } : {}),
+    onHedge: (host: string, result: 'won' | 'lost') => root.events.emit('hedge', { host, result }),
   };
   const fetcher = new UndiciFetcher(fetchOptions);
   // Jobs with render.kind browser go to headless Chromium (docs/browser.md).
@@ -144,7 +152,7 @@ export function createFetching(root: Root, listenerUrl?: string) {
         Math.min(delayMs, root.live.config.politeness.maxCrawlDelayMs),
       ),
   });
-  return { fetcher, pages, fetchOptions, control, robots, taps };
+  return { fetcher, pages, fetchOptions, control, robots, timeouts, taps };
 }
 
 export interface RunnerParts {

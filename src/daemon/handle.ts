@@ -4,6 +4,7 @@
  * last opened first).
  */
 
+import { DEFAULT_RENDER } from '../adapters/fetch/browser/browser-fetcher.js';
 import type { StoredLimitHints } from '../adapters/shared-map/limit-hints.js';
 import { resolveAdminToken } from '../admin/auth.js';
 import type { CrawldConfig } from '../config/config.js';
@@ -11,7 +12,10 @@ import { retryPolicyOptions } from '../config/control-options.js';
 import { diffReload } from '../config/reload.js';
 import { systemRandom } from '../core/clock.js';
 import { type CrawlEvents, TypedEmitter } from '../core/events.js';
+import type { FetchLimits } from '../core/fetch-limits.js';
+import type { HostTimeouts } from '../core/host-timeout.js';
 import type { JobGate } from '../core/job-gate.js';
+import { TIMEOUT_PHASES, type TimeoutPhase } from '../core/timeout-phase.js';
 import type { JobRuntime } from '../engine/job-runtime.js';
 import { createRetryPolicy } from '../engine/retry-policy.js';
 import type { Scheduler } from '../engine/scheduler.js';
@@ -66,6 +70,9 @@ function daemonMetrics(root: Root, p: DaemonParts, ready: () => boolean) {
       proxies: () => proxyCount(p.fetching.fetchOptions),
       cookieJars: () => p.cookies.sizes(),
       renderHosts: () => p.renderChoices.decided(),
+      timeoutCeilings: () => timeoutCeilings(p.fetching.fetchOptions, root.live.config),
+      learnedTimeouts: () =>
+        p.fetching.timeouts.learned(timeoutCeilings(p.fetching.fetchOptions, root.live.config)),
     },
     { version: VERSION },
     {
@@ -74,6 +81,36 @@ function daemonMetrics(root: Root, p: DaemonParts, ready: () => boolean) {
       priorities: config.jobs.map((j) => j.seedPriority),
     },
   );
+}
+
+/**
+ * The configured timeouts: the ceilings of the learned ones. The fetcher's (fetch needs a
+ * restart); a render's, the longest of the running jobs' and the default.
+ */
+function timeoutCeilings(
+  fetch: Pick<FetchLimits, 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'>,
+  config: CrawldConfig,
+): Record<TimeoutPhase, number> {
+  return {
+    connect: fetch.connectTimeoutMs,
+    headers: fetch.headersTimeoutMs,
+    body: fetch.bodyTimeoutMs,
+    render: Math.max(DEFAULT_RENDER.timeoutMs, ...config.jobs.map((j) => j.render.timeoutMs)),
+  };
+}
+
+/** The learned timeouts of `host` in force, by phase. */
+function learnedOf(
+  timeouts: HostTimeouts,
+  host: string,
+  ceilings: Record<TimeoutPhase, number>,
+): Partial<Record<TimeoutPhase, number>> {
+  const out: Partial<Record<TimeoutPhase, number>> = {};
+  for (const phase of TIMEOUT_PHASES) {
+    const ms = timeouts.timeoutOf(host, phase, ceilings[phase]);
+    if (ms !== undefined) out[phase] = ms;
+  }
+  return out;
 }
 
 export function daemonHandle(root: Root, p: DaemonParts): Daemon {
@@ -99,6 +136,8 @@ export function daemonHandle(root: Root, p: DaemonParts): Daemon {
     httpUrl: p.http?.url,
     robotsUnreachable: () => p.fetching.robots.unreachable(),
     renderChoices: () => p.renderChoices.decided(),
+    hostTimeouts: (host) =>
+      learnedOf(p.fetching.timeouts, host, timeoutCeilings(p.fetching.fetchOptions, live.config)),
     renderPaths: countRenderPaths(root),
     traps: new TrapCounts(root.events),
     run: () => (running ??= scheduler.run()),

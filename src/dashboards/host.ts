@@ -85,6 +85,20 @@ export function hostDashboard(): dashboard.Dashboard {
       ),
     )
     .withPanel(
+      graph(
+        'Learned timeouts',
+        'The timeout of the response headers and of a silence in the body each host is held to: learned from its answers (docs/control-plane.md), the configured one until then. A request still waiting past it is given up as hung and retried.',
+        's',
+        [
+          query(
+            'A',
+            `max by (host, phase) (crawld_host_timeout_seconds{${HSEL}, phase=~"headers|body"})`,
+            '{{host}} {{phase}}',
+          ),
+        ],
+      ),
+    )
+    .withPanel(
       graph('Circuit breaker', 'Breaker state per host: closed, half-open, open.', 'short', [
         query('A', `max by (host) (crawld_breaker_state{${HSEL}})`, '{{host}}'),
       ])

@@ -81,7 +81,7 @@ export class AdaptiveControlPlane implements ControlPlane {
       return { kind: 'wait', delayMs: Math.ceil(gap - (mono - polite.lastStart)), reason: 'politeness' };
     }
     if (d.limiters.inflight >= d.limiters.globalLimit) return { kind: 'full' };
-    if (d.limiters.inflightOf(host) >= d.limiters.limitOf(host, kind)) return { kind: 'full' };
+    if (!d.limiters.hasRoom(host, kind)) return { kind: 'full' };
     const rate = d.rate.take(host);
     if (!rate.ok) return { kind: 'wait', delayMs: Math.max(1, Math.ceil(rate.waitMs)), reason: 'rate_limit' };
     if (!breaker.canPass()) return { kind: 'full' };
@@ -95,17 +95,21 @@ export class AdaptiveControlPlane implements ControlPlane {
       this.#polite.set(host, { lastStart: mono, delayMs: 0 });
 
     let released = false;
+    /** When the request went out (the page's, after robots.txt): when a hung one failed. */
+    let sentAt = mono;
     return {
       kind: 'go',
       permit: {
         release: (outcome: Outcome) => {
           if (released) return;
           released = true;
-          this.#report(host, outcome, permit, breaker);
+          this.#report(host, outcome, permit, breaker, sentAt);
         },
         requestStarting: () => {
+          if (released) return;
+          sentAt = d.clock.monotonic();
           const p = this.#polite.get(host);
-          if (p && !released) p.lastStart = Math.max(p.lastStart, d.clock.monotonic());
+          if (p) p.lastStart = Math.max(p.lastStart, sentAt);
         },
       },
     };
@@ -116,6 +120,7 @@ export class AdaptiveControlPlane implements ControlPlane {
     outcome: Outcome,
     permit: NonNullable<ReturnType<HostLimiters['tryAcquire']>>,
     breaker: ReturnType<HostBreakerRegistry['get']>,
+    sentAt: number,
   ): void {
     const d = this.#d;
     switch (outcome.kind) {
@@ -135,6 +140,20 @@ export class AdaptiveControlPlane implements ControlPlane {
           d.backoff.onThrottle(host, outcome.retryAfterMs);
         breaker.onFailure();
         permit.dropped();
+        return;
+      case 'hung':
+        // Given up at the host's learned timeout: told now, not when the configured timeout
+        // would have fired. To the breaker as a 500 is, as having failed when it was sent: an
+        // open time counts from then, so a probe that hung costs the host no more than a probe
+        // answered 500. Five in a row trip it when the host answered nothing since (an
+        // outage); a hang while it answers the others (a tail) counts for the failure rate
+        // only. To the limit as one probe in flight while nothing the host was sent comes
+        // back, and as a drop once the breaker is not closed (an outage), as for 500s.
+        breaker.onFailure({
+          agoMs: Math.max(0, d.clock.monotonic() - sentAt),
+          tail: d.limiters.lastAnswerAt(host) >= sentAt,
+        });
+        permit.hung(breaker.state !== 'closed');
         return;
       case 'failure':
         breaker.onFailure();

@@ -6,6 +6,7 @@ import {
   AbortedError,
   ContentTypeError,
   FetchError,
+  HungRequestError,
   ProxyError,
   RedirectOutOfScopeError,
 } from '../core/errors.js';
@@ -31,6 +32,7 @@ export async function onFetchError(
     host: task.host,
     reason: fe.reason,
     code: fe.code,
+    ...(fe instanceof HungRequestError ? { phase: fe.phase } : {}),
   });
   if (fe instanceof AbortedError) {
     permit.release({ kind: 'ignore' });
@@ -48,7 +50,9 @@ export async function onFetchError(
   }
   // A proxy's failure says nothing about the target host: its breaker and limit stay as they are.
   const overload = fe.retryable && !(fe instanceof ProxyError);
-  permit.release(overload ? { kind: 'dropped' } : { kind: 'ignore' });
+  permit.release(
+    fe instanceof HungRequestError ? { kind: 'hung' } : overload ? { kind: 'dropped' } : { kind: 'ignore' },
+  );
   if (fe.retryable) return retryOrDead(deps, task, fe.reason);
   return deadLetter(deps, task, fe.reason);
 }

@@ -6,6 +6,7 @@
  * get counted; they just appear with their first event.
  */
 import { TLS_REASONS } from '../core/errors.js';
+import { TIMEOUT_PHASES as TIMEOUT_PHASE_LIST } from '../core/timeout-phase.js';
 
 /** The browser path's own failures (adapters/fetch/browser, docs/browser.md). */
 const BROWSER_ERROR_REASONS = [
@@ -37,6 +38,7 @@ export const FETCH_ERROR_REASONS = [
   'blocked_address',
   'content_type',
   'aborted',
+  'hung',
   'fetch_error',
   ...TLS_REASONS,
   ...BROWSER_ERROR_REASONS,
@@ -51,6 +53,7 @@ export const RETRY_REASONS = [
   'headers_timeout',
   'body_timeout',
   'total_timeout',
+  'hung',
   'connection',
   ...RETRIED_STATUSES,
   'render_timeout',
@@ -115,6 +118,18 @@ export const WAIT_REASONS = ['rate_limit', 'politeness'] as const;
 
 /** crawld_links_total{result}. */
 export const LINK_RESULTS = ['added', 'duplicate', 'dropped', 'out_of_scope', 'over_cap'] as const;
+
+/** crawld_host_timeout_seconds{phase}, and crawld_request_timeouts_total{phase} of learned timeouts. */
+export const TIMEOUT_PHASES = TIMEOUT_PHASE_LIST;
+
+/** crawld_request_timeouts_total{phase} of configured timeouts: the phases, and the whole fetch. */
+export const CONFIGURED_TIMEOUT_PHASES = [...TIMEOUT_PHASE_LIST, 'total'] as const;
+
+/** crawld_request_timeouts_total{timeout}: the host's learned timeout, or the configured one. */
+export const TIMEOUT_KINDS = ['learned', 'configured'] as const;
+
+/** crawld_hedged_requests_total{result}. */
+export const HEDGE_RESULTS = ['won', 'lost'] as const;
 
 /** The host label every host carries until it earns its own name (src/observe/host-labels.ts). */
 /** WARC-Type values the WARC sink writes (crawld_warc_records_total{type}). */

@@ -13,11 +13,12 @@ import { registerRequestMetrics } from './request-metrics.js';
 import { registerRobotsMetrics } from './robots-metrics.js';
 import { HostSeries } from './series.js';
 import { registerSinkMetrics } from './sink-metrics.js';
+import { registerTimeoutMetrics, type TimeoutSources } from './timeout-metrics.js';
 import { registerTrapMetrics } from './trap-metrics.js';
 import { registerWarcMetrics } from './warc-metrics.js';
 
 /** What the metrics read at scrape time (gauges that mirror state rather than count events). */
-export interface MetricSources {
+export interface MetricSources extends TimeoutSources {
   frontierStats(): Promise<FrontierStats>;
   inflight(): number;
   globalLimit(): number;
@@ -74,6 +75,7 @@ export function createMetrics(
   ];
   registerHostMetrics(events, registry, series, sources);
   registerTrapMetrics(events, registry);
+  registerTimeoutMetrics(events, registry, series, sources);
   registerFrontierMetrics(registry, () => sources.frontierStats(), config.priorities);
   new Gauge({
     name: 'crawld_paused',

@@ -49,4 +49,9 @@ export class HostSeries {
   label(host: string): string {
     return this.#hosts.label(host);
   }
+
+  /** The labels whose series were started (`other` and the named hosts so far). */
+  labels(): IterableIterator<string> {
+    return this.#named.values();
+  }
 }

@@ -141,7 +141,12 @@ export async function collectStats(d: StatusSource, now: number) {
 /** The JSON behind the status page (GET /api/status): everything it shows, in one request. */
 export async function collectStatus(d: StatusSource, sampler: RateSampler, now: number) {
   const { frontier, c, head } = await readCrawl(d, now);
-  const hosts = pickHosts(d.control.hostSnapshots(), now);
+  const picked = pickHosts(d.control.hostSnapshots(), now);
+  // The learned timeouts (ms) of the hosts shown; a phase still at its configured timeout is absent.
+  const hosts = {
+    ...picked,
+    rows: picked.rows.map((r) => ({ ...r, timeouts: d.hostTimeouts?.(r.host) ?? {} })),
+  };
   return {
     instance: head.instance,
     version: VERSION,

@@ -11,6 +11,23 @@ export interface BreakerTransition {
   readonly to: BreakerState;
 }
 
+/** How a failure happened, when not as a plain answered failure (a request given up as hung). */
+export interface FailureInfo {
+  /**
+   * How long ago the host failed the call (a request given up as hung failed when it was sent;
+   * its timeout only noticed it later): an open time this failure starts counts from then.
+   * @default 0
+   */
+  readonly agoMs?: number;
+  /**
+   * The host answered other requests since this one was sent (a tail, not an outage): it counts
+   * for the failure rate but neither makes nor breaks a run of consecutive failures, since the
+   * hangs of a burst of requests expire together, a burst of failures in a row however many
+   * answers came between their sending and their expiry. @default false
+   */
+  readonly tail?: boolean;
+}
+
 export interface HostBreaker {
   /** The state now (an open breaker whose reset timeout has passed reads as halfOpen). */
   readonly state: BreakerState;
@@ -23,7 +40,7 @@ export interface HostBreaker {
    */
   canPass(): boolean;
   onSuccess(): void;
-  onFailure(): void;
+  onFailure(failure?: FailureInfo): void;
   /** The request said nothing about the host (aborted by us): frees a probe, counts nothing. */
   onIgnore(): void;
 }

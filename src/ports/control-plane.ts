@@ -32,6 +32,12 @@ export type Outcome =
     }
   /** Overload signal: timeout, connection error, 429, 503. Cuts the limit; counts for the breaker. */
   | { readonly kind: 'dropped'; readonly status?: number; readonly retryAfterMs?: number }
+  /**
+   * The request outlived its host's learned timeout and was given up as hung (HungRequestError):
+   * a failure for the breaker, a drop for the limit, and the host is held to one probe in flight
+   * until something it was sent since comes back.
+   */
+  | { readonly kind: 'hung' }
   /** A failure of the host that is not an overload signal (500, other 5xx): counts for the breaker. */
   | { readonly kind: 'failure'; readonly status?: number }
   /** Says nothing about the server (aborted by us, blocked by our guard, too large). */

@@ -1,3 +1,4 @@
+import type { TimeoutPhase } from '../core/timeout-phase.js';
 import type { ControlPlane } from './control-plane.js';
 import type { FrontierStats } from './frontier.js';
 
@@ -45,4 +46,6 @@ export interface StatusSource {
     readonly sum: number;
     top(max: number): { host: string; total: number; reasons: Readonly<Record<string, number>> }[];
   };
+  /** The host's learned timeouts in force, in ms, by phase (a phase not learned yet is absent). */
+  hostTimeouts?(host: string): Partial<Record<TimeoutPhase, number>>;
 }

@@ -44,7 +44,8 @@ describe('browser lifecycle under the daemon', () => {
   const track = closeAfterEach();
 
   it('a browser killed mid-crawl is restarted and no task is lost', async () => {
-    const pages = 30;
+    // 15 pages, 3 tabs: a dozen left to render, and renders in flight, when the browser dies.
+    const pages = 15;
     // Each product's JSON takes 300 ms: renders are in flight when the browser dies.
     const site = await startDemoSite({ js: true, pages, latencyMs: 300 }).then(track);
     const dir = tempDir();
@@ -78,7 +79,9 @@ describe('browser lifecycle under the daemon', () => {
   }, 150_000);
 
   it('SIGTERM during renders drains, closes the browser and exits 0; a rerun finishes', async () => {
-    const pages = 20;
+    // 8 pages, 3 tabs: renders in flight at the SIGTERM and pages left for the rerun (each
+    // page costs the rerun 4.5 s: its document, script and JSON each wait out the latency).
+    const pages = 8;
     // 1.5 s per product JSON: SIGTERM finds renders waiting for their data.
     const site = await startDemoSite({ js: true, pages, latencyMs: 1500 }).then(track);
     const dir = tempDir();
@@ -90,11 +93,9 @@ describe('browser lifecycle under the daemon', () => {
       await waitFor(() => countLines(results) >= 1, { what: 'the first page', deadlineMs: 60_000 });
       browsers = chromiumPids(daemon.child.pid ?? -1);
       expect(browsers.length).toBeGreaterThan(0);
-      const t0 = Date.now();
       daemon.child.kill('SIGTERM');
+      // Drain (1 s) and closing the browser, not a hang (that would reach the test's timeout).
       expect(await daemon.exited).toBe(0);
-      // Drain (1 s) and closing the browser, not a hang.
-      expect(Date.now() - t0).toBeLessThan(15_000);
     } finally {
       daemon.child.kill('SIGKILL');
     }

@@ -25,12 +25,15 @@ import {
 } from '../helpers/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 
-const PAGES = 3000;
+/** The site of the rate-limited crawls: 10 s at RATE, a late daemon joining with 1,000 left. */
+const PAGES = 1500;
+/** The site that sets the pace itself (~320 pages/s): 3,000 pages, ~10 s. */
+const CAPACITY_PAGES = 3000;
 
 const fx = useClusterFixture({ pages: PAGES, latencyMs: 50 });
 
 /**
- * 150 pages/s for all daemons together (a shared rate limit): a crawl of PAGES lasts 20 s on
+ * 150 pages/s for all daemons together (a shared rate limit): a crawl of PAGES lasts 10 s on
  * any machine that keeps up with that, so what is left when a daemon starts lasts as long as
  * its share says, and a share says whether the others let it have part of it, not how fast the
  * machine is (unlimited, a second's start-up more or less was the last 800 pages, all in the
@@ -42,12 +45,12 @@ const rateLimits = { global: { ratePerSec: RATE, burst: 10 } };
 const written = (members: readonly Member[]) => members.reduce((n, m) => n + countLines(m.results), 0);
 
 /** Every page once in the union of the fixture's daemons' results, each daemon's exit 0. */
-async function expectCrawlComplete(f: ClusterFixture): Promise<void> {
+async function expectCrawlComplete(f: ClusterFixture, pages = PAGES): Promise<void> {
   const members = f.members;
   const codes = await Promise.all(members.map((m) => m.proc.exited));
   expect(codes, members.map((m) => m.proc.stderr()).join('\n')).toEqual(members.map(() => 0));
   const counts = countByUrl(members.map((m) => m.results));
-  expect(sitePages(f.origin, PAGES).filter((u) => !counts.has(u))).toEqual([]);
+  expect(sitePages(f.origin, pages).filter((u) => !counts.has(u))).toEqual([]);
   expect([...counts.values()].filter((n) => n > 1)).toEqual([]);
 }
 
@@ -118,12 +121,12 @@ describe('daemons started later on a shared frontier', () => {
  * about a third (measured 33-48 %; the others keep what they have in flight).
  */
 describe('a daemon joining a crawl that the site limits', () => {
-  const host = useClusterFixture({ pages: PAGES, latencyMs: 50, capacity: 16 });
+  const host = useClusterFixture({ pages: CAPACITY_PAGES, latencyMs: 50, capacity: 16 });
 
   it('gets work', async () => {
-    const late = await joinLate(host, 'capacity', () => ({}));
+    const late = await joinLate(host, 'capacity', () => ({}), CAPACITY_PAGES);
     console.log(
-      `cluster newcomer, site at 16 requests at a time: started with ${late.left} of ${PAGES} pages left, ` +
+      `cluster newcomer, site at 16 requests at a time: started with ${late.left} of ${CAPACITY_PAGES} pages left, ` +
         `fetched ${late.mine} (${(100 * late.share).toFixed(0)} %; a third is fair), ` +
         `first page ${late.wait.toFixed(1)} s after its start`,
     );
@@ -142,12 +145,13 @@ async function joinLate(
   f: ClusterFixture,
   keyPrefix: string,
   extra: () => Record<string, unknown>,
+  pages = PAGES,
 ): Promise<{ left: number; held: number; mine: number; share: number; wait: number }> {
   const o = { redisUrl: f.redis.url, keyPrefix, origin: f.origin, extra };
   const first = startCluster({ ...o, daemons: 2 });
   f.members = [...first];
-  await waitFor(() => written(first) >= PAGES - 1000, {
-    what: `${PAGES - 1000} pages from the first two`,
+  await waitFor(() => written(first) >= pages - 1000, {
+    what: `${pages - 1000} pages from the first two`,
     deadlineMs: 60_000,
   });
   // What the first two hold (leased: in flight or buffered) as the third is spawned.
@@ -159,8 +163,8 @@ async function joinLate(
   const firstPage = firstPageOf(late!);
   await late!.proc.waitFor(/crawld started/, 30_000);
   const startedAt = Date.now();
-  const left = PAGES - written(f.members);
-  await expectCrawlComplete(f);
+  const left = pages - written(f.members);
+  await expectCrawlComplete(f, pages);
   firstPage.stop();
   const mine = countLines(late!.results);
   const wait = ((firstPage.at() ?? Number.NaN) - startedAt) / 1000;

@@ -37,7 +37,6 @@ describe('graceful shutdown', () => {
     // Wait until a few pages are done and more are in flight (each takes 2 s).
     await waitFor(() => countLines(results) >= 3, { what: '3 pages', deadlineMs: 30_000 });
 
-    const t0 = Date.now();
     daemon.child.kill('SIGTERM');
     // The HTTP server stays up during the drain and reports not ready.
     await waitFor(
@@ -45,9 +44,9 @@ describe('graceful shutdown', () => {
       'readyz 503 during the drain',
     );
     expect(await daemon.exited).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(1000 + 1000);
     const log = daemon.stdout();
     expect(log).toContain('shutdown: draining');
+    // Cut at the drain deadline (1 s), not waited for (2 s a page): requests were aborted.
     expect(log).toMatch(/"aborted":[1-9].*"message":"shutdown: drained"/);
     expect(log).toContain('shutdown: frontier closed');
 

@@ -20,7 +20,7 @@ describe('SIGTERM while everything waits', () => {
     site = undefined;
   });
 
-  it('exits 0 within 2 s, and the next run finishes the crawl after the pause', async () => {
+  it('exits 0 before the pause ends, and the next run finishes the crawl after the pause', async () => {
     site = await startFaultSite({
       pages: PAGES,
       fault: (r) =>
@@ -47,10 +47,12 @@ describe('SIGTERM while everything waits', () => {
     expect(before).toBeLessThan(PAGES);
     // Still waiting, not gone (a silent exit would have ended it already).
     expect(first.child.exitCode).toBe(null);
-    const t0 = Date.now();
     first.child.kill('SIGTERM');
     expect(await first.exited, first.stderr()).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(2000);
+    // Gone while the host's pause still held (no-timing-assertions.test.ts allows this one: a
+    // waiting daemon and a stopped one differ only in when they exit; 4.5 s of slack).
+    const exitedAt = site.now();
+    expect(exitedAt).toBeLessThan(throttledAt + RETRY_AFTER_S * 1000);
     // No request started after the 429 (the pause held), and the summary was printed.
     expect(site.log.filter((r) => r.atMs > throttledAt + 200).length).toBe(0);
     expect(first.stdout()).toMatch(/crawld: done in/);

@@ -1,9 +1,10 @@
 /**
  * A small site on 127.0.0.1 whose answers a test switches at run time: a binary tree of
  * pages ('/' is page 0, '/p/<i>' page i, linking to 2i+1 and 2i+2) behind a fault function
- * that can answer 429 with Retry-After, 5xx, or reset the connection. Every request is logged
- * with its time and answer, so tests and bench/outage.mjs count what reached the site during
- * and after a fault. robots.txt is always 404 (the faults under test are the pages').
+ * that can answer 429 with Retry-After, 5xx, reset the connection, or hang (accept the request
+ * and never answer it). Every request is logged with its time and answer, so tests and
+ * bench/outage.mjs and bench/hangs.mjs count what reached the site during and after a fault.
+ * robots.txt is always 404 (the faults under test are the pages').
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -12,6 +13,11 @@ import { isPageRequest } from './probe.js';
 export type FaultAnswer =
   | 'ok'
   | 'reset'
+  /**
+   * Accepted and never answered: the request holds its connection until the client gives up
+   * (an overloaded app server, a lost packet, a stuck backend). It takes none of `capacity`.
+   */
+  | 'hang'
   | { readonly status: number; readonly headers?: Record<string, string> };
 
 export interface FaultRequest {
@@ -26,8 +32,8 @@ export interface FaultRequest {
 export interface LoggedRequest {
   readonly path: string;
   readonly atMs: number;
-  readonly answer: 'ok' | 'reset' | number;
-  /** Page requests in flight at the site when this one arrived, itself included. */
+  readonly answer: 'ok' | 'reset' | 'hang' | number;
+  /** Page requests in flight at the site when this one arrived, itself included (hung ones not). */
   readonly inflight: number;
 }
 
@@ -35,8 +41,8 @@ export interface FaultSiteOptions {
   readonly pages: number;
   /** Decides each page request's answer. @default always 'ok' */
   readonly fault?: (req: FaultRequest) => FaultAnswer;
-  /** Delay before each answer. @default 0 */
-  readonly latencyMs?: number;
+  /** Delay before each answer, or a function of the request's arrival (ms since start). @default 0 */
+  readonly latencyMs?: number | ((atMs: number) => number);
   /**
    * Requests in flight answered at latencyMs; the n-th in flight beyond it waits latencyMs × n /
    * capacity (the demo site's knee), so the host holds the crawler to capacity / latencyMs
@@ -55,6 +61,8 @@ export interface FaultSite {
   readonly log: readonly LoggedRequest[];
   /** Page requests that arrived in [fromMs, toMs). */
   between(fromMs: number, toMs: number): number;
+  /** Hung requests the client has not given up yet. */
+  hanging(): number;
   close(): Promise<void>;
 }
 
@@ -81,6 +89,7 @@ export async function startFaultSite(options: FaultSiteOptions): Promise<FaultSi
   const seen = new Map<string, number>();
   const sockets = new Set<Socket>();
   let inflight = 0;
+  let hanging = 0;
 
   const server = http.createServer((req, res) => {
     const path = req.url ?? '/';
@@ -89,12 +98,18 @@ export async function startFaultSite(options: FaultSiteOptions): Promise<FaultSi
       res.writeHead(404, { 'content-type': 'text/plain' }).end('none');
       return;
     }
-    inflight++;
-    res.once('close', () => inflight--);
     const atMs = now();
     const nth = (seen.get(path) ?? 0) + 1;
     seen.set(path, nth);
     const answer = fault({ path, nth, atMs });
+    if (answer === 'hang') {
+      hanging++;
+      res.once('close', () => hanging--);
+      log.push({ path, atMs, answer, inflight });
+      return;
+    }
+    inflight++;
+    res.once('close', () => inflight--);
     log.push({ path, atMs, answer: typeof answer === 'string' ? answer : answer.status, inflight });
     const respond = () => {
       if (answer === 'reset') {
@@ -112,7 +127,8 @@ export async function startFaultSite(options: FaultSiteOptions): Promise<FaultSi
       }
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageBody(i, options.pages));
     };
-    let delay = options.latencyMs ?? 0;
+    const latency = options.latencyMs ?? 0;
+    let delay = typeof latency === 'number' ? latency : latency(atMs);
     if (options.capacity !== undefined && inflight > options.capacity)
       delay = (delay * inflight) / options.capacity;
     if (delay > 0) setTimeout(respond, delay);
@@ -133,6 +149,7 @@ export async function startFaultSite(options: FaultSiteOptions): Promise<FaultSi
     },
     log,
     between: (fromMs, toMs) => log.filter((r) => r.atMs >= fromMs && r.atMs < toMs).length,
+    hanging: () => hanging,
     close: () =>
       new Promise<void>((r) => {
         for (const s of sockets) s.destroy();

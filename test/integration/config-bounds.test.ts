@@ -10,7 +10,9 @@ import { BREAKER_BOUNDS } from '../../src/core/breaker-policy.js';
 import { COOKIE_LIMIT_BOUNDS } from '../../src/core/cookie-limits.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { FETCH_LIMIT_BOUNDS } from '../../src/core/fetch-limits.js';
+import { HEDGE_BOUNDS } from '../../src/core/hedge.js';
 import { HOST_BACKOFF_BOUNDS } from '../../src/core/host-backoff.js';
+import { ADAPTIVE_TIMEOUT_BOUNDS } from '../../src/core/host-timeout.js';
 import { AIMD_BOUNDS, AIMD_TARGET_BOUNDS } from '../../src/core/limit/aimd.js';
 import { LOOP_LIMIT_BOUNDS } from '../../src/core/limit/loop-limit.js';
 import { TOKEN_BUCKET_BOUNDS } from '../../src/core/token-bucket.js';
@@ -200,6 +202,12 @@ describe('every numeric option of docs/config.md, at and past its bounds', () =>
       ['jobs[0].cookies.maxTotal', COOKIE_LIMIT_BOUNDS.maxTotal],
       ['fetch.totalTimeoutMs', FETCH_LIMIT_BOUNDS.totalTimeoutMs],
       ['fetch.maxRedirects', FETCH_LIMIT_BOUNDS.maxRedirects],
+      ['fetch.adaptiveTimeout.floorMs', ADAPTIVE_TIMEOUT_BOUNDS.floorMs],
+      ['fetch.adaptiveTimeout.factor', ADAPTIVE_TIMEOUT_BOUNDS.factor],
+      ['fetch.adaptiveTimeout.minRatio', ADAPTIVE_TIMEOUT_BOUNDS.minRatio],
+      ['fetch.adaptiveTimeout.minSamples', ADAPTIVE_TIMEOUT_BOUNDS.minSamples],
+      ['fetch.hedge.delayRatio', HEDGE_BOUNDS.delayRatio],
+      ['fetch.hedge.maxPercent', HEDGE_BOUNDS.maxPercent],
     ];
     for (const [name, b] of tables) {
       const found = cases.find((c) => c.name === name);
@@ -252,19 +260,28 @@ describe('every numeric option of docs/config.md, at and past its bounds', () =>
   });
 
   it('check-config, as a user runs it, refuses what the algorithms refuse, naming the field', async () => {
-    for (const [yaml, field] of [
+    const cases = [
       ['concurrency: { increase: 0.5 }\n', 'concurrency.increase'],
       ['concurrency: { maxLagFraction: 2 }\n', 'concurrency.maxLagFraction'],
       ['hostBackoff: { initialPauseMs: 10000, maxPauseMs: 5000 }\n', 'hostBackoff.initialPauseMs'],
       ['breaker: { rollingWindowMs: 5, rollingBuckets: 10 }\n', 'breaker.rollingBuckets'],
-    ] as const) {
-      const dir = mkdtempSync(join(tmpdir(), 'crawld-bounds-cli-'));
-      dirs.push(dir);
-      const file = join(dir, 'c.yaml');
-      writeFileSync(file, yaml);
-      const r = await runCli(['check-config', file]);
-      expect(r.code, yaml).toBe(2);
-      expect(r.stderr).toContain(`${field}:`);
+      ['fetch: { adaptiveTimeout: { factor: 0.5 } }\n', 'fetch.adaptiveTimeout.factor'],
+      ['fetch: { adaptiveTimeout: { floorMs: 0 } }\n', 'fetch.adaptiveTimeout.floorMs'],
+      ['fetch: { hedge: { maxPercent: 0 } }\n', 'fetch.hedge.maxPercent'],
+    ] as const;
+    // The processes run side by side: each is a CLI start-up, about a second on a busy machine.
+    const runs = await Promise.all(
+      cases.map(([yaml]) => {
+        const dir = mkdtempSync(join(tmpdir(), 'crawld-bounds-cli-'));
+        dirs.push(dir);
+        const file = join(dir, 'c.yaml');
+        writeFileSync(file, yaml);
+        return runCli(['check-config', file]);
+      }),
+    );
+    for (const [i, [yaml, field]] of cases.entries()) {
+      expect(runs[i]?.code, yaml).toBe(2);
+      expect(runs[i]?.stderr).toContain(`${field}:`);
     }
   });
 });

@@ -79,7 +79,5 @@ describe('per-host rate limit', () => {
       const inWindow = times.filter((u) => u >= t && u < t + 1000).length;
       expect(inWindow).toBeLessThanOrEqual(1.1 * ratePerSec);
     }
-    // Not starved either: the limiter paces, it does not stall (a loose bound).
-    expect(overall).toBeGreaterThanOrEqual(0.5 * ratePerSec);
   });
 });

@@ -27,11 +27,9 @@ describe('UndiciFetcher: timeouts', () => {
     });
     // bodyTimeoutMs alone never fires: the gap between bytes is always shorter than it.
     const fetcher = makeFetcher({ bodyTimeoutMs: 1_000, totalTimeoutMs: 700 });
-    const started = performance.now();
     const err = await rejectionOf(fetcher.fetch({ url: server.origin }));
     expect(err).toBeInstanceOf(TotalTimeoutError);
     expect(err).toBeInstanceOf(FetchError);
-    expect(performance.now() - started).toBeLessThan(1_200);
   });
 
   it('raises HeadersTimeoutError when the status line never completes', async () => {

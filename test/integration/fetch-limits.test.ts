@@ -43,13 +43,11 @@ describe('UndiciFetcher: size caps', () => {
     const server = await startServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html', 'content-length': String(50 * MiB) });
       res.write(Buffer.alloc(KiB));
-      // Never sends the rest: only an early Content-Length check can finish this fast.
+      // Never sends the rest: only an early Content-Length check ends this fetch at all.
     });
-    const started = performance.now();
     const err = await rejectionOf(makeFetcher({ maxBodyBytes: MiB }).fetch({ url: server.origin }));
     expect(err).toBeInstanceOf(BodyTooLargeError);
     expect(err.message).toContain('Content-Length');
-    expect(performance.now() - started).toBeLessThan(500);
   });
 
   it('cuts a gzip bomb (200 MiB of zeros, ~200 KiB on the wire) at maxDecodedBytes', async () => {
@@ -61,11 +59,9 @@ describe('UndiciFetcher: size caps', () => {
       res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
       res.end(bomb);
     });
-    const started = performance.now();
     const before = process.memoryUsage().arrayBuffers;
     const err = await rejectionOf(makeFetcher({ maxDecodedBytes: 2 * MiB }).fetch({ url: server.origin }));
     expect(err).toBeInstanceOf(DecodedTooLargeError);
-    expect(performance.now() - started).toBeLessThan(1_000);
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * MiB);
   });
 

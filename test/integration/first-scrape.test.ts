@@ -81,6 +81,17 @@ describe('every series from the first scrape', () => {
       'crawld_deferred_total{reason="breaker_open"} 0',
       'crawld_retries_total{reason="http_503"} 0',
       'crawld_frontier_pending{priority="0"} 0',
+      // Hung requests and hedges (docs/control-plane.md, Learned timeouts): counted by phase.
+      'crawld_fetch_errors_total{host="other",reason="hung"} 0',
+      'crawld_retries_total{reason="hung"} 0',
+      'crawld_request_timeouts_total{phase="headers",timeout="learned"} 0',
+      'crawld_request_timeouts_total{phase="connect",timeout="learned"} 0',
+      'crawld_request_timeouts_total{phase="body",timeout="learned"} 0',
+      'crawld_request_timeouts_total{phase="total",timeout="configured"} 0',
+      'crawld_hedged_requests_total{result="won"} 0',
+      'crawld_hedged_requests_total{result="lost"} 0',
+      // Nothing learned yet: the configured timeout (fetch.headersTimeoutMs, 15 s).
+      'crawld_host_timeout_seconds{host="other",phase="headers"} 15',
     ])
       expect(text).toContain(series);
     console.log(

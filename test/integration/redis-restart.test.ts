@@ -37,11 +37,10 @@ it('survives a Redis restart: outage errors are RedisUnavailableError, no task i
   const before = await f.stats();
 
   await server.pause();
-  const started = Date.now();
+  // Rejects, does not hang (a hang would reach the test's timeout).
   const outage = await f.stats().catch((err: unknown) => err);
   expect(outage).toBeInstanceOf(RedisUnavailableError);
   expect((outage as RedisUnavailableError).retryable).toBe(true);
-  expect(Date.now() - started).toBeLessThan(5_000); // rejects, does not hang
   await expect(f.enqueue([{ url: url(999), jobId: 'j' }])).rejects.toBeInstanceOf(RedisUnavailableError);
 
   await server.resume();

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookChangeSink } from '../../src/adapters/sink/webhook-change-sink.js';
@@ -128,36 +128,57 @@ describe('WebhookChangeSink', () => {
   });
 
   it('queues deliveries per endpoint: at most maxConcurrent POSTs in flight, minTimeMs apart', async () => {
+    // The receiver holds every POST until the test answers them: a sink fills up to its limit
+    // however slow the machine is, and one without a limit would go past it.
+    let hold = true;
     let inflight = 0;
     let peak = 0;
+    const held: ServerResponse[] = [];
     const starts: number[] = [];
     const server = createServer((req, res) => {
       inflight++;
       peak = Math.max(peak, inflight);
       starts.push(performance.now());
       req.resume();
-      // Held long enough that a burst of writes would pile up at the receiver.
-      setTimeout(() => {
+      if (hold) held.push(res);
+      else {
         inflight--;
         res.writeHead(204).end();
-      }, 30);
+      }
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-    try {
-      const burst = (sink: WebhookChangeSink, n: number) =>
-        Promise.all(Array.from({ length: n }, (_, i) => sink.write({ ...change, taskId: `t${i}` })));
-      await burst(new WebhookChangeSink({ url, maxConcurrent: 3 }), 40);
-      expect(starts).toHaveLength(40);
-      expect(peak).toBe(3);
+    /** n writes at once; answers the held POSTs each time `limit` of them (or all left) are in. */
+    const burst = async (sink: WebhookChangeSink, n: number, limit: number) => {
       peak = 0;
-      await burst(new WebhookChangeSink({ url }), 40);
-      expect(peak).toBe(8); // the default
+      let answered = 0;
+      const all = Promise.all(
+        Array.from({ length: n }, (_, i) => sink.write({ ...change, taskId: `t${i}` })),
+      );
+      while (answered < n) {
+        const want = Math.min(limit, n - answered);
+        await waitFor(() => inflight === want, { what: `${want} POSTs in flight`, every: 'turn' });
+        for (const res of held.splice(0)) {
+          inflight--;
+          answered++;
+          res.writeHead(204).end();
+        }
+      }
+      await all;
+      return peak;
+    };
+    try {
+      expect(await burst(new WebhookChangeSink({ url, maxConcurrent: 3 }), 40, 3)).toBe(3);
+      expect(starts).toHaveLength(40);
+      expect(await burst(new WebhookChangeSink({ url }), 40, 8)).toBe(8); // the default
+      hold = false;
       starts.length = 0;
-      await burst(new WebhookChangeSink({ url, maxConcurrent: 10, minTimeMs: 40 }), 6);
+      const paced = new WebhookChangeSink({ url, maxConcurrent: 10, minTimeMs: 40 });
+      await Promise.all(Array.from({ length: 6 }, (_, i) => paced.write({ ...change, taskId: `t${i}` })));
       // Five gaps of at least 40 ms between starts, less one gap of slack for arrival jitter.
       expect(starts.at(-1)! - starts[0]!).toBeGreaterThanOrEqual(4 * 40);
     } finally {
+      for (const res of held) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     }

@@ -61,6 +61,35 @@ describe('BreakerPolicy', () => {
     expect(breaker.state).toBe('halfOpen');
   });
 
+  it('counts an open time from when the failure happened (a request given up as hung failed when it was sent)', () => {
+    const { clock, breaker } = setup({ consecutiveFailures: 2, resetTimeoutMs: 1000 });
+    breaker.onFailure({ agoMs: 250 });
+    breaker.onFailure({ agoMs: 250 });
+    expect(breaker.state).toBe('open');
+    expect(breaker.retryInMs).toBe(750);
+    clock.advance(750);
+    expect(breaker.canPass()).toBe(true);
+    // The probe hung for 2.5 s, longer than the next open time (2 s): probed again at once.
+    clock.advance(2500);
+    breaker.onFailure({ agoMs: 2500 });
+    expect(breaker.state).toBe('halfOpen');
+    expect(breaker.trips).toBe(2);
+  });
+
+  it('counts a tail failure (the host answered others meanwhile) for the rate, never for a run', () => {
+    const { breaker } = setup({ consecutiveFailures: 5, volumeThreshold: 20 });
+    for (let i = 0; i < 9; i++) breaker.onFailure({ tail: true });
+    expect(breaker.state).toBe('closed');
+    // Nor does it break a run: four failures, a tail one, a fifth trip it.
+    for (let i = 0; i < 4; i++) breaker.onSuccess();
+    expect(breaker.window).toEqual({ calls: 13, failures: 9 });
+    for (let i = 0; i < 4; i++) breaker.onFailure();
+    breaker.onFailure({ tail: true });
+    expect(breaker.state).toBe('closed');
+    breaker.onFailure();
+    expect(breaker.state).toBe('open');
+  });
+
   it('admits halfOpenMaxProbes probes; ignore frees one; all must succeed', () => {
     const { clock, breaker } = setup({ volumeThreshold: 1, halfOpenMaxProbes: 2, resetTimeoutMs: 10 });
     breaker.onFailure();

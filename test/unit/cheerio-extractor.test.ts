@@ -226,14 +226,12 @@ describe('CheerioExtractor links', () => {
   it('handles a page with 100,000 links, deduped', () => {
     const parts: string[] = [];
     for (let i = 0; i < 100_000; i++) parts.push(`<a href="/p/${i % 50_000}">${i}</a>`);
-    const start = performance.now();
+    // How long it takes is bench/worst-inputs.mjs's figure (links).
     const r = run(all, html(parts.join('\n')));
-    const ms = performance.now() - start;
     expect(r.links).toHaveLength(50_000);
     expect(r.links[0]?.url).toBe('http://shop.test/p/0');
     expect(r.links[49_999]?.url).toBe('http://shop.test/p/49999');
     expect(new Set(r.links.map((l) => l.url)).size).toBe(50_000);
-    expect(ms).toBeLessThan(10_000);
   });
 });
 

@@ -24,6 +24,7 @@ import {
   HeadersTooLargeError,
   HtmlTooDeepError,
   HttpStatusError,
+  HungRequestError,
   InvalidArgumentError,
   InvalidUrlError,
   JsonPathError,
@@ -153,6 +154,15 @@ const TABLE: readonly Row[] = [
     RetryableFetchError,
     true,
     'total_timeout',
+    1,
+  ],
+  [
+    HungRequestError,
+    () => new HungRequestError('headers', m),
+    'CRAWLD_ERR_HUNG',
+    RetryableFetchError,
+    true,
+    'hung',
     1,
   ],
   [
@@ -346,6 +356,7 @@ describe('error classes', () => {
     expect(new HttpStatusError(408).retryable).toBe(true);
     expect(new HttpStatusError(429).reason).toBe('http_429');
     expect(new ProxyError(m, true).reason).toBe('proxy_auth');
+    expect(new HungRequestError('body', m).phase).toBe('body');
     expect(new ConfigError(['a: x', 'b: y']).issues).toEqual(['a: x', 'b: y']);
   });
 

@@ -53,14 +53,13 @@ describe('compiled scope hosts', () => {
     expect(inScope('http://any.where:1/', 0, scope([]))).toEqual({ ok: false, reason: 'host' });
   });
 
-  it('checks a link against 20,000 seed hosts in constant time', () => {
+  // The time per link against 20,000 hosts and against 1 (their ratio ~1: compiled look-ups,
+  // not a scan) is bench/worst-inputs.mjs's figure (scope).
+  it('checks a link against 20,000 seed hosts', () => {
     const many = scope(Array.from({ length: 20_000 }, (_, i) => `127.0.0.1:${10_000 + i}`));
-    const t0 = performance.now();
     let ok = 0;
     for (let i = 0; i < 20_000; i++) if (inScope(`http://127.0.0.1:${10_000 + i}/p/1`, 1, many).ok) ok++;
     expect(ok).toBe(20_000);
     expect(inScope('http://127.0.0.1:9999/p/1', 1, many)).toEqual({ ok: false, reason: 'host' });
-    // A linear scan is 20,000 × 20,000 comparisons (seconds); compiled, well under one.
-    expect(performance.now() - t0).toBeLessThan(2_000);
   });
 });

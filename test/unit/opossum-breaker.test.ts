@@ -86,6 +86,23 @@ describe('OpossumHostBreakers', () => {
     expect(a.retryInMs).toBeLessThanOrEqual(100);
   });
 
+  it('counts an open time from when the failure happened, as the policy breaker does', async () => {
+    registry = new OpossumHostBreakers({
+      volumeThreshold: 1000,
+      consecutiveFailures: 2,
+      resetTimeoutMs: 400,
+    });
+    const a = registry.get('a');
+    a.onFailure({ agoMs: 150 });
+    a.onFailure({ agoMs: 150 });
+    await tick();
+    expect(a.state).toBe('open');
+    expect(a.retryInMs).toBeLessThanOrEqual(250);
+    // opossum's own reset timer was armed for what is left, not for the whole 400 ms.
+    await sleep(260);
+    expect(a.canPass()).toBe(true);
+  });
+
   it('old buckets roll out of the window', async () => {
     registry = new OpossumHostBreakers({
       volumeThreshold: 4,

@@ -387,14 +387,12 @@ describe('the depth guard, on both paths', () => {
   const nested = (n: number) => `<html><body>${'<div>'.repeat(n)}<h1 class="title">deep</h1></body></html>`;
   const input = (body: string) => ({ url: PAGE, contentType: 'text/html', body: Buffer.from(body) });
 
-  it('refuses a page nested past MAX_HTML_DEPTH with HtmlTooDeepError, in linear time', () => {
-    const t0 = performance.now();
-    // 200 000 levels: minutes of parsing without the guard.
+  it('refuses a page nested past MAX_HTML_DEPTH with HtmlTooDeepError', () => {
+    // 200 000 levels: minutes of parsing without the guard, past the test's timeout (30 s);
+    // the time with it is bench/worst-inputs.mjs's figure (depth).
     const body = nested(200_000);
     expect(() => new StreamingExtractor(BENCH_RULES).extract(input(body))).toThrow(HtmlTooDeepError);
     expect(() => dom(BENCH_RULES).extract(input(body))).toThrow(HtmlTooDeepError);
-    // Generous: a guard that did not work would take minutes, not seconds.
-    expect(performance.now() - t0).toBeLessThan(10_000);
   });
 
   it('extracts a page just under the limit the same way on both paths', () => {

@@ -7,6 +7,7 @@ import { LruMap } from '../../core/lru-map.js';
 import type {
   BreakerState,
   BreakerTransition,
+  FailureInfo,
   HostBreaker,
   HostBreakerRegistry,
 } from '../../ports/breaker.js';
@@ -114,6 +115,10 @@ class OpossumHostBreaker implements HostBreaker {
   /** When it last opened (Date.now, opossum's clock) and for how long. */
   #openedAt = 0;
   #openMs = 0;
+  /** How long ago the failure being reported happened (onFailure's agoMs), while it is reported. */
+  #ago = 0;
+  /** opossum's options object, whose resetTimeout it reads each time it opens. */
+  readonly #options: { resetTimeout: number };
 
   readonly #circuit: CircuitBreaker<[boolean], void>;
 
@@ -127,6 +132,7 @@ class OpossumHostBreaker implements HostBreaker {
     this.#maxProbes = options.halfOpenMaxProbes;
     // Declared by opossum's code (lib/circuit.js reads it when it opens), not by its types.
     const opossumOptions = (circuit as unknown as { options: { resetTimeout: number } }).options;
+    this.#options = opossumOptions;
     opossumOptions.resetTimeout = this.#trip.nextOpenMs;
     const on = (to: BreakerState) => () => {
       const from = this.#last;
@@ -135,10 +141,11 @@ class OpossumHostBreaker implements HostBreaker {
       // opossum's own 'open' listener has armed its reset timer with options.resetTimeout;
       // from here on it holds the open time of the trip after this one.
       if (to === 'open') {
-        this.#openedAt = Date.now();
+        this.#openedAt = Date.now() - this.#ago;
         this.#openMs = this.#trip.opened();
       }
       if (to === 'closed') this.#trip.closed();
+      this.#ago = 0;
       opossumOptions.resetTimeout = this.#trip.nextOpenMs;
       if (from !== to) emit(from, to);
     };
@@ -169,8 +176,8 @@ class OpossumHostBreaker implements HostBreaker {
     this.#report(true);
   }
 
-  onFailure(): void {
-    this.#report(false);
+  onFailure(failure: FailureInfo = {}): void {
+    this.#report(false, Math.max(0, failure.agoMs ?? 0), failure.tail === true);
   }
 
   onIgnore(): void {
@@ -181,17 +188,27 @@ class OpossumHostBreaker implements HostBreaker {
     this.#circuit.shutdown();
   }
 
-  #report(ok: boolean): void {
+  #report(ok: boolean, agoMs = 0, tail = false): void {
     // Outcomes of requests started before the breaker opened are not news: opossum would
     // count them as rejections, so they are dropped here, as in the pure policy.
     if (this.#circuit.opened || this.#circuit.isShutdown) return;
+    // A failure from agoMs ago that opens the breaker opens it as if then: opossum arms its
+    // reset timer with options.resetTimeout when it opens (the 'open' listener restores it).
+    this.#ago = agoMs;
+    this.#options.resetTimeout = Math.max(1, this.#trip.nextOpenMs - agoMs);
     if (!this.#circuit.halfOpen) {
       if (ok) this.#trip.success();
-      else if (this.#trip.failure()) {
+      else if (!tail && this.#trip.failure()) {
         this.#circuit.open();
         return;
       }
     }
-    this.#circuit.fire(ok).catch(() => undefined);
+    this.#circuit
+      .fire(ok)
+      .catch(() => undefined)
+      .finally(() => {
+        this.#ago = 0;
+        this.#options.resetTimeout = this.#trip.nextOpenMs;
+      });
   }
 }

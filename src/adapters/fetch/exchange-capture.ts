@@ -189,13 +189,27 @@ function latin1(v: unknown): string {
   return Buffer.isBuffer(v) ? v.toString('latin1') : String(v);
 }
 
-/** A handler wrapper that hands the exchange of its one request to `req.tap`. */
+/**
+ * A handler wrapper that hands the exchange of one hop to the fetcher's tap (`options.tap`,
+ * set), its body kept up to the fetcher's maxBodyBytes.
+ */
 export function capturing(
-  req: CaptureRequest,
+  options: { readonly tap?: ExchangeTap | undefined; readonly maxBodyBytes: number },
+  jobId: string | undefined,
+  hop: { readonly url: URL; readonly method: string; readonly body?: string | Buffer },
 ): (handler: Dispatcher.DispatchHandler) => Dispatcher.DispatchHandler {
   if (!subscribed) {
     diagnostics.subscribe('undici:client:sendHeaders', onSendHeaders);
     subscribed = true;
   }
+  const tap = options.tap ?? (() => {});
+  const req: CaptureRequest = {
+    tap,
+    url: hop.url.href,
+    method: hop.method,
+    jobId,
+    body: hop.body,
+    maxBodyBytes: options.maxBodyBytes,
+  };
   return (handler) => new CaptureHandler(handler, req);
 }

@@ -4,10 +4,11 @@
  * (no TOCTOU window for DNS rebinding) and every new pooled connection is re-checked.
  */
 import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction, type Socket } from 'node:net';
 import { buildConnector } from 'undici';
 import { type AddressPolicy, checkAddress } from '../../core/address.js';
-import { BlockedAddressError } from '../../core/errors.js';
+import { BlockedAddressError, HungRequestError } from '../../core/errors.js';
+import type { HostTimeouts } from '../../core/host-timeout.js';
 
 type LookupCallback = Parameters<LookupFunction>[2];
 
@@ -49,6 +50,8 @@ export interface GuardedConnectorOptions {
   readonly lookup?: LookupFunction;
   /** Trusted CA certificates (PEM) for https, replacing Node's default list; unset: the default. */
   readonly ca?: readonly string[];
+  /** Learned connect timeouts: each new connection is a sample of its host, and held to its timeout. */
+  readonly timeouts?: HostTimeouts;
 }
 
 /**
@@ -80,6 +83,48 @@ export function guardedConnector(opts: GuardedConnectorOptions): buildConnector.
       });
       byPort.set(port, connector);
     }
-    connector(connectOpts, callback);
+    if (!opts.timeouts?.enabled) return connector(connectOpts, callback);
+    return learnedConnect(connector, opts.timeouts, opts.connectTimeoutMs, connectOpts, callback);
   };
+}
+
+/**
+ * One connection through `connector`, timed: its time (lookup, TCP and TLS handshakes) is a
+ * sample of the host's connect phase, and once the host's connect timeout is learned a connect
+ * that outlives it is destroyed with HungRequestError (undici fails the requests waiting for it
+ * with that error). undici's own connect timeout stays behind it, at the configured one.
+ */
+function learnedConnect(
+  connector: buildConnector.connector,
+  timeouts: HostTimeouts,
+  ceilingMs: number,
+  connectOpts: buildConnector.Options,
+  callback: buildConnector.Callback,
+): void {
+  const host = connectOpts.host ?? connectOpts.hostname;
+  const armed = timeouts.arm(host, 'connect', ceilingMs);
+  const startedAt = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const done: buildConnector.Callback = (...args) => {
+    clearTimeout(timer);
+    if (args[0] === null) timeouts.sample(host, 'connect', performance.now() - startedAt);
+    callback(...args);
+  };
+  // undici's connector returns the socket it dials (its type says void).
+  const socket = (connector as unknown as (o: typeof connectOpts, cb: typeof done) => Socket | undefined)(
+    connectOpts,
+    done,
+  );
+  if (armed.learned && socket) {
+    timer = setTimeout(() => {
+      timeouts.expired(host, 'connect', armed);
+      socket.destroy(
+        new HungRequestError(
+          'connect',
+          `${host}: hung: not connected within ${armed.ms} ms, its learned timeout`,
+        ),
+      );
+    }, armed.ms);
+    timer.unref();
+  }
 }

@@ -3,6 +3,8 @@ import { type AddressPolicy, compileAllowList, DEFAULT_ADDRESS_POLICY } from '..
 import { type Bound, describeBound, inBound } from '../../core/bound.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { FETCH_LIMIT_BOUNDS, type FetchLimits, fetchLimitDefaults } from '../../core/fetch-limits.js';
+import type { HedgePolicy } from '../../core/hedge.js';
+import type { HostTimeouts } from '../../core/host-timeout.js';
 import type { ExchangeTap } from '../../ports/fetcher.js';
 import { NO_PROXY, type ProxyResult, type ProxySettings, proxyUrlProblem } from './proxy.js';
 
@@ -32,9 +34,21 @@ export interface UndiciFetcherOptions extends FetchLimits {
   readonly onProxy?: (index: number, result: ProxyResult) => void;
   /** Told every exchange as it crossed the wire (WARC archives); unset, nothing is captured. */
   readonly tap?: ExchangeTap;
+  /**
+   * Each host's learned timeouts (fetch.adaptiveTimeout): every request is a sample of its
+   * host, and is given up as hung once it outlives its host's timeout. Unset: the configured
+   * timeouts only.
+   */
+  readonly timeouts?: HostTimeouts;
+  /** Hedged requests (fetch.hedge): a GET that waited past its host's p95 is sent twice. Unset: none. */
+  readonly hedge?: HedgePolicy;
+  /** Told each hedge: `won` (the second request answered first) or `lost`. */
+  readonly onHedge?: (host: string, result: 'won' | 'lost') => void;
 }
 
-export const DEFAULT_FETCHER_OPTIONS: Readonly<Omit<UndiciFetcherOptions, 'lookup' | 'ca'>> = Object.freeze({
+export const DEFAULT_FETCHER_OPTIONS: Readonly<
+  Omit<UndiciFetcherOptions, 'lookup' | 'ca' | 'timeouts' | 'hedge' | 'onHedge'>
+> = Object.freeze({
   userAgent: 'crawld/0.1 (+https://github.com/crawld/crawld)',
   ...fetchLimitDefaults,
   connectionsPerHost: 16,

@@ -2,10 +2,18 @@
  * Time to first byte measured inside undici's dispatch: onRequestStart fires right before the
  * request is written to a socket (after pool queueing and connect), onResponseStart when the
  * status line and headers are parsed. Timing around `request()` would include both waits.
+ *
+ * The same handler holds the headers and the body to the host's learned timeouts
+ * (core/host-timeout.ts): a request that outlives one is aborted with HungRequestError.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { systemClock } from '../../core/clock.js';
+import { HungRequestError } from '../../core/errors.js';
+import type { HostTimeouts } from '../../core/host-timeout.js';
+import { type PhaseWatch, watchPhase } from '../../core/phase-watch.js';
+import type { TimeoutPhase } from '../../core/timeout-phase.js';
 import { LoopTurn } from './loop-turn.js';
 
 /** One event loop per process, so one turn tracker for every request of it. */
@@ -20,20 +28,37 @@ export interface HopTiming {
   responseQueued?: number;
 }
 
+/** The learned timeouts one request is held to. */
+export interface HopWatch {
+  readonly timeouts: HostTimeouts;
+  /** The host the estimates are kept under (URL.host). */
+  readonly host: string;
+  /** For the error's message. */
+  readonly url: string;
+  /** The configured timeouts: the ceilings of the learned ones. */
+  readonly headersTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+}
+
 type Controller = Dispatcher.DispatchController;
 
 class TimingHandler implements Dispatcher.DispatchHandler {
   readonly #inner: Dispatcher.DispatchHandler;
   readonly #timing: HopTiming;
+  readonly #hop: HopWatch | undefined;
+  #watch: PhaseWatch | undefined;
 
-  constructor(inner: Dispatcher.DispatchHandler, timing: HopTiming) {
+  constructor(inner: Dispatcher.DispatchHandler, timing: HopTiming, hop: HopWatch | undefined) {
     this.#inner = inner;
     this.#timing = timing;
+    this.#hop = hop;
   }
 
   onRequestStart(controller: Controller, context: unknown): void {
     // Re-dispatch after a pipelined failure calls this again; the last write is the one answered.
     this.#timing.requestStart = performance.now();
+    this.#watch?.cancel();
+    this.#watch = this.#start(controller, 'headers');
     this.#inner.onRequestStart?.(controller, context);
   }
 
@@ -56,20 +81,47 @@ class TimingHandler implements Dispatcher.DispatchHandler {
       const now = performance.now();
       this.#timing.responseStart = now;
       this.#timing.responseQueued = loopTurn.queuedMs(now);
+      this.#watch?.done();
+      this.#watch = this.#start(controller, 'body');
     }
     this.#inner.onResponseStart?.(controller, status, headers, statusMessage);
   }
 
   onResponseData(controller: Controller, chunk: Buffer): void {
+    this.#watch?.progress();
     this.#inner.onResponseData?.(controller, chunk);
   }
 
   onResponseEnd(controller: Controller, trailers: IncomingHttpHeaders): void {
+    this.#watch?.done();
     this.#inner.onResponseEnd?.(controller, trailers);
   }
 
   onResponseError(controller: Controller, error: Error): void {
+    this.#watch?.cancel();
     this.#inner.onResponseError?.(controller, error);
+  }
+
+  #start(controller: Controller, phase: TimeoutPhase): PhaseWatch | undefined {
+    const hop = this.#hop;
+    if (!hop) return undefined;
+    const ceiling = phase === 'headers' ? hop.headersTimeoutMs : hop.bodyTimeoutMs;
+    const watch: PhaseWatch = watchPhase(hop.timeouts, systemClock, hop.host, phase, ceiling, () =>
+      // The timer fires before this turn's I/O: the answer may already be in the socket, read
+      // in the poll phase that comes before the immediate.
+      setImmediate(() => {
+        // A body we do not read fast enough (undici paused the socket) is our silence, not the host's.
+        if (controller.paused) return watch.progress();
+        if (!watch.expire()) return;
+        controller.abort(
+          new HungRequestError(
+            phase,
+            `${hop.url}: hung: no ${phase === 'headers' ? 'response headers' : 'body data'} within ${watch.armed.ms} ms, the host's learned timeout`,
+          ),
+        );
+      }),
+    );
+    return watch;
   }
 }
 
@@ -81,10 +133,11 @@ class TimingHandler implements Dispatcher.DispatchHandler {
 export function timedDispatcher(
   agent: Dispatcher,
   timing: HopTiming,
+  hop?: HopWatch,
   wrap?: (handler: Dispatcher.DispatchHandler) => Dispatcher.DispatchHandler,
 ): Dispatcher {
   return agent.compose((dispatch) => (opts, handler) => {
-    const timed = new TimingHandler(handler, timing);
+    const timed = new TimingHandler(handler, timing, hop);
     return dispatch(opts, wrap ? wrap(timed) : timed);
   });
 }

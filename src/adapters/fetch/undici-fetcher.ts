@@ -12,6 +12,7 @@ import type { Fetcher, FetchRequest, FetchResponse } from '../../ports/fetcher.j
 import { parseContentEncoding, readBody } from './decode.js';
 import { capturing } from './exchange-capture.js';
 import { guardedConnector } from './guarded-lookup.js';
+import { hedged } from './hedged.js';
 import { flattenHeaders, headerValue, mediaType, parseUrl, requestTarget } from './http-parts.js';
 import { lightDispatcherFactory } from './light-pool.js';
 import { toFetchError } from './map-error.js';
@@ -21,7 +22,7 @@ import { ProxyRouter } from './proxy-router.js';
 import { type Hop, isRedirect, RedirectChain } from './redirects.js';
 import { checkLiteralHost, checkTargetForProxy } from './ssrf-checks.js';
 import { refreshTarget, setCookieLines, withCookies } from './stateful-hops.js';
-import { type HopTiming, timedDispatcher } from './timing.js';
+import { type HopTiming, type HopWatch, timedDispatcher } from './timing.js';
 
 /** Redirect bodies are read (so the socket can be reused) only up to this size. */
 const REDIRECT_DRAIN_LIMIT = 64 * 1024;
@@ -29,6 +30,8 @@ const REDIRECT_DRAIN_LIMIT = 64 * 1024;
 const noop = () => {};
 
 type ResponseData = Dispatcher.ResponseData<null>;
+/** A request sent and answered: its response (headers read, body to come) and its timing. */
+type Sent = { res: ResponseData; timing: HopTiming; dispatchedAt: number; body: ResponseData['body'] };
 
 /** Fetcher on an undici Agent: pooled keep-alive, SSRF-guarded, capped and timed. */
 export class UndiciFetcher implements Fetcher {
@@ -63,6 +66,7 @@ export class UndiciFetcher implements Fetcher {
           connectTimeoutMs: o.connectTimeoutMs,
           ...(o.lookup ? { lookup: o.lookup } : {}),
           ...(o.ca ? { ca: o.ca } : {}),
+          ...(o.timeouts ? { timeouts: o.timeouts } : {}),
         }),
       });
     this.#baseHeaders = {
@@ -202,31 +206,61 @@ export class UndiciFetcher implements Fetcher {
     return next;
   }
 
-  /** One request on the wire, directly or through a proxy; proxy failures are told and mapped. */
+  /**
+   * The hop's request, hedged when the fetcher hedges (fetch.hedge) and it is a GET or HEAD
+   * without a body to a host whose p95 is known; its time to headers is a sample of its host.
+   */
   async #send(
     request: FetchRequest,
     hop: Hop,
     headers: Record<string, string>,
     signal: AbortSignal,
-  ): Promise<{ res: ResponseData; timing: HopTiming; dispatchedAt: number; body: ResponseData['body'] }> {
+  ): Promise<Sent> {
+    const hedge = this.options.hedge;
+    const host = hop.url.host;
+    const idempotent = (hop.method === 'GET' || hop.method === 'HEAD') && hop.body === undefined;
+    const delayMs = hedge && idempotent ? hedge.delayFor(host) : undefined;
+    const sent =
+      hedge && delayMs !== undefined
+        ? await hedged((s) => this.#attempt(request, hop, headers, s), signal, {
+            delayMs,
+            take: () => hedge.take(),
+            onHedge: (result) => this.options.onHedge?.(host, result),
+          })
+        : await this.#attempt(request, hop, headers, signal);
+    const { requestStart, responseStart } = sent.timing;
+    if (hedge && requestStart !== undefined && responseStart !== undefined)
+      hedge.sample(host, responseStart - requestStart);
+    return sent;
+  }
+
+  /** One request on the wire, directly or through a proxy; proxy failures are told and mapped. */
+  async #attempt(
+    request: FetchRequest,
+    hop: Hop,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<Sent> {
     const proxy = this.#proxies.pick(hop.url, request.proxy);
     if (proxy) await checkTargetForProxy(this.options.addressPolicy, this.options.lookup, hop.url);
     const timing: HopTiming = {};
     const dispatchedAt = performance.now();
+    const o = this.options;
+    // Through a proxy the time to headers is the proxy's too: its host learns nothing from it.
+    const watch: HopWatch | undefined =
+      o.timeouts?.enabled && !proxy
+        ? {
+            timeouts: o.timeouts,
+            host: hop.url.host,
+            url: hop.url.href,
+            headersTimeoutMs: o.headersTimeoutMs,
+            bodyTimeoutMs: o.bodyTimeoutMs,
+          }
+        : undefined;
     let res: ResponseData;
     try {
-      const tap = this.options.tap;
-      const capture = tap
-        ? capturing({
-            tap,
-            url: hop.url.href,
-            method: hop.method,
-            jobId: request.jobId,
-            body: hop.body,
-            maxBodyBytes: this.options.maxBodyBytes,
-          })
-        : undefined;
-      const dispatcher = timedDispatcher(proxy?.agent ?? this.#agent, timing, capture);
+      const capture = this.options.tap && capturing(this.options, request.jobId, hop);
+      const dispatcher = timedDispatcher(proxy?.agent ?? this.#agent, timing, watch, capture);
       res = await dispatcher.request({
         origin: hop.url.origin,
         path: requestTarget(hop.url),

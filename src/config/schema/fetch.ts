@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { FETCH_LIMIT_BOUNDS as B, fetchLimitDefaults as D } from '../../core/fetch-limits.js';
+import { HEDGE_BOUNDS, hedgeDefaults } from '../../core/hedge.js';
+import { ADAPTIVE_TIMEOUT_BOUNDS as AT, adaptiveTimeoutDefaults as ATD } from '../../core/host-timeout.js';
 import { isPemFile } from '../predicates.js';
 import { numberIn } from '../units.js';
 import { proxyChoice } from './common.js';
@@ -54,6 +56,36 @@ export const fetchSchema = z
      * Unset: HTTPS_PROXY / HTTP_PROXY / NO_PROXY. Credentials in the URL (or ${ENV}) are never logged.
      */
     proxy: proxyChoice.optional(),
+    /**
+     * Timeouts learned per host (docs/control-plane.md, "Learned timeouts"): a request that
+     * outlives its host's is given up as hung and retried; the timeouts above are the ceilings.
+     */
+    adaptiveTimeout: z
+      .strictObject({
+        /** false: every request waits the configured timeouts, whatever its host's latency. */
+        enabled: z.boolean().default(ATD.enabled),
+        /** A learned timeout is never shorter than this. */
+        floorMs: numberIn(AT.floorMs).default(ATD.floorMs),
+        /** The smoothed time plus this many times its mean deviation (RFC 6298's K). */
+        factor: numberIn(AT.factor).default(ATD.factor),
+        /** A learned timeout is at least this many times the smoothed time. */
+        minRatio: numberIn(AT.minRatio).default(ATD.minRatio),
+        /** Answers of a host (per phase) before its learned timeout is in force. */
+        minSamples: numberIn(AT.minSamples).default(ATD.minSamples),
+      })
+      .prefault({}),
+    /**
+     * Hedged requests ("The Tail at Scale"): a GET or HEAD that waited delayRatio x its host's
+     * p95 time to headers is sent a second time, the first answer wins. Each is a request more.
+     */
+    hedge: z
+      .strictObject({
+        enabled: z.boolean().default(hedgeDefaults.enabled),
+        delayRatio: numberIn(HEDGE_BOUNDS.delayRatio).default(hedgeDefaults.delayRatio),
+        /** Hedges are at most this percentage of the requests. */
+        maxPercent: numberIn(HEDGE_BOUNDS.maxPercent).default(hedgeDefaults.maxPercent),
+      })
+      .prefault({}),
     /** The Chromium pool of jobs with render.kind browser (docs/browser.md). */
     browser: browserSchema,
   })

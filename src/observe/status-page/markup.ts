@@ -69,7 +69,7 @@ export const STATUS_HTML = `<!doctype html>
     <h2 class="section">Hosts: breakers and concurrency <small id="hosts-count"></small></h2>
     <div class="scroll">
     <table id="hosts">
-      <thead><tr><th>host</th><th>breaker</th><th class="num">in flight / limit</th><th class="bar"></th><th>paused</th></tr></thead>
+      <thead><tr><th>host</th><th>breaker</th><th class="num">in flight / limit</th><th class="bar"></th><th class="num" title="the learned timeout of the response headers: a request still waiting past it is given up as hung and retried (hover a value for every phase); – until the host has answered enough to learn it">timeout</th><th>paused</th></tr></thead>
       <tbody id="hosts-body"></tbody>
     </table>
     </div>

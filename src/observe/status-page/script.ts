@@ -14,6 +14,7 @@ export const STATUS_JS = `'use strict';
   const $ = (id) => document.getElementById(id);
   const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
   const dec = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  const sec = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
   const history = [];
   const rows = new Map();
 
@@ -66,8 +67,9 @@ export const STATUS_JS = `'use strict';
     const meter = document.createElement('meter');
     meter.min = 0;
     cell(tr, 'bar').appendChild(meter);
+    const timeout = cell(tr, 'num');
     const paused = cell(tr);
-    row = { tr, badge, load, meter, paused };
+    row = { tr, badge, load, meter, timeout, paused };
     rows.set(host, row);
     return row;
   }
@@ -84,6 +86,11 @@ export const STATUS_JS = `'use strict';
       row.load.textContent = n(h.inflight) + ' / ' + n(h.limit);
       row.meter.max = Math.max(1, h.limit);
       row.meter.value = h.inflight;
+      // The learned timeouts (ms); a phase not learned yet waits its configured timeout.
+      const t = h.timeouts || {};
+      const secs = (ms) => (typeof ms === 'number' ? sec.format(ms / 1000) + ' s' : 'configured');
+      row.timeout.textContent = typeof t.headers === 'number' ? secs(t.headers) : '–';
+      row.timeout.title = ['connect', 'headers', 'body', 'render'].map((p) => p + ' ' + secs(t[p])).join(' · ');
       // Relative to the server's clock, not the browser's: the two may disagree.
       row.paused.textContent =
         typeof h.pausedUntil === 'number' ? 'for ' + duration((h.pausedUntil - s.now) / 1000) : '–';

@@ -6,7 +6,15 @@
  * the job's usual extractors and follow rules run on it.
  */
 import type { Page, Route, WebSocketRoute } from 'playwright-core';
-import { AbortedError, FetchError, RenderCrashError, RenderTimeoutError } from '../../../core/errors.js';
+import { systemClock } from '../../../core/clock.js';
+import {
+  AbortedError,
+  FetchError,
+  HungRequestError,
+  RenderCrashError,
+  RenderTimeoutError,
+} from '../../../core/errors.js';
+import { type PhaseWatch, watchPhase } from '../../../core/phase-watch.js';
 import type { Fetcher, FetchRequest, FetchResponse, RenderRequest } from '../../../ports/fetcher.js';
 import { launchChromium } from './launcher.js';
 import type { BrowserFetcherOptions } from './options.js';
@@ -146,9 +154,12 @@ export class BrowserFetcher implements Fetcher {
       () => run.fail(new RenderTimeoutError(`${request.url}: ${timeoutMessage(render)}`)),
       Math.max(1, deadline - performance.now()),
     );
+    // And its host's learned render timeout under it, the same rule as an http request's.
+    const watch = this.#watchRender(document.url, render, run);
     let reuse = false;
     try {
       const html = await Promise.race([this.#load(page, run, render, deadline), run.failed]);
+      watch?.done();
       reuse = true;
       const totalMs = performance.now() - startedAt;
       this.#o.observer?.render?.(totalMs / 1000);
@@ -175,10 +186,30 @@ export class BrowserFetcher implements Fetcher {
       throw await this.#renderError(err, run, lease, request.url, render);
     } finally {
       clearTimeout(timer);
+      watch?.cancel();
       signal.removeEventListener('abort', onAbort);
       this.#runs.delete(page);
       await lease.close(reuse);
     }
+  }
+
+  /** Holds the render of `url` to its host's learned render timeout, when the fetcher has learned timeouts. */
+  #watchRender(url: string, render: RenderRequest, run: PageRun): PhaseWatch | undefined {
+    const timeouts = this.#o.timeouts;
+    if (!timeouts?.enabled) return undefined;
+    const host = new URL(url).host;
+    const watch: PhaseWatch = watchPhase(timeouts, systemClock, host, 'render', render.timeoutMs, () =>
+      setImmediate(() => {
+        if (watch.expire())
+          run.fail(
+            new HungRequestError(
+              'render',
+              `${url}: hung: not rendered within ${watch.armed.ms} ms, the host's learned render timeout`,
+            ),
+          );
+      }),
+    );
+    return watch;
   }
 
   /** Navigates, waits as the job asks, and reads the DOM. */

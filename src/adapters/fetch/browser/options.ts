@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { availableParallelism, freemem } from 'node:os';
 import { delimiter, join } from 'node:path';
+import type { HostTimeouts } from '../../../core/host-timeout.js';
 import type { Fetcher } from '../../../ports/fetcher.js';
 
 /** What the browser pool reports; the daemon turns these into metrics (docs/metrics.md). */
@@ -54,6 +55,12 @@ export interface BrowserFetcherOptions {
   /** V8 heap of each renderer: a page allocating past it crashes its tab (render_crash). @default 512 */
   readonly rendererHeapMiB?: number;
   readonly observer?: BrowserObserver;
+  /**
+   * Each host's learned timeouts (the http fetcher's): a render is a sample of its host's
+   * `render` phase, and one that outlives the host's learned render timeout is given up as hung
+   * (HungRequestError), as an http request is. render.timeoutMs stays its ceiling.
+   */
+  readonly timeouts?: HostTimeouts;
 }
 
 const PAGE_BYTES = 150 * 1024 * 1024;
