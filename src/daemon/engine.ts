@@ -92,11 +92,11 @@ export function createFetching(root: Root, listenerUrl?: string) {
   const { config } = root.live;
   const base = fetcherOptions(config);
   const deny = listenerDeny(listenerUrl);
+  // Only with a WARC sink: the fetchers then hand every exchange to the sinks' tap.
+  const taps = exchangeTapsFor(config);
   // Each host's learned timeouts and recent times, for the life of the daemon.
   const timeouts = new HostTimeouts(config.fetch.adaptiveTimeout);
   const hedge = config.fetch.hedge.enabled ? new HedgePolicy(config.fetch.hedge) : undefined;
-  // Only with a WARC sink: the fetchers then hand every exchange to the sinks' tap.
-  const taps = exchangeTapsFor(config);
   const fetchOptions = {
     ...base,
     ...(taps ? { tap: taps.tap } : {}),

@@ -9,6 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { ExchangeTap, HttpExchange } from '../../ports/fetcher.js';
+import { requestTarget } from './http-parts.js';
 
 type Controller = Dispatcher.DispatchController;
 
@@ -31,8 +32,16 @@ let starting: CaptureHandler | undefined;
 let subscribed = false;
 
 function onSendHeaders(message: unknown): void {
-  const m = message as { headers?: unknown; socket?: { remoteAddress?: string } };
-  if (starting && typeof m.headers === 'string') starting.sent(m.headers, m.socket?.remoteAddress);
+  const m = message as {
+    request?: { method?: unknown; path?: unknown };
+    headers?: unknown;
+    socket?: { remoteAddress?: string };
+  };
+  // Only the head of the request that started: one whose start was aborted before its head was
+  // written must not take the next head another client publishes.
+  if (starting && typeof m.headers === 'string' && starting.isFor(m.request?.method, m.request?.path)) {
+    starting.sent(m.headers, m.socket?.remoteAddress);
+  }
   starting = undefined;
 }
 
@@ -41,6 +50,7 @@ const PAYLOAD_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 class CaptureHandler implements Dispatcher.DispatchHandler {
   readonly #inner: Dispatcher.DispatchHandler;
   readonly #req: CaptureRequest;
+  readonly #target: string;
   #head: string | undefined;
   #ip: string | undefined;
   #date = new Date();
@@ -55,6 +65,12 @@ class CaptureHandler implements Dispatcher.DispatchHandler {
   constructor(inner: Dispatcher.DispatchHandler, req: CaptureRequest) {
     this.#inner = inner;
     this.#req = req;
+    this.#target = requestTarget(new URL(req.url));
+  }
+
+  /** Whether undici's request is this one: its method, and its target (origin or absolute form). */
+  isFor(method: unknown, path: unknown): boolean {
+    return method === this.#req.method && (path === this.#target || path === this.#req.url);
   }
 
   sent(head: string, ip: string | undefined): void {
@@ -152,7 +168,7 @@ function contentLength(method: string, body: Buffer | undefined): string {
 /** Only if undici published no head (another undici's channel): the request line and Host. */
 function fallbackHead(r: CaptureRequest): string {
   const u = new URL(r.url);
-  return `${r.method} ${u.pathname}${u.search} HTTP/1.1\r\nhost: ${u.host}\r\n`;
+  return `${r.method} ${requestTarget(u)} HTTP/1.1\r\nhost: ${u.host}\r\n`;
 }
 
 /** The fields as received (controller.rawHeaders, set by undici's client), else the parsed ones. */
@@ -173,24 +189,27 @@ function latin1(v: unknown): string {
   return Buffer.isBuffer(v) ? v.toString('latin1') : String(v);
 }
 
-/** The capture of one hop when the fetcher has a tap (a WARC sink), else undefined. */
-export function hopCapture(
-  tap: ExchangeTap | undefined,
-  hop: { readonly url: URL; readonly method: string; readonly body?: string | Buffer | undefined },
-  jobId: string | undefined,
-  maxBodyBytes: number,
-): ((handler: Dispatcher.DispatchHandler) => Dispatcher.DispatchHandler) | undefined {
-  if (!tap) return undefined;
-  return capturing({ tap, url: hop.url.href, method: hop.method, jobId, body: hop.body, maxBodyBytes });
-}
-
-/** A handler wrapper that hands the exchange of its one request to `req.tap`. */
+/**
+ * A handler wrapper that hands the exchange of one hop to the fetcher's tap (`options.tap`,
+ * set), its body kept up to the fetcher's maxBodyBytes.
+ */
 export function capturing(
-  req: CaptureRequest,
+  options: { readonly tap?: ExchangeTap | undefined; readonly maxBodyBytes: number },
+  jobId: string | undefined,
+  hop: { readonly url: URL; readonly method: string; readonly body?: string | Buffer },
 ): (handler: Dispatcher.DispatchHandler) => Dispatcher.DispatchHandler {
   if (!subscribed) {
     diagnostics.subscribe('undici:client:sendHeaders', onSendHeaders);
     subscribed = true;
   }
+  const tap = options.tap ?? (() => {});
+  const req: CaptureRequest = {
+    tap,
+    url: hop.url.href,
+    method: hop.method,
+    jobId,
+    body: hop.body,
+    maxBodyBytes: options.maxBodyBytes,
+  };
   return (handler) => new CaptureHandler(handler, req);
 }

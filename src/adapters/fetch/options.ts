@@ -32,6 +32,8 @@ export interface UndiciFetcherOptions extends FetchLimits {
   readonly extraProxies?: readonly string[];
   /** Told the outcome of each request sent through a proxy. */
   readonly onProxy?: (index: number, result: ProxyResult) => void;
+  /** Told every exchange as it crossed the wire (WARC archives); unset, nothing is captured. */
+  readonly tap?: ExchangeTap;
   /**
    * Each host's learned timeouts (fetch.adaptiveTimeout): every request is a sample of its
    * host, and is given up as hung once it outlives its host's timeout. Unset: the configured
@@ -42,8 +44,6 @@ export interface UndiciFetcherOptions extends FetchLimits {
   readonly hedge?: HedgePolicy;
   /** Told each hedge: `won` (the second request answered first) or `lost`. */
   readonly onHedge?: (host: string, result: 'won' | 'lost') => void;
-  /** Told every exchange as it crossed the wire (WARC archives); unset, nothing is captured. */
-  readonly tap?: ExchangeTap;
 }
 
 export const DEFAULT_FETCHER_OPTIONS: Readonly<
