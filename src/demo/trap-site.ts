@@ -33,6 +33,11 @@ export interface TrapSiteStats {
   readonly realPages: number;
   /** Requests by kind: real, repeat (a real page again), calendar, facet, soft404, robots. */
   readonly byKind: Readonly<Record<string, number>>;
+  /**
+   * Requests for a URL asked for before, exactly as written (a retry: of a request given up as
+   * hung on a loaded machine, say), which the retry policy spends, not a trap.
+   */
+  readonly sameUrlAgain: number;
 }
 
 export interface TrapSite {
@@ -118,10 +123,14 @@ export async function startTrapSite(
   let requests = 0;
   let visit = 0;
   const served = new Set<string>();
+  const asked = new Set<string>();
+  let sameUrlAgain = 0;
   const byKind: Record<string, number> = {};
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     requests++;
     visit++;
+    if (asked.has(req.url ?? '/')) sameUrlAgain++;
+    else asked.add(req.url ?? '/');
     const url = new URL(req.url ?? '/', 'http://trap.test');
     const answer: Answer =
       url.pathname === '/robots.txt'
@@ -145,7 +154,13 @@ export async function startTrapSite(
   const realPaths = realPathsOf(o);
   return {
     url: `http://127.0.0.1:${port}/`,
-    stats: () => ({ requests, realServed: served.size, realPages: realPaths.length, byKind: { ...byKind } }),
+    stats: () => ({
+      requests,
+      realServed: served.size,
+      realPages: realPaths.length,
+      byKind: { ...byKind },
+      sameUrlAgain,
+    }),
     realPaths: () => [...realPaths],
     close: () =>
       new Promise<void>((resolve) => {

@@ -56,7 +56,8 @@ describe('traps (issue 43): session ids, calendars, relative paths, facets and s
     const stats = site.stats();
     // Counted by the server: every real page was served, and the rest is the price of the traps.
     expect(stats.realServed).toBe(stats.realPages);
-    expect(stats.requests - stats.realServed, JSON.stringify(stats.byKind)).toBeLessThanOrEqual(
+    // Retries of one URL are the retry policy's (a loaded machine gives some up as hung), not traps'.
+    expect(stats.requests - stats.sameUrlAgain - stats.realServed, JSON.stringify(stats)).toBeLessThanOrEqual(
       stats.realPages,
     );
     expect([...recordedReal(dataDir, site)].sort()).toEqual(site.realPaths().sort());

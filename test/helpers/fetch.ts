@@ -63,13 +63,16 @@ export async function startServer(handler: Handler): Promise<TestServer> {
   };
 }
 
-/** Test defaults: loopback allowed, timeouts short enough that every test ends well under 3 s. */
+/** Test defaults: loopback allowed, and timeouts no answer on loopback reaches. */
 export function makeFetcher(overrides: Partial<UndiciFetcherOptions> = {}): UndiciFetcher {
+  // Timeouts far above what a loaded machine takes to answer on loopback: a test of a timeout
+  // sets the one it tests; a request meant to succeed must not time out because the test
+  // workers share two cores (a gzip bomb took 2.5 s to decode at load 11).
   const fetcher = new UndiciFetcher({
-    connectTimeoutMs: 1_000,
-    headersTimeoutMs: 1_000,
-    bodyTimeoutMs: 1_000,
-    totalTimeoutMs: 2_500,
+    connectTimeoutMs: 10_000,
+    headersTimeoutMs: 10_000,
+    bodyTimeoutMs: 10_000,
+    totalTimeoutMs: 30_000,
     addressPolicy: { allowPrivateNetworks: true, allow: [] },
     ...overrides,
   });

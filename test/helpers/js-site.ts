@@ -53,9 +53,10 @@ function pages(secret: number): Record<string, (res: http.ServerResponse) => voi
     '/ssrf': page(`<h1 class="title">ssrf</h1><iframe src="${secretUrl}?iframe"></iframe>
 <script src="${secretUrl}?script"></script>
 <script>fetch('${secretUrl}?fetch').catch(() => {}); var x = new XMLHttpRequest(); x.open('GET', '${secretUrl}?xhr'); x.send();</script>`),
-    // networkidle never comes: a request every 100 ms, for ever.
+    // networkidle never comes: a request every 100 ms, for ever, each held 1.5 s, so that one is
+    // in flight even while a loaded machine delays the page's timers by a second.
     '/never-idle': page(
-      `<h1 class="title">busy</h1><script>setInterval(() => fetch('/api/tick?' + Math.random()).catch(() => {}), 100);</script>`,
+      `<h1 class="title">busy</h1><script>setInterval(() => fetch('/api/slow?' + Math.random()).catch(() => {}), 100);</script>`,
     ),
     // A client-side redirect loop between two pages.
     '/loop-a': page(`<script>location.href = '/loop-b';</script>`),
@@ -123,7 +124,6 @@ export async function startJsSite(products = 5): Promise<JsSite> {
     }
     if (url.pathname === '/api/echo')
       return res.writeHead(200, { 'content-type': 'text/plain' }).end(req.url);
-    if (url.pathname === '/api/tick') return res.writeHead(200, { 'content-type': 'text/plain' }).end('t');
     // A page that opens a session in its document's response and reads it from its script's
     // API call: rendered right only if the page's requests carry the cookie jar.
     if (url.pathname === '/account') {
