@@ -19,6 +19,7 @@ declare -A PKG_FOR=(
   [redis-server]=redis-server
   [openssl]=openssl
   [redis-cli]=redis-tools
+  [wget]=wget
 )
 missing=()
 for cmd in "${!PKG_FOR[@]}"; do

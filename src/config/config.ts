@@ -19,10 +19,18 @@ export function validateConfig(input: unknown): CrawldConfig {
     if (ids.has(job.id)) issues.push(`jobs[${i}].id: duplicate job id '${job.id}'`);
     ids.add(job.id);
   });
+  const warcFiles = new Map<string, number>();
   config.sinks.forEach((sink, i) => {
     sink.jobs?.forEach((id, k) => {
       if (!ids.has(id)) issues.push(`sinks[${i}].jobs[${k}]: no job with id '${id}'`);
     });
+    if (sink.kind !== 'warc') return;
+    // Two warc sinks of one daemon writing the same names would refuse each other's files.
+    const where = `${sink.dir ?? ''}\n${sink.prefix}`;
+    const other = warcFiles.get(where);
+    if (other !== undefined)
+      issues.push(`sinks[${i}].prefix: sinks[${other}] writes the same files (same dir and prefix)`);
+    else warcFiles.set(where, i);
   });
   if (issues.length > 0) throw new ConfigError(issues);
   return config;

@@ -71,6 +71,14 @@ export interface CrawlEvents {
   sinkError: { sink: string; reason: string };
   /** Records buffered in a sink and not yet stored. */
   sinkBuffer: { sink: string; depth: number };
+  /** A WARC sink wrote records (an exchange's, together): `bytes` compressed (docs/archives.md). */
+  warcRecords: {
+    records: readonly { type: 'warcinfo' | 'request' | 'response' | 'revisit'; bytes: number }[];
+  };
+  /** A WARC file was closed (renamed, its .cdxj beside it); `recovered`: left open by a crash. */
+  warcFileClosed: { file: string; records: number; bytes: number; recovered: boolean };
+  /** The size of a WARC sink's open file after a write (0 when none is open). */
+  warcOpenFile: { bytes: number };
   /** A seed redirected to `host`, which joins its job's scope (logged; never a metric label). */
   scopeWidened: { jobId: string; host: string; from: string };
   /** A robots.txt fetch ended (outcome: one of ROBOTS_OUTCOMES, adapters/robots/robots-cache.ts). */

@@ -14,6 +14,7 @@ import type { Sink } from '../ports/sink.js';
 import type { Daemon, DaemonOptions } from './api.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { buildControl, createFetching, createScheduler, type Live, type Root } from './engine.js';
+import type { ExchangeTaps } from './exchange-taps.js';
 import { openFrontier } from './frontier-factory.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import { daemonHandle } from './handle.js';
@@ -83,7 +84,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       };
       jobs.set(j.id, compileJob(j, config.fetch.userAgent, state));
     }
-    const storage = await openSinks(root, jobs);
+    const storage = await openSinks(root, jobs, fetching.taps);
     const partial = new PartialRecords();
     const sinksFor = sinksForJob(config, storage.sinks);
     const { scheduler, jobGate } = createScheduler(root, {
@@ -96,7 +97,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       ...storage,
     });
     await recoverAndSeed(root, store, jobs, storage.sinks, sinksFor, partial);
-    const sitemaps = await startSitemaps(root, jobs, store, () => scheduler.kick(true));
+    const sitemaps = await startSitemaps(root, jobs, store, () => scheduler.kick(true), fetching.taps);
     logStarted(root);
     return daemonHandle(root, {
       store,
@@ -205,12 +206,17 @@ async function openStores(root: Root) {
 }
 
 /** The result sinks, the page state and the change sinks, each opened and on the stack. */
-async function openSinks(root: Root, jobs: ReadonlyMap<string, JobRuntime>) {
+async function openSinks(root: Root, jobs: ReadonlyMap<string, JobRuntime>, taps: ExchangeTaps | undefined) {
   const { config } = root.live;
   const trackChanges = [...jobs.values()].some((j) => j.detectChanges);
   // Recrawling jobs keep validators and intervals in the page state even without change records.
   const keepPages = trackChanges || [...jobs.values()].some((j) => j.recrawl);
-  const sinks: Sink[] = await createSinks(config, root.dataDir, root.events);
+  // Before the sinks open: a WARC sink closes at open the files a crash left open.
+  if (taps) root.events.on('warcFileClosed', (e) => root.logger.info('warc file closed', { ...e }));
+  const sinks: Sink[] = await createSinks(config, root.dataDir, root.events, {
+    instanceId: root.instanceId,
+    taps,
+  });
   // Released after every sink below it: the shutdown log's milestone.
   root.stack.push('sinks flushed', () => {
     if (root.live.stopping) root.logger.info('shutdown: sinks flushed');
@@ -275,10 +281,12 @@ async function startSitemaps(
   jobs: ReadonlyMap<string, JobRuntime>,
   store: BuiltFrontier,
   kick: () => void,
+  taps: ExchangeTaps | undefined,
 ) {
   const sitemaps = createSitemaps(root.live.config, {
     dataDir: root.dataDir,
     logger: root.logger,
+    taps,
     jobs,
     enqueue: async (requests) => {
       const res = await store.frontier.enqueue(requests);

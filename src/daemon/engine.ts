@@ -26,6 +26,7 @@ import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
 import { pageFetcher } from './browser-factory.js';
 import { createControlPlane } from './control-factory.js';
+import { exchangeTapsFor } from './exchange-taps.js';
 import { fetcherOptions, jobProxies, listenerDeny } from './fetcher-options.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import type { LagMonitor } from './lag-monitor.js';
@@ -91,11 +92,14 @@ export function createFetching(root: Root, listenerUrl?: string) {
   const { config } = root.live;
   const base = fetcherOptions(config);
   const deny = listenerDeny(listenerUrl);
+  // Only with a WARC sink: the fetchers then hand every exchange to the sinks' tap.
+  const taps = exchangeTapsFor(config);
   // Each host's learned timeouts and recent times, for the life of the daemon.
   const timeouts = new HostTimeouts(config.fetch.adaptiveTimeout);
   const hedge = config.fetch.hedge.enabled ? new HedgePolicy(config.fetch.hedge) : undefined;
   const fetchOptions = {
     ...base,
+    ...(taps ? { tap: taps.tap } : {}),
     ...(deny ? { addressPolicy: { ...base.addressPolicy, deny } } : {}),
     extraProxies: jobProxies(config),
     onProxy: (proxy: number, result: CrawlEvents['proxy']['result']) =>
@@ -148,7 +152,7 @@ export function createFetching(root: Root, listenerUrl?: string) {
         Math.min(delayMs, root.live.config.politeness.maxCrawlDelayMs),
       ),
   });
-  return { fetcher, pages, fetchOptions, control, robots, timeouts };
+  return { fetcher, pages, fetchOptions, control, robots, timeouts, taps };
 }
 
 export interface RunnerParts {

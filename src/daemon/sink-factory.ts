@@ -1,11 +1,15 @@
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { JsonlChangeSink } from '../adapters/sink/jsonl-change-sink.js';
 import { JsonlSink } from '../adapters/sink/jsonl-sink.js';
+import { WarcSink } from '../adapters/sink/warc/warc-sink.js';
 import { WebhookChangeSink } from '../adapters/sink/webhook-change-sink.js';
 import type { CrawldConfig } from '../config/config.js';
 import type { CrawlEmitter } from '../core/events.js';
 import type { ChangeSink } from '../ports/page-state.js';
 import type { Sink, SinkObserver } from '../ports/sink.js';
+import { VERSION } from '../version.js';
+import type { ExchangeTaps } from './exchange-taps.js';
 
 /** Sink metrics go through the crawl events like every other metric. */
 export function sinkObserver(events: CrawlEmitter): SinkObserver {
@@ -16,11 +20,63 @@ export function sinkObserver(events: CrawlEmitter): SinkObserver {
   };
 }
 
+type WarcConfig = Extract<CrawldConfig['sinks'][number], { kind: 'warc' }>;
+
+/** What WARC sinks need beyond their config: the daemon's id and the fetchers' tap. */
+export interface ArchiveDeps {
+  readonly instanceId: string;
+  readonly taps: ExchangeTaps | undefined;
+}
+
+/** A WARC sink, its exchanges from the fetchers' tap, its reports as crawl events. */
+function warcSink(
+  s: WarcConfig,
+  config: CrawldConfig,
+  dataDir: string,
+  events: CrawlEmitter,
+  deps: ArchiveDeps,
+) {
+  const sink = new WarcSink({
+    dir: s.dir ?? join(dataDir, 'warc'),
+    prefix: s.prefix,
+    instance: deps.instanceId,
+    maxFileBytes: s.maxFileBytes,
+    gzipLevel: s.gzipLevel,
+    revisits: s.revisits,
+    revisitMemory: s.revisitMemory,
+    redactSecrets: s.redactSecrets,
+    jobs: s.jobs,
+    info: [
+      ['software', `crawld/${VERSION}`],
+      ['format', 'WARC File Format 1.1'],
+      ['conformsTo', 'http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/'],
+      ['isPartOf', (s.jobs ?? config.jobs.map((j) => j.id)).join(',')],
+      ['hostname', hostname()],
+      ['instance', deps.instanceId],
+    ],
+    observer: {
+      records: (records) => events.emit('warcRecords', { records }),
+      fileClosed: (f) =>
+        events.emit('warcFileClosed', {
+          file: f.name,
+          records: f.records,
+          bytes: f.bytes,
+          recovered: f.recovered,
+        }),
+      openFileBytes: (bytes) => events.emit('warcOpenFile', { bytes }),
+      error: (reason) => events.emit('sinkError', { sink: 'warc', reason }),
+    },
+  });
+  deps.taps?.add(sink.tap);
+  return sink;
+}
+
 /** The result sinks of a config; every job's records go to all of them. */
 export async function createSinks(
   config: CrawldConfig,
   dataDir: string,
   events: CrawlEmitter,
+  archive: ArchiveDeps = { instanceId: 'crawld', taps: undefined },
 ): Promise<Sink[]> {
   const observer = sinkObserver(events);
   // pg loads only when a PostgreSQL sink is configured.
@@ -29,6 +85,7 @@ export async function createSinks(
     : undefined;
   return config.sinks.map((s): Sink => {
     if (s.kind === 'jsonl') return new JsonlSink({ path: s.path ?? join(dataDir, 'results.jsonl') });
+    if (s.kind === 'warc') return warcSink(s, config, dataDir, events, archive);
     return new PostgresSink!({
       url: s.url,
       table: s.table,
@@ -88,6 +145,7 @@ export function describeSinks(config: CrawldConfig, dataDir: string): string {
   return config.sinks
     .map((s) => {
       if (s.kind === 'jsonl') return s.path ?? join(dataDir, 'results.jsonl');
+      if (s.kind === 'warc') return `WARC ${s.dir ?? join(dataDir, 'warc')}`;
       const u = new URL(s.url);
       return `postgres://${u.host}${u.pathname} (table ${s.table})`;
     })

@@ -7,6 +7,7 @@ import type { JobRuntime } from '../engine/job-runtime.js';
 import { SitemapSeeder } from '../engine/sitemap-seeder.js';
 import type { Logger } from '../observe/logger.js';
 import type { EnqueueRequest, EnqueueResult } from '../ports/frontier.js';
+import type { ExchangeTaps } from './exchange-taps.js';
 import { fetcherOptions } from './fetcher-options.js';
 
 /** XML or text whatever the page filter says, and gzipped files (sitemap.xml.gz), not only Content-Encoding. */
@@ -35,6 +36,8 @@ export interface SitemapDeps {
   readonly logger: Logger;
   readonly jobs: ReadonlyMap<string, JobRuntime>;
   readonly enqueue: (requests: readonly EnqueueRequest[]) => Promise<EnqueueResult>;
+  /** The WARC sinks' exchange tap, when there is one: sitemaps are archived too. */
+  readonly taps?: ExchangeTaps | undefined;
 }
 
 /** Wires the sitemap seeder for the jobs that ask for it; undefined when none does. */
@@ -44,6 +47,7 @@ export function createSitemaps(config: CrawldConfig, deps: SitemapDeps): Sitemap
   const opts = fetcherOptions(config);
   const fetcher = new UndiciFetcher({
     ...opts,
+    ...(deps.taps ? { tap: deps.taps.tap } : {}),
     acceptContentTypes: [...new Set([...opts.acceptContentTypes, ...SITEMAP_TYPES])],
   });
   const store =

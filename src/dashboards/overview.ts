@@ -185,6 +185,35 @@ function frontierRow(d: dashboard.DashboardBuilder): void {
     );
 }
 
+/** WARC sinks (docs/archives.md): empty on instances without one. */
+function archivesRow(d: dashboard.DashboardBuilder): void {
+  d.withRow(new dashboard.RowBuilder('Archives (WARC)'))
+    .withPanel(
+      graph('WARC records/s', 'Records written by the WARC sinks, by WARC-Type.', 'ops', [
+        query('A', `sum by (type) (${rate(`crawld_warc_records_total{${SEL}}`)})`, '{{type}}'),
+      ]),
+    )
+    .withPanel(
+      graph(
+        'WARC bytes',
+        "Bytes written per second (gzip members), and the size of each instance's open file, which closes before it would pass maxFileBytes.",
+        'bytes',
+        [
+          query('A', `sum(${rate(`crawld_warc_bytes_total{${SEL}}`)})`, 'written/s'),
+          query('B', `sum by (instance) (crawld_warc_open_file_bytes{${SEL}})`, 'open file {{instance}}'),
+        ],
+      ),
+    )
+    .withPanel(
+      graph(
+        'WARC files closed',
+        'Files closed and indexed per hour (rollover, stop, recovery at start).',
+        'short',
+        [query('A', `sum(increase(crawld_warc_files_closed_total{${SEL}}[1h]))`, 'files/h')],
+      ),
+    );
+}
+
 function processRow(d: dashboard.DashboardBuilder): void {
   d.withRow(new dashboard.RowBuilder('Process'))
     .withPanel(
@@ -227,6 +256,7 @@ export function overviewDashboard(): dashboard.Dashboard {
   jobsRow(d);
   requestsRow(d);
   frontierRow(d);
+  archivesRow(d);
   processRow(d);
   d.link(
     new dashboard.DashboardLinkBuilder('Per host')

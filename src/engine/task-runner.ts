@@ -74,6 +74,7 @@ export class TaskRunner {
     permit.requestStarting?.();
     const request: FetchRequest = {
       url: wireUrl(task),
+      jobId: task.jobId,
       signal,
       ...(job.method !== undefined ? { method: job.method } : {}),
       ...(headers !== undefined ? { headers } : {}),

@@ -132,4 +132,7 @@ export const TIMEOUT_KINDS = ['learned', 'configured'] as const;
 export const HEDGE_RESULTS = ['won', 'lost'] as const;
 
 /** The host label every host carries until it earns its own name (src/observe/host-labels.ts). */
+/** WARC-Type values the WARC sink writes (crawld_warc_records_total{type}). */
+export const WARC_RECORD_TYPES = ['warcinfo', 'request', 'response', 'revisit'] as const;
+
 export const OTHER_HOST = 'other';

@@ -15,6 +15,7 @@ import { HostSeries } from './series.js';
 import { registerSinkMetrics } from './sink-metrics.js';
 import { registerTimeoutMetrics, type TimeoutSources } from './timeout-metrics.js';
 import { registerTrapMetrics } from './trap-metrics.js';
+import { registerWarcMetrics } from './warc-metrics.js';
 
 /** What the metrics read at scrape time (gauges that mirror state rather than count events). */
 export interface MetricSources extends TimeoutSources {
@@ -96,6 +97,7 @@ export function createMetrics(
   registerRobotsMetrics(events, registry);
   registerBrowserMetrics(events, registry);
   registerRenderMetrics(events, registry, sources.renderHosts?.bind(sources));
+  registerWarcMetrics(events, registry);
 
   // Every series with label values known in advance starts at 0 (src/observe/label-values.ts).
   series.start(known.OTHER_HOST);

@@ -15,6 +15,8 @@ export interface RenderRequest {
 
 export interface FetchRequest {
   readonly url: string;
+  /** The job asking: handed to the fetcher's exchange tap (WARC archives), read by nothing else. */
+  readonly jobId?: string;
   /** @default 'GET' */
   readonly method?: string;
   /**
@@ -76,6 +78,35 @@ export interface FetchResponse {
   /** Whole duration including redirects and body. */
   readonly totalMs: number;
 }
+
+/**
+ * One HTTP request and its response as they crossed the wire, for archives (WARC). A fetcher
+ * with an exchange tap hands one per request it sends: every redirect hop, robots.txt, sitemaps.
+ */
+export interface HttpExchange {
+  /** The job whose request it was; undefined for requests of no one job (robots.txt). */
+  readonly jobId?: string;
+  readonly url: string;
+  readonly method: string;
+  /** The request head as written to the socket: request line, headers and the blank line. */
+  readonly requestHead: Buffer;
+  readonly requestBody?: Buffer;
+  /** When the request was written. */
+  readonly date: Date;
+  /** The server's address, when the socket told it. */
+  readonly ip?: string;
+  readonly status: number;
+  readonly statusText: string;
+  /** Response header fields as received: names' case, order and repeats kept. */
+  readonly responseHeaders: readonly (readonly [string, string])[];
+  /** The entity body after transfer decoding (de-chunked), before content decoding. */
+  readonly body: Buffer;
+  /** Set when the body did not come whole: cut at a cap ('length') or the response ended early. */
+  readonly truncated?: 'length' | 'disconnect';
+}
+
+/** Told every exchange a fetcher completes; must not throw (errors are dropped) and must not block. */
+export type ExchangeTap = (exchange: HttpExchange) => void;
 
 /**
  * Fetches one URL. Resolves with any HTTP status (the caller classifies it); rejects with a

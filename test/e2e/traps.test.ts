@@ -39,7 +39,10 @@ function metric(text: string, name: string, label: string): number {
   return line === undefined ? Number.NaN : Number(line.split(' ').pop());
 }
 
-describe('traps (issue 43): session ids, calendars, relative paths, facets and soft 404s (whole CLI)', () => {
+// Each test runs whole crawls as child processes (up to runCli's 120 s on a loaded machine).
+describe('traps (issue 43): session ids, calendars, relative paths, facets and soft 404s (whole CLI)', {
+  timeout: 120_000,
+}, () => {
   let site: TrapSite;
   beforeAll(async () => {
     site = await startTrapSite();

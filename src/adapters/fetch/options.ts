@@ -5,6 +5,7 @@ import { InvalidArgumentError } from '../../core/errors.js';
 import { FETCH_LIMIT_BOUNDS, type FetchLimits, fetchLimitDefaults } from '../../core/fetch-limits.js';
 import type { HedgePolicy } from '../../core/hedge.js';
 import type { HostTimeouts } from '../../core/host-timeout.js';
+import type { ExchangeTap } from '../../ports/fetcher.js';
 import { NO_PROXY, type ProxyResult, type ProxySettings, proxyUrlProblem } from './proxy.js';
 
 /** The fetcher's options: its number limits (core/fetch-limits.ts, with their defaults and bounds) and the rest. */
@@ -31,6 +32,8 @@ export interface UndiciFetcherOptions extends FetchLimits {
   readonly extraProxies?: readonly string[];
   /** Told the outcome of each request sent through a proxy. */
   readonly onProxy?: (index: number, result: ProxyResult) => void;
+  /** Told every exchange as it crossed the wire (WARC archives); unset, nothing is captured. */
+  readonly tap?: ExchangeTap;
   /**
    * Each host's learned timeouts (fetch.adaptiveTimeout): every request is a sample of its
    * host, and is given up as hung once it outlives its host's timeout. Unset: the configured

@@ -125,9 +125,19 @@ class TimingHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-/** A per-request view of the agent that records `timing`; composing is cheap (a Proxy). */
-export function timedDispatcher(agent: Dispatcher, timing: HopTiming, hop?: HopWatch): Dispatcher {
-  return agent.compose(
-    (dispatch) => (opts, handler) => dispatch(opts, new TimingHandler(handler, timing, hop)),
-  );
+/**
+ * A per-request view of the agent that records `timing`; composing is cheap (a Proxy).
+ * `wrap` adds a handler of its own in the same layer (the exchange capture): each composed
+ * layer converts the response's headers between undici's two handler forms once more.
+ */
+export function timedDispatcher(
+  agent: Dispatcher,
+  timing: HopTiming,
+  hop?: HopWatch,
+  wrap?: (handler: Dispatcher.DispatchHandler) => Dispatcher.DispatchHandler,
+): Dispatcher {
+  return agent.compose((dispatch) => (opts, handler) => {
+    const timed = new TimingHandler(handler, timing, hop);
+    return dispatch(opts, wrap ? wrap(timed) : timed);
+  });
 }

@@ -10,6 +10,7 @@ import {
 } from '../../core/errors.js';
 import type { Fetcher, FetchRequest, FetchResponse } from '../../ports/fetcher.js';
 import { parseContentEncoding, readBody } from './decode.js';
+import { capturing } from './exchange-capture.js';
 import { guardedConnector } from './guarded-lookup.js';
 import { hedged } from './hedged.js';
 import { flattenHeaders, headerValue, mediaType, parseUrl, requestTarget } from './http-parts.js';
@@ -258,7 +259,9 @@ export class UndiciFetcher implements Fetcher {
         : undefined;
     let res: ResponseData;
     try {
-      res = await timedDispatcher(proxy?.agent ?? this.#agent, timing, watch).request({
+      const capture = this.options.tap && capturing(this.options, request.jobId, hop);
+      const dispatcher = timedDispatcher(proxy?.agent ?? this.#agent, timing, watch, capture);
+      res = await dispatcher.request({
         origin: hop.url.origin,
         path: requestTarget(hop.url),
         method: hop.method as Dispatcher.HttpMethod,

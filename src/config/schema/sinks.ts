@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { WARC_BOUNDS, WARC_DEFAULTS } from '../../core/warc-options.js';
 import { isPostgresUrl } from '../predicates.js';
-import { ms, positiveInt, positiveMs } from '../units.js';
+import { ms, numberIn, positiveInt, positiveMs } from '../units.js';
 import { headerName, headerValue, httpUrl } from './common.js';
 
 /** sinks (where records go) and changeSinks (where change records go). */
@@ -30,9 +31,33 @@ const postgresSinkSchema = z.strictObject({
   jobs,
 });
 
+/** WARC/1.1 archives of every exchange (docs/archives.md). */
+const warcSinkSchema = z.strictObject({
+  kind: z.literal('warc'),
+  /** Folder of the WARC files and their CDXJ indexes. @default DATA_DIR/warc */
+  dir: z.string().min(1).optional(),
+  /** Start of every file name: {prefix}-{yyyyMMddHHmmssSSS}-{serial}-{instance}.warc.gz */
+  prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_]([A-Za-z0-9._-]{0,63})$/, { message: 'must be 1-64 letters, digits, ., _ or -' })
+    .default('crawld'),
+  /** A file is closed before a record would take it past this size; a bigger record gets its own file. */
+  maxFileBytes: numberIn(WARC_BOUNDS.maxFileBytes).default(WARC_DEFAULTS.maxFileBytes),
+  /** A 304 and an unchanged payload are revisit records; false: full response records. */
+  revisits: z.boolean().default(true),
+  /** URLs whose last capture is remembered for identical-payload revisits. */
+  revisitMemory: numberIn(WARC_BOUNDS.revisitMemory).default(WARC_DEFAULTS.revisitMemory),
+  /** Authorization, Proxy-Authorization and cookie values in request records are redacted. */
+  redactSecrets: z.boolean().default(true),
+  /** zlib level of each record's gzip member (1 fastest, 9 smallest). */
+  gzipLevel: numberIn(WARC_BOUNDS.gzipLevel).default(WARC_DEFAULTS.gzipLevel),
+  jobs,
+});
+
 export const sinkSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('jsonl'), path: z.string().min(1).optional(), jobs }),
   postgresSinkSchema,
+  warcSinkSchema,
 ]);
 
 const webhookChangeSinkSchema = z.strictObject({

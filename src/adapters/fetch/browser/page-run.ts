@@ -171,6 +171,8 @@ export class PageRun {
       url: url.href,
       method,
       headers,
+      // Archives (WARC) file a page's subresources under its job.
+      ...(this.#o.request.jobId !== undefined ? { jobId: this.#o.request.jobId } : {}),
       ...(body !== null && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
       ...(this.#o.request.proxy !== undefined ? { proxy: this.#o.request.proxy } : {}),
       // The job's jar, by its rules per URL: the browser's own Cookie header is dropped above, so

@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+// The cost of WARC archives on the demo crawl: crawld with and without a warc sink, in one
+// sitting, interleaved (off, on, off, on, ...), each a whole `crawld run --once` process pinned
+// to core 1 with the demo site on core 0.
+//
+//   npm run build && node bench/warc.mjs                 # 5000 pages, 3 runs each
+//   node bench/warc.mjs --pages 20000 --runs 5 --json out.json
+//
+// Per run: pages/s (pages / wall seconds from spawn to exit), CPU ms per page (user + sys of
+// /usr/bin/time -v, else /proc/PID/stat of the child), and with the sink the WARC bytes per page
+// (the .warc.gz files over pages) and the .cdxj bytes per page. The summary gives min / median /
+// max of each and the ratio of the medians, WARC on over off (issue 45's bar: >= 0.8x pages/s).
+// --gzip-level 0,1,6 runs one WARC variant per level (warc@0 ...), interleaved with off.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { canPin, demoJobYaml, pinned, startDemoSite } from './demo-site.mjs';
+
+const root = resolve(import.meta.dirname, '..');
+const { values: opt } = parseArgs({
+  options: {
+    pages: { type: 'string', default: '5000' },
+    runs: { type: 'string', default: '3' },
+    /** gzipLevel of each WARC variant, a comma list: one variant per level (warc@L). */
+    'gzip-level': { type: 'string', default: '1' },
+    dist: { type: 'string', default: join(root, 'dist') },
+    json: { type: 'string' },
+  },
+});
+const cli = join(opt.dist, 'crawld.mjs');
+if (!existsSync(cli)) throw new Error(`${cli} missing: run npm run build first`);
+const gnuTime = existsSync('/usr/bin/time');
+
+function timed(argv) {
+  const full = pinned(1, argv);
+  const cmd = gnuTime ? ['/usr/bin/time', '-v', ...full] : full;
+  return new Promise((res, rej) => {
+    const t0 = performance.now();
+    const child = spawn(cmd[0], cmd.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out = (out + d).slice(-20_000);
+    });
+    child.stderr.on('data', (d) => {
+      err = (err + d).slice(-20_000);
+    });
+    child.once('error', rej);
+    child.once('close', (code) => {
+      const secs = (performance.now() - t0) / 1000;
+      const user = /User time \(seconds\): ([\d.]+)/.exec(err);
+      const sys = /System time \(seconds\): ([\d.]+)/.exec(err);
+      const cpuSecs = user && sys ? Number(user[1]) + Number(sys[1]) : Number.NaN;
+      res({ secs, cpuSecs, out, err, code });
+    });
+  });
+}
+
+const sizeOf = (dir, suffix) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((n) => n.endsWith(suffix))
+        .reduce((n, f) => n + statSync(join(dir, f)).size, 0)
+    : 0;
+
+async function run(site, level) {
+  const warc = level !== undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'crawld-bench-warc-'));
+  try {
+    const config = join(dir, 'crawld.yaml');
+    const sinks = warc
+      ? `sinks:\n  - kind: jsonl\n  - kind: warc\n    gzipLevel: ${level}\n`
+      : 'sinks:\n  - kind: jsonl\n';
+    writeFileSync(
+      config,
+      `log: { level: error }\nfetch: { allowAddresses: ['127.0.0.1'] }\n${sinks}${demoJobYaml(site.url)}`,
+    );
+    const r = await timed([
+      process.execPath,
+      cli,
+      'run',
+      '--config',
+      config,
+      '--data-dir',
+      join(dir, 'data'),
+      '--once',
+      '--no-progress',
+    ]);
+    const m = /crawld: done in [\d.]+ s: (\d+) ok, (\d+) failed/.exec(r.out);
+    if (r.code !== 0 || !m) throw new Error(`crawld failed (${r.code}): ${(r.err || r.out).slice(-2000)}`);
+    const pages = Number(m[1]);
+    const warcDir = join(dir, 'data', 'warc');
+    return {
+      variant: warc ? `warc@${level}` : 'off',
+      pages,
+      secs: r.secs,
+      pagesPerS: pages / r.secs,
+      cpuMsPerPage: (1000 * r.cpuSecs) / pages,
+      warcBytesPerPage: sizeOf(warcDir, '.warc.gz') / pages,
+      cdxjBytesPerPage: sizeOf(warcDir, '.cdxj') / pages,
+      jsonlBytesPerPage: statSync(join(dir, 'data', 'results.jsonl')).size / pages,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+};
+const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '-');
+const mmm = (xs, d = 0) => `${f(Math.min(...xs), d)} / ${f(median(xs), d)} / ${f(Math.max(...xs), d)}`;
+
+console.log(
+  `crawld WARC bench: ${cpus().length} cores, node ${process.version}, load ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(
+      ' ',
+    )}, ${canPin ? 'site on core 0, crawler on core 1' : 'not pinned'}, ${opt.pages} pages, gzipLevel ${opt['gzip-level']}`,
+);
+const levels = opt['gzip-level'].split(',').map(Number);
+const site = await startDemoSite(cli, ['--pages', opt.pages]);
+const results = [];
+try {
+  for (let i = 0; i < Number(opt.runs); i++) {
+    for (const level of [undefined, ...levels]) {
+      const warc = level !== undefined;
+      const r = await run(site, level);
+      results.push(r);
+      console.log(
+        `  ${r.variant.padEnd(7)} ${f(r.pagesPerS).padStart(6)} pages/s  ${f(r.cpuMsPerPage, 3)} CPU ms/page` +
+          (warc ? `  WARC ${f(r.warcBytesPerPage)} B/page, CDXJ ${f(r.cdxjBytesPerPage)} B/page` : '') +
+          `  (${r.pages} pages, results.jsonl ${f(r.jsonlBytesPerPage)} B/page)`,
+      );
+    }
+  }
+} finally {
+  await site.stop();
+}
+const of = (v, k) => results.filter((r) => r.variant === v).map((r) => r[k]);
+console.log(
+  '\n  variant  pages/s min/med/max     CPU ms/page min/med/max   ratio of medians (pages/s, CPU/page)',
+);
+const variants = ['off', ...levels.map((l) => `warc@${l}`)];
+const summary = {};
+for (const v of variants) {
+  const ratio = median(of(v, 'pagesPerS')) / median(of('off', 'pagesPerS'));
+  const cpuRatio = median(of(v, 'cpuMsPerPage')) / median(of('off', 'cpuMsPerPage'));
+  summary[v] = { ratio, cpuRatio, warcBytesPerPage: median(of(v, 'warcBytesPerPage')) };
+  console.log(
+    `  ${v.padEnd(8)} ${mmm(of(v, 'pagesPerS')).padEnd(22)} ${mmm(of(v, 'cpuMsPerPage'), 3).padEnd(24)}` +
+      (v === 'off'
+        ? ''
+        : ` ${ratio.toFixed(2)}x, ${cpuRatio.toFixed(2)}x; WARC ${f(summary[v].warcBytesPerPage)} B/page`),
+  );
+}
+console.log(
+  `  (issue 45's bar: WARC on >= 0.80x the pages/s of off; CDXJ ${f(median(of(variants[1], 'cdxjBytesPerPage')))} B/page)`,
+);
+if (opt.json) writeFileSync(opt.json, JSON.stringify({ results, summary }, null, 2));

@@ -1,0 +1,66 @@
+/**
+ * The HTTP blocks of request and response records, from an exchange as the fetcher saw it:
+ * secrets in the request redacted, and a Transfer-Encoding that no longer describes the stored
+ * (de-chunked) body renamed so that no reader de-chunks it again.
+ */
+import type { HttpExchange } from '../../../ports/fetcher.js';
+
+/** Request header fields whose values are secrets (the records are meant to be shared). */
+const SECRET_FIELDS = new Set(['authorization', 'proxy-authorization']);
+export const REDACTED = 'REDACTED';
+/** What a stored response's Transfer-Encoding becomes: the body in the record is de-chunked. */
+export const RENAMED_TRANSFER_ENCODING = 'X-Crawld-Transfer-Encoding';
+
+/** Keeps the auth scheme (`Bearer`, `Basic`) and hides the credentials. */
+function redactAuth(value: string): string {
+  const space = value.indexOf(' ');
+  return space > 0 ? `${value.slice(0, space)} ${REDACTED}` : REDACTED;
+}
+
+/** Keeps each cookie's name and hides its value. */
+function redactCookie(value: string): string {
+  return value
+    .split(';')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      return eq < 0 ? pair : `${pair.slice(0, eq)}=${REDACTED}`;
+    })
+    .join(';');
+}
+
+/** The request head with secret values redacted (or as written when `redact` is false). */
+export function requestHead(exchange: HttpExchange, redact: boolean): Buffer {
+  if (!redact) return exchange.requestHead;
+  const lines = exchange.requestHead.toString('latin1').split('\r\n');
+  let changed = false;
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    if (SECRET_FIELDS.has(name)) lines[i] = `${line.slice(0, colon)}: ${redactAuth(value)}`;
+    else if (name === 'cookie') lines[i] = `${line.slice(0, colon)}: ${redactCookie(value)}`;
+    else continue;
+    changed = true;
+  }
+  return changed ? Buffer.from(lines.join('\r\n'), 'latin1') : exchange.requestHead;
+}
+
+/** The status line and header fields as received, Transfer-Encoding renamed. */
+export function responseHead(exchange: HttpExchange): Buffer {
+  let head = `HTTP/1.1 ${exchange.status}${exchange.statusText ? ` ${exchange.statusText}` : ''}\r\n`;
+  for (const [name, value] of exchange.responseHeaders) {
+    const stored = name.toLowerCase() === 'transfer-encoding' ? RENAMED_TRANSFER_ENCODING : name;
+    head += `${stored}: ${value}\r\n`;
+  }
+  return Buffer.from(`${head}\r\n`, 'latin1');
+}
+
+/** The response's media type without parameters, for the index ('unk' when absent, as pywb). */
+export function responseMime(exchange: HttpExchange): string {
+  for (const [name, value] of exchange.responseHeaders) {
+    if (name.toLowerCase() === 'content-type') return value.split(';', 1)[0]!.trim().toLowerCase() || 'unk';
+  }
+  return 'unk';
+}

@@ -1,0 +1,174 @@
+/**
+ * WARC/1.1 archives as a sink (docs/archives.md). Exchanges come from the fetcher's tap, as they
+ * cross the wire, and are appended at once (request and response in one write), before the
+ * fetch resolves: a page is acked only after its response record is in the file.
+ */
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SinkError } from '../../../core/errors.js';
+import { LruMap } from '../../../core/lru-map.js';
+import type { HttpExchange } from '../../../ports/fetcher.js';
+import type { ResultRecord, Sink } from '../../../ports/sink.js';
+import {
+  type BuiltRecord,
+  type Capture,
+  exchangeRecords,
+  type RecordType,
+  warcinfoRecord,
+} from './exchange-records.js';
+import { type ClosedFile, type Member, WarcFiles } from './files.js';
+import { gzipMember, type WarcFields } from './record.js';
+
+/** What the sink reports, for its metrics and log lines (the daemon turns them into events). */
+export interface WarcObserver {
+  /** Records written together (an exchange's request and response). */
+  records(written: readonly { type: RecordType; bytes: number }[]): void;
+  fileClosed(f: ClosedFile): void;
+  openFileBytes(bytes: number): void;
+  error(reason: string, err: unknown): void;
+}
+
+export interface WarcSinkOptions {
+  readonly dir: string;
+  readonly prefix: string;
+  readonly instance: string;
+  readonly maxFileBytes: number;
+  readonly gzipLevel: number;
+  readonly revisits: boolean;
+  readonly revisitMemory: number;
+  readonly redactSecrets: boolean;
+  /** Only exchanges of these jobs (and those of no job: robots.txt, sitemaps); undefined: all. */
+  readonly jobs?: readonly string[] | undefined;
+  /** The warcinfo record's fields (software, isPartOf, hostname...). */
+  readonly info: WarcFields;
+  readonly observer: WarcObserver;
+}
+
+export class WarcSink implements Sink {
+  readonly name = 'warc';
+  readonly #o: WarcSinkOptions;
+  readonly #files: WarcFiles;
+  readonly #last: LruMap<string, Capture>;
+  readonly #jobs: ReadonlySet<string> | undefined;
+  #open = false;
+  #failed: unknown;
+
+  constructor(options: WarcSinkOptions) {
+    this.#o = options;
+    this.#jobs = options.jobs ? new Set(options.jobs) : undefined;
+    this.#last = new LruMap(options.revisitMemory);
+    this.#files = new WarcFiles({
+      dir: options.dir,
+      prefix: options.prefix,
+      instance: options.instance,
+      maxFileBytes: options.maxFileBytes,
+      warcinfo: (filename) => {
+        const { data } = this.#member(warcinfoRecord(filename, options.info, new Date()));
+        options.observer.records([{ type: 'warcinfo', bytes: data.length }]);
+        return data;
+      },
+    });
+  }
+
+  async open(): Promise<void> {
+    if (this.#open) return;
+    mkdirSync(this.#o.dir, { recursive: true });
+    for (const closed of this.#files.recoverLeftovers()) this.#o.observer.fileClosed(closed);
+    if (this.#o.revisits && this.#o.revisitMemory > 0) this.#rememberIndexed();
+    this.#open = true;
+    this.#failed = undefined;
+  }
+
+  /** The fetcher's exchange tap: archives every exchange of this sink's jobs. */
+  readonly tap = (ex: HttpExchange): void => {
+    if (!this.#open || this.#failed !== undefined) return;
+    if (ex.jobId !== undefined && this.#jobs && !this.#jobs.has(ex.jobId)) return;
+    const built = exchangeRecords(ex, {
+      redactSecrets: this.#o.redactSecrets,
+      revisits: this.#o.revisits,
+      last: this.#last.peek(ex.url),
+    });
+    if (this.#append(built.records) && built.capture) this.#last.set(ex.url, built.capture);
+  };
+
+  /**
+   * The page's exchanges were archived by the tap before its fetch resolved, so there is
+   * nothing left to write; a sink that failed to write refuses the page, which comes back.
+   */
+  async write(_record: ResultRecord): Promise<void> {
+    if (!this.#open) throw new SinkError('WarcSink is not open');
+    if (this.#failed !== undefined) throw new SinkError('WarcSink failed earlier', { cause: this.#failed });
+  }
+
+  /**
+   * None: a page leased when a crash came is fetched again and archived as what that is, a
+   * second capture (its first one, if the crash came after the fetch, stays in the file).
+   */
+  async recover(_keys: ReadonlySet<string>): Promise<Set<string>> {
+    return new Set();
+  }
+
+  async flush(): Promise<void> {
+    // Every record is written with a synchronous write when it is made: nothing waits.
+  }
+
+  async close(): Promise<void> {
+    if (!this.#open) return;
+    this.#open = false;
+    const closed = this.#files.release();
+    if (closed) this.#o.observer.fileClosed(closed);
+    this.#o.observer.openFileBytes(0);
+  }
+
+  #member(r: BuiltRecord): Member & { type: RecordType } {
+    const data = gzipMember(r.parts, this.#o.gzipLevel);
+    return { type: r.type, data, ...(r.index ? { index: r.index } : {}) };
+  }
+
+  /** Appends records as one group; false (and the sink failed) if the disk refused them. */
+  #append(records: readonly BuiltRecord[]): boolean {
+    try {
+      const members = records.map((r) => this.#member(r));
+      const { closed } = this.#files.append(members);
+      if (closed) this.#o.observer.fileClosed(closed);
+      this.#o.observer.records(members.map((m) => ({ type: m.type, bytes: m.data.length })));
+      this.#o.observer.openFileBytes(this.#files.size);
+      return true;
+    } catch (err) {
+      // A torn write leaves a torn member at the end: nothing more goes after it until the
+      // next start cuts it off, and the pages' writes fail so that their tasks come back.
+      this.#failed ??= err;
+      this.#o.observer.error('write', err);
+      return false;
+    }
+  }
+
+  /** The last capture of each URL in the folder's indexes (oldest file first, the newest wins). */
+  #rememberIndexed(): void {
+    const names = readdirSync(this.#o.dir)
+      .filter((n) => n.startsWith(`${this.#o.prefix}-`) && n.endsWith('.cdxj'))
+      .sort();
+    for (const name of names) {
+      for (const line of readFileSync(join(this.#o.dir, name), 'utf8').split('\n')) {
+        const capture = captureOf(line);
+        if (capture) this.#last.set(capture.url, capture.capture);
+      }
+    }
+  }
+}
+
+/** A full 200 capture from an index line (revisits and other statuses are not captures). */
+function captureOf(line: string): { url: string; capture: Capture } | undefined {
+  const brace = line.indexOf('{');
+  if (brace < 0) return undefined;
+  try {
+    const j = JSON.parse(line.slice(brace)) as Record<string, string>;
+    const ts = line.slice(0, brace).trim().split(' ').pop() ?? '';
+    if (j.status !== '200' || j.mime === 'warc/revisit' || !j.url || !j.digest || ts.length !== 14)
+      return undefined;
+    const iso = `${ts.slice(0, 4)}-${ts.slice(4, 6)}-${ts.slice(6, 8)}T${ts.slice(8, 10)}:${ts.slice(10, 12)}:${ts.slice(12, 14)}Z`;
+    return { url: j.url, capture: { id: '', date: new Date(iso), digest: `sha1:${j.digest}` } };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The fetchers' exchange tap when a WARC sink is configured: the fetchers are built before the
+ * sinks open, so the tap hands each exchange to whichever WARC sinks have opened since. Without
+ * a WARC sink there is no tap and the fetchers capture nothing.
+ */
+import type { CrawldConfig } from '../config/config.js';
+import type { ExchangeTap, HttpExchange } from '../ports/fetcher.js';
+
+export class ExchangeTaps {
+  readonly #taps: ExchangeTap[] = [];
+
+  add(tap: ExchangeTap): void {
+    this.#taps.push(tap);
+  }
+
+  readonly tap: ExchangeTap = (exchange: HttpExchange) => {
+    for (const t of this.#taps) {
+      try {
+        t(exchange);
+      } catch {
+        // Each sink reports its own failures; one failing leaves the others their exchanges.
+      }
+    }
+  };
+}
+
+export function exchangeTapsFor(config: Pick<CrawldConfig, 'sinks'>): ExchangeTaps | undefined {
+  return config.sinks.some((s) => s.kind === 'warc') ? new ExchangeTaps() : undefined;
+}
