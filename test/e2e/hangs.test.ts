@@ -81,8 +81,12 @@ describe('hung requests, crawl --once as a user runs it', () => {
     // Five in a row trip the breaker, as five 500s do; it was probed and closed again.
     expect(stderr).toMatch(/circuit breaker state change[^\n]*"to":"open"/);
     expect(stderr).toMatch(/"from":"halfOpen"[^\n]*circuit breaker state change[^\n]*"to":"closed"/);
-    // The requests in flight when it began, a handful until the breaker tripped, then probes:
-    // not the window after window that a hang of 15 s per request let through.
-    expect(hung.length).toBeLessThanOrEqual(40);
+    // The requests in flight when it began (each holds its slot until given up: no more go out
+    // meanwhile), five until the breaker tripped, then probes: not the window after window that
+    // a hang of 15 s per request let through. Relative to the host's limit as the outage began,
+    // which a loaded machine moves (40 or fewer hung on a quiet machine, 56 at load 14).
+    const before = site!.log.filter((r) => r.atMs < first! + 1500).slice(-200);
+    const limit = Math.max(...before.map((r) => r.inflight));
+    expect(hung.length, `hung ${hung.length}, in flight before ${limit}`).toBeLessThanOrEqual(limit + 15);
   }, 150_000);
 });

@@ -118,9 +118,10 @@ describe('no silent exits', () => {
     expect(res.code, res.stderr).toBe(0);
     expect(res.pages).toBe(8);
     expect(site.log.length).toBe(8);
-    for (let i = 1; i < site.log.length; i++) {
-      expect(site.log[i]!.atMs - site.log[i - 1]!.atMs).toBeGreaterThan(350);
-    }
+    // 7 gaps of at least 400 ms, from first to last: the span, not each gap, because the gaps
+    // are read at the site, whose event loop (this process's) may see one arrival late and the
+    // next on time on a loaded machine (seen: 324 ms between two requests sent 400 ms apart).
+    expect(site.log.at(-1)!.atMs - site.log[0]!.atMs).toBeGreaterThan(7 * 400 - 100);
   });
 
   it('`run` without --once and without an HTTP server stays up between recrawls until signalled', async () => {
