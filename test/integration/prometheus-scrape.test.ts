@@ -129,6 +129,9 @@ beforeAll(async () => {
       maxResetTimeoutMs: 2000,
     },
     retry: { maxAttempts: 2, baseDelayMs: 50, maxDelayMs: 200 },
+    // A WARC archive beside the results, small files so that some close during the test (the
+    // Archives panels).
+    sinks: [{ kind: 'jsonl' }, { kind: 'warc', dir: join(dataDir, 'warc'), maxFileBytes: 65_536 }],
     jobs: [
       {
         id: 'demo',
