@@ -144,6 +144,11 @@ describe('conditional recrawls (ETag / Last-Modified, 304)', () => {
     const cycles = (path: string) => s.seen.filter((x) => x.path === path).length;
     // Two recrawls of each page after the first fetch.
     await waitFor(() => ['/', '/strong', '/weak', '/lm', '/ignore'].every((p) => cycles(p) >= 3), '3 cycles');
+    // The server has answered the third requests; the daemon records them a moment later.
+    await waitFor(
+      async () => metricSum(await d.metrics.registry.metrics(), 'crawld_unchanged_pages_total') >= 8,
+      'the eight 304s recorded as unchanged',
+    );
     const linksAfter = links;
 
     const of = (path: string) => s.seen.filter((x) => x.path === path);
