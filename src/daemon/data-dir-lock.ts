@@ -1,15 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { processAlive } from '../adapters/process-alive.js';
 import { DataDirLockedError } from '../core/errors.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * One daemon per data dir: two writers on one SQLite frontier and one results file would
@@ -25,7 +17,7 @@ export function lockDataDir(dir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = Number.parseInt(readFileSync(path, 'utf8'), 10);
-      if (Number.isFinite(pid) && pid !== process.pid && alive(pid)) {
+      if (Number.isFinite(pid) && pid !== process.pid && processAlive(pid)) {
         throw new DataDirLockedError(`data dir ${dir} is in use by process ${pid}`);
       }
       rmSync(path, { force: true });

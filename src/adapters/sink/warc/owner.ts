@@ -8,6 +8,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '../../process-alive.js';
 
 interface Owner {
   readonly host: string;
@@ -26,15 +27,6 @@ export function releaseOwner(path: string): void {
   rmSync(path, { force: true });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Whether the instance's writer is known to be gone: it ran on this host and its process is not. */
 export function ownerGone(path: string): boolean {
   let owner: Owner;
@@ -43,5 +35,5 @@ export function ownerGone(path: string): boolean {
   } catch {
     return false;
   }
-  return owner.host === hostname() && owner.pid !== process.pid && !alive(owner.pid);
+  return owner.host === hostname() && owner.pid !== process.pid && !processAlive(owner.pid);
 }
