@@ -123,7 +123,7 @@ function report(figures) {
 }
 
 async function runSqlite() {
-  const { SqliteFrontier } = await import('../dist/src/adapters/frontier/sqlite/frontier.js');
+  const { SqliteFrontier } = await import('../dist/src/adapters/frontier/sqlite/sqlite-frontier.js');
   const { systemClock } = await import('../dist/src/core/clock.js');
   const dir = mkdtempSync(join(tmpdir(), 'crawld-bench-'));
   const path = join(dir, 'frontier.db');
@@ -140,7 +140,7 @@ async function runSqlite() {
 }
 
 async function runRedis(url) {
-  const { RedisFrontier } = await import('../dist/src/adapters/frontier/redis/frontier.js');
+  const { RedisFrontier } = await import('../dist/src/adapters/frontier/redis/redis-frontier.js');
   const { systemClock } = await import('../dist/src/core/clock.js');
   const { Redis } = await import('ioredis');
   const admin = new Redis(url, { lazyConnect: true });

@@ -74,7 +74,7 @@ const roots = opt.roots.split(',').map((r) => {
 });
 const { hasRepeatedRun, segmentCount } = await import(dist('core/traps/paths.js'));
 const { splitKey, urlPattern } = await import(dist('core/traps/url-pattern.js'));
-const { TRAP_DEFAULTS } = await import(dist('core/traps/options.js'));
+const { TRAP_DEFAULTS } = await import(dist('core/traps/trap-options.js'));
 
 function crawl(origin, variant, keepAs) {
   const dir = mkdtempSync(join(tmpdir(), 'crawld-traps-real-'));

@@ -7,7 +7,7 @@ import express, { type RequestHandler } from 'express';
 import { keyOptionsOf } from '../config/key-options.js';
 import { isRedisKind } from '../config/predicates.js';
 import { scopeHostsOf } from '../config/scope-hosts.js';
-import type { Daemon } from '../daemon/api.js';
+import type { Daemon } from '../daemon/daemon-types.js';
 import { REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../ports/frontier.js';
 import { type AdminTokenSource, requireAdminToken } from './auth.js';
 import { deadLetterView, parseDlqQuery, parseEmpty, parseRedrive, parseSubmit } from './validate.js';

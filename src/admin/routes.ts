@@ -1,8 +1,8 @@
 import type { ErrorRequestHandler, Express } from 'express';
 import type { Clock } from '../core/clock.js';
 import { CrawldError } from '../core/errors.js';
-import type { Daemon } from '../daemon/api.js';
-import { createApp } from '../observe/http.js';
+import type { Daemon } from '../daemon/daemon-types.js';
+import { createApp } from '../observe/express-app.js';
 import type { Logger } from '../observe/logger.js';
 import { collectStats } from '../observe/status-data.js';
 import { mountStatusPage } from '../observe/status-page.js';

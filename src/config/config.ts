@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { ConfigError } from '../core/errors.js';
+import { type ConfigInput, type CrawldConfig, configSchema } from './config-schema.js';
 import { formatIssues } from './issues.js';
-import { type ConfigInput, type CrawldConfig, configSchema } from './schema.js';
 import { seedAddressIssues } from './seed-guard.js';
 
+export type { ConfigInput, CrawldConfig, JobConfig } from './config-schema.js';
 export { formatPath } from './issues.js';
-export type { ConfigInput, CrawldConfig, JobConfig } from './schema.js';
 
 /** Validates a parsed config object; throws ConfigError listing every bad field. */
 export function validateConfig(input: unknown): CrawldConfig {

@@ -1,6 +1,6 @@
 import type { NormaliseOptions } from '../core/rules.js';
 import type { JobConfig } from './config.js';
-import { trapOptionsOf } from './schema/traps.js';
+import { trapOptionsOf } from './schema/traps-schema.js';
 
 /**
  * A job's dedupe-key options: its `normalise` section, and whether session ids leave the key

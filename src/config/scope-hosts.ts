@@ -1,5 +1,5 @@
 import { seedScopeHosts } from '../core/seed-scope.js';
-import type { JobConfig } from './schema.js';
+import type { JobConfig } from './config-schema.js';
 
 /**
  * The host patterns of a job's scope as the config gives them: `scope.hosts` (plus the seeds'

@@ -1,5 +1,5 @@
 import { checkAddress, parseHostLiteral } from '../core/address.js';
-import type { CrawldConfig } from './schema.js';
+import type { CrawldConfig } from './config-schema.js';
 
 /**
  * Seeds whose host is an IP literal in a refused range are a configuration mistake the

@@ -112,7 +112,7 @@ export interface CrawlEvents {
   browserRss: { bytes: number };
   /**
    * URLs not fetched, or fetched pages not expanded, for a trap rule (reason: one of
-   * TRAP_REASONS, core/traps/options.ts). `host` is bounded by the metrics layer.
+   * TRAP_REASONS, core/traps/trap-options.ts). `host` is bounded by the metrics layer.
    */
   trap: { jobId: string; host: string; reason: string; urls: number };
   /**

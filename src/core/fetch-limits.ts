@@ -2,7 +2,7 @@ import { type Bound, NON_NEGATIVE_INT, POSITIVE_INT, POSITIVE_MS } from './bound
 import { DEFAULT_MAX_REFRESH_DELAY_SECONDS } from './refresh.js';
 
 /**
- * The fetcher's number options (adapters/fetch/options.ts, the config's fetch section): their
+ * The fetcher's number options (adapters/fetch/fetch-options.ts, the config's fetch section): their
  * defaults and bounds, written once. Timeouts become timers, so they stay within Node's largest.
  */
 export interface FetchLimits {

@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { BrowserFetcher } from '../adapters/fetch/browser/browser-fetcher.js';
-import { type BrowserObserver, findChromium, poolPages } from '../adapters/fetch/browser/options.js';
+import { type BrowserObserver, findChromium, poolPages } from '../adapters/fetch/browser/browser-options.js';
 import { RenderRouter } from '../adapters/fetch/render-router.js';
 import type { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
 import type { CrawldConfig } from '../config/config.js';

@@ -1,5 +1,5 @@
 import { OpossumHostBreakers } from '../adapters/breaker/opossum-breaker.js';
-import { poolPages } from '../adapters/fetch/browser/options.js';
+import { poolPages } from '../adapters/fetch/browser/browser-options.js';
 import type { CrawldConfig } from '../config/config.js';
 import { aimdOptionsOf, breakerOptionsOf } from '../config/control-options.js';
 import type { Clock, Random } from '../core/clock.js';
@@ -19,7 +19,7 @@ import type { SyncRateLimiter } from '../ports/rate-limiter.js';
  * Builds the control plane from config (part of the composition root). `createRateLimiter`
  * swaps the in-process buckets for shared ones (a Redis frontier's daemons share the limits);
  * `startLimit` starts a new host's adaptive limit from what the other daemons found for it
- * (limit-hints.ts).
+ * (start-limits.ts).
  */
 export function createControlPlane(
   config: CrawldConfig,

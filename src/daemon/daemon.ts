@@ -11,25 +11,25 @@ import { recoverLeases } from '../engine/recovery.js';
 import { createLogger, type Logger, redactUrl } from '../observe/logger.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
-import type { Daemon, DaemonOptions } from './api.js';
+import type { Daemon, DaemonOptions } from './daemon-types.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { buildControl, createFetching, createScheduler, type Live, type Root } from './engine.js';
 import type { ExchangeTaps } from './exchange-taps.js';
 import { openFrontier } from './frontier-factory.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import { daemonHandle } from './handle.js';
-import { openHttp } from './http.js';
+import { openHttp } from './http-listener.js';
 import { instanceIdOf } from './instance-id.js';
 import { openJobStates } from './job-states.js';
 import { compileJob, seedRequests } from './jobs.js';
 import { startLagMonitor } from './lag-monitor.js';
-import { openLimitHints } from './limit-hints.js';
 import { startLoopGovernor } from './loop-governor.js';
 import { ReleaseStack, withReleasers } from './release-stack.js';
 import { createChangeSinks, createSinks, sinksForJob } from './sink-factory.js';
 import { createSitemaps } from './sitemap-factory.js';
+import { openLimitHints } from './start-limits.js';
 
-export type { Daemon, DaemonOptions } from './api.js';
+export type { Daemon, DaemonOptions } from './daemon-types.js';
 export { instanceIdOf } from './instance-id.js';
 
 /**

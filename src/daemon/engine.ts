@@ -6,7 +6,7 @@
 import { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
 import { ROBOTS_MAX_REDIRECTS, ROBOTS_UNREACHABLE, RobotsCache } from '../adapters/robots/robots-cache.js';
 import { ROBOTS_MAX_BYTES } from '../adapters/robots/robots-txt.js';
-import type { StoredLimitHints } from '../adapters/shared-map/limit-hints.js';
+import type { StoredLimitHints } from '../adapters/shared-map/stored-limit-hints.js';
 import type { CrawldConfig } from '../config/config.js';
 import { retryPolicyOptions } from '../config/control-options.js';
 import { type Clock, systemRandom } from '../core/clock.js';
@@ -30,8 +30,8 @@ import { exchangeTapsFor } from './exchange-taps.js';
 import { fetcherOptions, jobProxies, listenerDeny } from './fetcher-options.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import type { LagMonitor } from './lag-monitor.js';
-import { publishLimits, startLimitOf } from './limit-hints.js';
 import type { ReleaseStack } from './release-stack.js';
+import { publishLimits, startLimitOf } from './start-limits.js';
 
 export type BuiltControl = ReturnType<typeof createControlPlane>;
 

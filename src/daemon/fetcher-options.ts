@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { rootCertificates } from 'node:tls';
-import type { UndiciFetcherOptions } from '../adapters/fetch/options.js';
+import type { UndiciFetcherOptions } from '../adapters/fetch/fetch-options.js';
 import { type ProxySettings, proxyIndexes, proxySettingsFromEnv } from '../adapters/fetch/proxy.js';
 import { staticLookup } from '../adapters/fetch/static-lookup.js';
 import type { CrawldConfig } from '../config/config.js';

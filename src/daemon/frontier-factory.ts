@@ -4,8 +4,8 @@
  * its health, and (for Redis) the shared rate limiter on the same connection.
  */
 import { dirname, join, resolve } from 'node:path';
-import { MemoryFrontier } from '../adapters/frontier/memory/frontier.js';
-import { SqliteFrontier } from '../adapters/frontier/sqlite/frontier.js';
+import { MemoryFrontier } from '../adapters/frontier/memory/memory-frontier.js';
+import { SqliteFrontier } from '../adapters/frontier/sqlite/sqlite-frontier.js';
 import { SqliteMapStore } from '../adapters/shared-map/sqlite-map-store.js';
 import { VolatileMapStore } from '../adapters/shared-map/volatile-map-store.js';
 import type { CrawldConfig } from '../config/config.js';

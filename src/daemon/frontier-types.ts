@@ -52,7 +52,7 @@ export interface BuiltFrontier {
   /**
    * Where the jobs' cookie jars (`cookies`) and render decisions (`render`) are kept, beside
    * the frontier: a SQLite file next to it (`KIND.db`), its Redis (shared by the daemons), or
-   * memory; and, on Redis only, the daemons' host limits (`limits`, daemon/limit-hints.ts). The
+   * memory; and, on Redis only, the daemons' host limits (`limits`, daemon/start-limits.ts). The
    * caller opens and closes it.
    */
   readonly createMapStore: (kind: MapKind) => SharedMapStore;

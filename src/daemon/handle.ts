@@ -5,7 +5,7 @@
  */
 
 import { DEFAULT_RENDER } from '../adapters/fetch/browser/browser-fetcher.js';
-import type { StoredLimitHints } from '../adapters/shared-map/limit-hints.js';
+import type { StoredLimitHints } from '../adapters/shared-map/stored-limit-hints.js';
 import { resolveAdminToken } from '../admin/auth.js';
 import type { CrawldConfig } from '../config/config.js';
 import { retryPolicyOptions } from '../config/control-options.js';
@@ -24,12 +24,12 @@ import { TrapCounts } from '../observe/trap-counts.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
 import { VERSION } from '../version.js';
-import type { Daemon } from './api.js';
 import type { CookieJars } from './cookie-jars.js';
+import type { Daemon } from './daemon-types.js';
 import { buildControl, type createFetching, jobLimitsOf, type Root } from './engine.js';
 import { proxyCount } from './fetcher-options.js';
 import type { BuiltFrontier } from './frontier-types.js';
-import type { DaemonHttp } from './http.js';
+import type { DaemonHttp } from './http-listener.js';
 import { compileJob, seedRequests } from './jobs.js';
 import type { RenderChoices } from './render-choices.js';
 import { beginClosingSinks } from './sink-factory.js';

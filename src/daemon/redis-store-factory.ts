@@ -5,7 +5,7 @@ import {
   parseNode,
   type RedisLike,
 } from '../adapters/frontier/redis/client.js';
-import { RedisFrontier } from '../adapters/frontier/redis/frontier.js';
+import { RedisFrontier } from '../adapters/frontier/redis/redis-frontier.js';
 import { RedisWorkSharing } from '../adapters/peers/redis-work-sharing.js';
 import { RedisRateLimiter } from '../adapters/rate/redis-rate-limiter.js';
 import { RedisMapStore } from '../adapters/shared-map/redis-map-store.js';

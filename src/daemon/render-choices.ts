@@ -2,7 +2,7 @@
  * The render decisions of the daemon's `render: { kind: auto }` jobs, one map per job in the
  * store beside the frontier (frontier-types.ts createMapStore('render')). A reload keeps them.
  */
-import { StoredRenderDecisions } from '../adapters/shared-map/render-decisions.js';
+import { StoredRenderDecisions } from '../adapters/shared-map/shared-render-decisions.js';
 import type { JobConfig } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
 import type { CrawlEmitter } from '../core/events.js';

@@ -1,7 +1,10 @@
 import { join } from 'node:path';
 import { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
 import { decodeXml } from '../adapters/parse/charset.js';
-import { MemorySitemapStateStore, SqliteSitemapStateStore } from '../adapters/sitemap/sitemap-state.js';
+import {
+  MemorySitemapStateStore,
+  SqliteSitemapStateStore,
+} from '../adapters/sitemap/sitemap-state-stores.js';
 import type { CrawldConfig } from '../config/config.js';
 import type { JobRuntime } from '../engine/job-runtime.js';
 import { SitemapSeeder } from '../engine/sitemap-seeder.js';

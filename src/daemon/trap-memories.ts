@@ -3,12 +3,12 @@
  * job in the store beside the frontier (frontier-types.ts createMapStore('traps')). A reload
  * keeps a job's memory unless its trap options changed (then what is stored is read again).
  */
-import { StoredTrapMemory } from '../adapters/shared-map/trap-memory.js';
+import { StoredTrapMemory } from '../adapters/shared-map/shared-trap-memory.js';
 import type { JobConfig } from '../config/config.js';
-import { trapOptionsOf } from '../config/schema/traps.js';
+import { trapOptionsOf } from '../config/schema/traps-schema.js';
 import type { Clock } from '../core/clock.js';
 import type { CrawlEmitter } from '../core/events.js';
-import type { TrapOptions } from '../core/traps/options.js';
+import type { TrapOptions } from '../core/traps/trap-options.js';
 import { TrapGuard } from '../engine/trap-guard.js';
 import type { SharedMapStore } from '../ports/shared-map.js';
 

@@ -1,6 +1,6 @@
 import * as common from '@grafana/grafana-foundation-sdk/common';
 import * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
-import { graph, query, rate, SEL, single } from './common.js';
+import { graph, query, rate, SEL, single } from './panel-kit.js';
 
 /**
  * The error-budget and per-job rows of the overview. The burn rates read the recording rules

@@ -9,7 +9,7 @@ import {
   rate,
   SEL,
   scopeVariables,
-} from './common.js';
+} from './panel-kit.js';
 
 /**
  * Host labels are bounded (src/observe/host-labels.ts): only the busiest hosts keep their

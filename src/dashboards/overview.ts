@@ -13,7 +13,7 @@ import {
   SEL,
   scopeVariables,
   single,
-} from './common.js';
+} from './panel-kit.js';
 
 /** Event-loop lag above which CrawldEventLoopLag fires (prometheus/alerts.yml). */
 export const EVENT_LOOP_LAG_THRESHOLD = 0.5;

@@ -1,5 +1,8 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { BLOCKED_REQUEST_REASONS, BROWSER_RESTART_REASONS } from '../adapters/fetch/browser/options.js';
+import {
+  BLOCKED_REQUEST_REASONS,
+  BROWSER_RESTART_REASONS,
+} from '../adapters/fetch/browser/browser-options.js';
 import type { CrawlEmitter } from '../core/events.js';
 
 const RENDER_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60];

@@ -94,8 +94,8 @@ export const SKIP_REASONS = [
   'near_duplicate_series',
 ] as const;
 
-/** crawld_trap_urls_total{reason} (core/traps/options.ts). */
-export { TRAP_REASONS } from '../core/traps/options.js';
+/** crawld_trap_urls_total{reason} (core/traps/trap-options.ts). */
+export { TRAP_REASONS } from '../core/traps/trap-options.js';
 
 /** crawld_trap_rules_learned_total{kind}. */
 export const TRAP_LEARNED_KINDS = ['param', 'pattern', 'soft_404'] as const;

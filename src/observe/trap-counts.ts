@@ -1,6 +1,6 @@
 import type { CrawlEmitter } from '../core/events.js';
 import { LruMap } from '../core/lru-map.js';
-import { TRAP_REASONS, type TrapReason } from '../core/traps/options.js';
+import { TRAP_REASONS, type TrapReason } from '../core/traps/trap-options.js';
 
 /** Hosts whose trap counts are kept for the status page (the busiest stay). */
 const MAX_HOSTS = 1024;

@@ -1,4 +1,4 @@
-import { MemoryFrontier } from '../../src/adapters/frontier/memory/frontier.js';
+import { MemoryFrontier } from '../../src/adapters/frontier/memory/memory-frontier.js';
 import { frontierContract } from './frontier-contract.js';
 
 frontierContract('memory', async (clock, opts) => ({

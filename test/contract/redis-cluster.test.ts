@@ -4,8 +4,8 @@
  * a many-host crawl's keys spread over every master.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisFrontier } from '../../src/adapters/frontier/redis/frontier.js';
 import { RedisKeys } from '../../src/adapters/frontier/redis/keys.js';
+import { RedisFrontier } from '../../src/adapters/frontier/redis/redis-frontier.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { lease, req, url } from '../helpers/frontier-contract.js';
 import { type RedisClusterServer, startRedisCluster, waitClusterOk } from '../helpers/redis-cluster.js';

@@ -2,7 +2,7 @@
 // entry host|suffix|token in {prefix}:leases. Expiry recovery from it, the migration of a
 // layout-2 frontier at open, and the Redis commands a task costs (INFO commandstats).
 import { afterAll, describe, expect, it } from 'vitest';
-import { RedisFrontier } from '../../src/adapters/frontier/redis/frontier.js';
+import { RedisFrontier } from '../../src/adapters/frontier/redis/redis-frontier.js';
 import { FakeClock } from '../../src/core/clock.js';
 import type { Task } from '../../src/ports/frontier.js';
 import { lease, paths, req, url } from '../helpers/frontier-contract.js';

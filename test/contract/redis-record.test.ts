@@ -3,14 +3,14 @@
 import { hash } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { hashOf } from '../../src/adapters/frontier/redis/enqueue-wire.js';
-import { RedisFrontier } from '../../src/adapters/frontier/redis/frontier.js';
+import { RedisFrontier } from '../../src/adapters/frontier/redis/redis-frontier.js';
+import { fragment } from '../../src/adapters/frontier/redis/scripts.js';
 import {
   ByteWriter,
   type NewRecord,
   writeHead,
   writeTail,
-} from '../../src/adapters/frontier/redis/record.js';
-import { fragment } from '../../src/adapters/frontier/redis/scripts.js';
+} from '../../src/adapters/frontier/redis/task-record.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { lease, paths, req, url } from '../helpers/frontier-contract.js';
 import { useRedis } from '../helpers/redis-server.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RedisFrontier } from '../../src/adapters/frontier/redis/frontier.js';
 import { LAYOUT_VERSION, RedisLayoutError } from '../../src/adapters/frontier/redis/layout.js';
+import { RedisFrontier } from '../../src/adapters/frontier/redis/redis-frontier.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { lease, paths, req, url } from '../helpers/frontier-contract.js';
 import { useRedis } from '../helpers/redis-server.js';

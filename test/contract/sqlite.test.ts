@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { urlHash } from '../../src/adapters/frontier/sqlite/dedupe.js';
-import { SqliteFrontier, type SqliteFrontierOptions } from '../../src/adapters/frontier/sqlite/frontier.js';
-import { nextSlot } from '../../src/adapters/frontier/sqlite/schema.js';
+import {
+  SqliteFrontier,
+  type SqliteFrontierOptions,
+} from '../../src/adapters/frontier/sqlite/sqlite-frontier.js';
+import { nextSlot } from '../../src/adapters/frontier/sqlite/sqlite-schema.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { lease, paths, req, url } from '../helpers/frontier-contract.js';
 import {

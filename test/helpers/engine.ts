@@ -3,7 +3,7 @@ import type { AddressInfo, LookupFunction } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { UndiciFetcher } from '../../src/adapters/fetch/undici-fetcher.js';
-import { MemoryFrontier } from '../../src/adapters/frontier/memory/frontier.js';
+import { MemoryFrontier } from '../../src/adapters/frontier/memory/memory-frontier.js';
 import { RobotsCache } from '../../src/adapters/robots/robots-cache.js';
 import { JsonlSink } from '../../src/adapters/sink/jsonl-sink.js';
 import { type ConfigInput, validateConfig } from '../../src/config/config.js';

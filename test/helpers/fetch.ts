@@ -1,7 +1,7 @@
 /** Local fault-injecting HTTP servers and fetchers for the fetch-*.test.ts suites. */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { UndiciFetcherOptions } from '../../src/adapters/fetch/options.js';
+import type { UndiciFetcherOptions } from '../../src/adapters/fetch/fetch-options.js';
 import { UndiciFetcher } from '../../src/adapters/fetch/undici-fetcher.js';
 
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;

@@ -66,3 +66,45 @@ export function sourceSizes(root: string): { files: FileSize[]; functions: Funct
   }
   return { files, functions };
 }
+
+/**
+ * Non-blank lines, and those of them that hold only comment: tokens and comment ranges from the
+ * TypeScript parser (a scanner alone reads `//` inside a regex or a template as a comment).
+ */
+export function commentShare(text: string): { lines: number; commentLines: number } {
+  const sf = ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, true);
+  const code = new Set<number>();
+  const comment = new Set<number>();
+  const mark = (into: Set<number>, from: number, to: number) => {
+    const a = sf.getLineAndCharacterOfPosition(from).line;
+    const b = sf.getLineAndCharacterOfPosition(Math.max(from, to - 1)).line;
+    for (let l = a; l <= b; l++) into.add(l);
+  };
+  const seen = new Set<number>();
+  const comments = (ranges: ts.CommentRange[] | undefined) => {
+    for (const r of ranges ?? []) {
+      if (seen.has(r.pos)) continue;
+      seen.add(r.pos);
+      mark(comment, r.pos, r.end);
+    }
+  };
+  const walk = (node: ts.Node) => {
+    // JSDoc hangs in the tree as nodes of its own: it is comment, and its range is the comment's.
+    if (node.kind >= ts.SyntaxKind.FirstJSDocNode && node.kind <= ts.SyntaxKind.LastJSDocNode) return;
+    comments(ts.getLeadingCommentRanges(text, node.pos));
+    comments(ts.getTrailingCommentRanges(text, node.end));
+    const children = node.getChildren(sf);
+    if (children.length === 0 && node.kind !== ts.SyntaxKind.EndOfFileToken)
+      mark(code, node.getStart(sf), node.end);
+    for (const c of children) walk(c);
+  };
+  walk(sf);
+  let commentLines = 0;
+  for (const l of comment) if (!code.has(l)) commentLines++;
+  return { lines: new Set([...code, ...comment]).size, commentLines };
+}
+
+/** Every .ts file under dir (path relative to it). */
+export function sourceFiles(dir: string): string[] {
+  return tsFiles(dir).map((f) => relative(dir, f));
+}

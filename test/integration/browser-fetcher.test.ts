@@ -3,7 +3,7 @@ import type { LookupFunction } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobCookieJar } from '../../src/adapters/cookies/job-jar.js';
 import { BrowserFetcher, DEFAULT_RENDER } from '../../src/adapters/fetch/browser/browser-fetcher.js';
-import type { BlockedRequestReason } from '../../src/adapters/fetch/browser/options.js';
+import type { BlockedRequestReason } from '../../src/adapters/fetch/browser/browser-options.js';
 import { UndiciFetcher } from '../../src/adapters/fetch/undici-fetcher.js';
 import { VolatileMapStore } from '../../src/adapters/shared-map/volatile-map-store.js';
 import { FetchError, HungRequestError } from '../../src/core/errors.js';

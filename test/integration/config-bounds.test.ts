@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { formatPath, validateConfig } from '../../src/config/config.js';
-import { configSchema } from '../../src/config/schema.js';
+import { configSchema } from '../../src/config/config-schema.js';
 import type { Bound as TableBound } from '../../src/core/bound.js';
 import { BREAKER_BOUNDS } from '../../src/core/breaker-policy.js';
 import { COOKIE_LIMIT_BOUNDS } from '../../src/core/cookie-limits.js';

@@ -1,7 +1,7 @@
 import type { LookupFunction } from 'node:net';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_FETCHER_OPTIONS } from '../../src/adapters/fetch/options.js';
+import { DEFAULT_FETCHER_OPTIONS } from '../../src/adapters/fetch/fetch-options.js';
 import { UndiciFetcher } from '../../src/adapters/fetch/undici-fetcher.js';
 import { ContentTypeError, FetchError, InvalidArgumentError } from '../../src/core/errors.js';
 import { closeAll, html, makeFetcher, rejectionOf, startServer } from '../helpers/fetch.js';

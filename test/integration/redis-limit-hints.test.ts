@@ -1,7 +1,7 @@
 /**
  * Limit hints on a real Redis: the daemons' host limits in the frontier's Redis
- * ({PREFIX:limits:http}, adapters/shared-map/limit-hints.ts), read by a daemon that starts
- * later, and a daemon on a Redis frontier starting a host from them (daemon/limit-hints.ts).
+ * ({PREFIX:limits:http}, adapters/shared-map/stored-limit-hints.ts), read by a daemon that starts
+ * later, and a daemon on a Redis frontier starting a host from them (daemon/start-limits.ts).
  * The rules on a fake clock: test/unit/limit-hints.test.ts, test/unit/aimd-start.test.ts.
  */
 import { createServer, type Server } from 'node:http';
@@ -10,8 +10,8 @@ import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import winston from 'winston';
-import { StoredLimitHints } from '../../src/adapters/shared-map/limit-hints.js';
 import { RedisMapStore } from '../../src/adapters/shared-map/redis-map-store.js';
+import { StoredLimitHints } from '../../src/adapters/shared-map/stored-limit-hints.js';
 import { validateConfig } from '../../src/config/config.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { LIMIT_HINTS } from '../../src/core/limit/limit-hints.js';

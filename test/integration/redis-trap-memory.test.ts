@@ -1,16 +1,16 @@
 /**
  * Trap decisions on a real Redis: what one daemon's hosts taught (a learned parameter, a stopped
  * pattern, a soft 404) reaches another daemon of the same crawl within its refresh, and a daemon
- * that starts later loads it (adapters/shared-map/trap-memory.ts). The rules: test/unit/traps/.
+ * that starts later loads it (adapters/shared-map/shared-trap-memory.ts). The rules: test/unit/traps/.
  */
 import { hash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { RedisMapStore } from '../../src/adapters/shared-map/redis-map-store.js';
-import { StoredTrapMemory } from '../../src/adapters/shared-map/trap-memory.js';
+import { StoredTrapMemory } from '../../src/adapters/shared-map/shared-trap-memory.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { fingerprint } from '../../src/core/traps/fingerprint.js';
-import { TRAP_DEFAULTS } from '../../src/core/traps/options.js';
+import { TRAP_DEFAULTS } from '../../src/core/traps/trap-options.js';
 import { useRedis } from '../helpers/redis-server.js';
 import { waitFor } from '../helpers/wait.js';
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryFrontier } from '../../src/adapters/frontier/memory/frontier.js';
+import { MemoryFrontier } from '../../src/adapters/frontier/memory/memory-frontier.js';
 import { JsonlSink } from '../../src/adapters/sink/jsonl-sink.js';
 import { validateConfig } from '../../src/config/config.js';
 import { FakeClock } from '../../src/core/clock.js';

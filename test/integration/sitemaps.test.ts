@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryFrontier } from '../../src/adapters/frontier/memory/frontier.js';
+import { MemoryFrontier } from '../../src/adapters/frontier/memory/memory-frontier.js';
 import { decodeXml } from '../../src/adapters/parse/charset.js';
-import { MemorySitemapStateStore } from '../../src/adapters/sitemap/sitemap-state.js';
+import { MemorySitemapStateStore } from '../../src/adapters/sitemap/sitemap-state-stores.js';
 import { validateConfig } from '../../src/config/config.js';
 import { systemClock } from '../../src/core/clock.js';
 import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';

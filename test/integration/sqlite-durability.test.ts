@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteFrontier } from '../../src/adapters/frontier/sqlite/frontier.js';
+import { SqliteFrontier } from '../../src/adapters/frontier/sqlite/sqlite-frontier.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { expectBookkeeping } from '../helpers/sqlite-dedupe.js';
 

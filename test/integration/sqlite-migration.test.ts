@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { urlHash } from '../../src/adapters/frontier/sqlite/dedupe.js';
-import { SqliteFrontier } from '../../src/adapters/frontier/sqlite/frontier.js';
-import { nextSlot, SCHEMA_VERSION } from '../../src/adapters/frontier/sqlite/schema.js';
+import { SqliteFrontier } from '../../src/adapters/frontier/sqlite/sqlite-frontier.js';
+import { nextSlot, SCHEMA_VERSION } from '../../src/adapters/frontier/sqlite/sqlite-schema.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { COLLIDING, dedupeRows } from '../helpers/sqlite-dedupe.js';
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FAILURE_RATE_THRESHOLD } from '../../src/dashboards/common.js';
 import { EVENT_LOOP_LAG_THRESHOLD } from '../../src/dashboards/overview.js';
+import { FAILURE_RATE_THRESHOLD } from '../../src/dashboards/panel-kit.js';
 import { knownSeriesNames } from '../helpers/metric-registry.js';
 import { loadAlertRules, loadRecordingRules, metricNames, ROOT } from '../helpers/promql.js';
 

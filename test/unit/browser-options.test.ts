@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultMaxPages, findChromium } from '../../src/adapters/fetch/browser/options.js';
+import { defaultMaxPages, findChromium } from '../../src/adapters/fetch/browser/browser-options.js';
 import { validateConfig } from '../../src/config/config.js';
 import { tempDir } from '../helpers/cli.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryFrontier } from '../../src/adapters/frontier/memory/frontier.js';
+import { MemoryFrontier } from '../../src/adapters/frontier/memory/memory-frontier.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { LeaseKeeper } from '../../src/engine/lease-keeper.js';
 import { LEASE_KEEPER } from '../../src/engine/scheduler-options.js';

@@ -1,10 +1,10 @@
 /**
- * Limit hints (core/limit/limit-hints.ts, adapters/shared-map/limit-hints.ts) on a fake clock:
+ * Limit hints (core/limit/limit-hints.ts, adapters/shared-map/stored-limit-hints.ts) on a fake clock:
  * what a daemon writes of its host limits and when, what the entries read say a new host starts
  * at, and daemons sharing one store. The same on a real Redis: test/integration/redis-limit-hints.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { StoredLimitHints } from '../../src/adapters/shared-map/limit-hints.js';
+import { StoredLimitHints } from '../../src/adapters/shared-map/stored-limit-hints.js';
 import { FakeClock } from '../../src/core/clock.js';
 import type { LimitAlgorithm } from '../../src/core/limit/limit.js';
 import { HostLimitHints, LIMIT_HINTS, LimitPublisher } from '../../src/core/limit/limit-hints.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryFrontier } from '../../src/adapters/frontier/memory/frontier.js';
+import { MemoryFrontier } from '../../src/adapters/frontier/memory/memory-frontier.js';
 import { RedisUnavailableError } from '../../src/adapters/frontier/redis/client.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { surt } from '../../src/adapters/sink/warc/cdxj.js';
 import { WarcFiles } from '../../src/adapters/sink/warc/files.js';
 import { requestHead, responseHead } from '../../src/adapters/sink/warc/http-block.js';
-import { base32, gzipMember, serialiseRecord } from '../../src/adapters/sink/warc/record.js';
+import { base32, gzipMember, serialiseRecord } from '../../src/adapters/sink/warc/warc-record.js';
 import type { HttpExchange } from '../../src/ports/fetcher.js';
 import { tempDir } from '../helpers/cli.js';
 import { base32Slow, readWarcGz } from '../helpers/warc.js';

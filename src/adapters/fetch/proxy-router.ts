@@ -1,4 +1,4 @@
-import type { UndiciFetcherOptions } from './options.js';
+import type { UndiciFetcherOptions } from './fetch-options.js';
 import { bypassesProxy, ProxyPool, type ProxyUse, proxyIndexes } from './proxy.js';
 
 /**

@@ -11,12 +11,12 @@ import {
 import type { Fetcher, FetchRequest, FetchResponse } from '../../ports/fetcher.js';
 import { parseContentEncoding, readBody } from './decode.js';
 import { capturing } from './exchange-capture.js';
+import { resolveFetcherOptions, type UndiciFetcherOptions } from './fetch-options.js';
 import { guardedConnector } from './guarded-lookup.js';
 import { hedged } from './hedged.js';
 import { flattenHeaders, headerValue, mediaType, parseUrl, requestTarget } from './http-parts.js';
 import { lightDispatcherFactory } from './light-pool.js';
 import { toFetchError } from './map-error.js';
-import { resolveFetcherOptions, type UndiciFetcherOptions } from './options.js';
 import { asProxyError } from './proxy.js';
 import { ProxyRouter } from './proxy-router.js';
 import { type Hop, isRedirect, RedirectChain } from './redirects.js';

@@ -1,5 +1,5 @@
 import type { EnqueueRequest, EnqueueResult } from '../../ports/frontier.js';
-import { type PreparedRequest, prepareRequests } from './common.js';
+import { type PreparedRequest, prepareRequests } from './frontier-common.js';
 
 /**
  * URLs known to be in the frontier already, per job, kept in process so that the links a crawl

@@ -6,7 +6,7 @@
  *
  * Pure rules, no I/O: which of this daemon's limits to write and when (LimitPublisher), and
  * what the entries read say a new host's limit should start at (HostLimitHints). The entries
- * live in a SharedMapStore (adapters/shared-map/limit-hints.ts); docs/control-plane.md, _Limit
+ * live in a SharedMapStore (adapters/shared-map/stored-limit-hints.ts); docs/control-plane.md, _Limit
  * hints_.
  */
 

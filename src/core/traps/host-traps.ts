@@ -2,17 +2,17 @@ import { LruMap } from '../lru-map.js';
 import { ownText } from './alike.js';
 import { ParamLearner } from './dust.js';
 import { decodeFingerprint, encodeFingerprint, type Fingerprint, intersect } from './fingerprint.js';
-import type { TrapOptions, TrapReason } from './options.js';
 import { isDeeperPath } from './paths.js';
-import { SeriesWatch } from './series.js';
+import { SeriesWatch } from './series-watch.js';
 import { isSessionParam } from './session-ids.js';
 import { isSoft404, type Soft404 } from './soft-404.js';
+import type { TrapOptions, TrapReason } from './trap-options.js';
 import { splitKey, urlPattern } from './url-pattern.js';
 
 /**
  * What one host has taught a job about its traps, and the rules that read a fetched page
  * against it: soft 404s, a page that is a shorter path's page again, parameters that do not
- * change the page (dust.ts), URL patterns whose pages keep coming out alike (series.ts). Pure:
+ * change the page (dust.ts), URL patterns whose pages keep coming out alike (series-watch.ts). Pure:
  * the caller fetches, persists and counts.
  */
 

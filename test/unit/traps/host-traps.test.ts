@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../../src/core/traps/fingerprint.js';
 import { HostTraps, type ObservedPage, SOFT_404_PROBE_AFTER } from '../../../src/core/traps/host-traps.js';
-import { TRAP_DEFAULTS, type TrapOptions } from '../../../src/core/traps/options.js';
+import { TRAP_DEFAULTS, type TrapOptions } from '../../../src/core/traps/trap-options.js';
 import { normaliseUrl } from '../../../src/core/url.js';
 
 const TEMPLATE =

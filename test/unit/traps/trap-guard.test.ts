@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { StoredTrapMemory } from '../../../src/adapters/shared-map/trap-memory.js';
+import { StoredTrapMemory } from '../../../src/adapters/shared-map/shared-trap-memory.js';
 import { VolatileMapStore } from '../../../src/adapters/shared-map/volatile-map-store.js';
 import { FakeClock } from '../../../src/core/clock.js';
 import { type CrawlEvents, TypedEmitter } from '../../../src/core/events.js';
-import { TRAP_DEFAULTS, TRAPS_OFF, type TrapOptions } from '../../../src/core/traps/options.js';
+import { TRAP_DEFAULTS, TRAPS_OFF, type TrapOptions } from '../../../src/core/traps/trap-options.js';
 import { normaliseUrl } from '../../../src/core/url.js';
 import { TrapGuard } from '../../../src/engine/trap-guard.js';
 import type { FetchResponse } from '../../../src/ports/fetcher.js';

@@ -16,8 +16,8 @@ import {
 } from '../../../core/errors.js';
 import { type PhaseWatch, watchPhase } from '../../../core/phase-watch.js';
 import type { Fetcher, FetchRequest, FetchResponse, RenderRequest } from '../../../ports/fetcher.js';
+import type { BrowserFetcherOptions } from './browser-options.js';
 import { launchChromium } from './launcher.js';
-import type { BrowserFetcherOptions } from './options.js';
 import { PageRun } from './page-run.js';
 import { NO_POPUPS_SCRIPT, READ_DOM, WAIT_FOR } from './page-scripts.js';
 import { BrowserPool, type PageLease } from './pool.js';

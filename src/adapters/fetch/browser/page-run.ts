@@ -15,7 +15,7 @@ import {
   TooManyRedirectsError,
 } from '../../../core/errors.js';
 import type { Fetcher, FetchRequest, FetchResponse } from '../../../ports/fetcher.js';
-import type { BlockedRequestReason, BrowserObserver } from './options.js';
+import type { BlockedRequestReason, BrowserObserver } from './browser-options.js';
 
 /** Hop-by-hop and encoding headers: the body handed over is already decoded and whole. */
 const DROP_RESPONSE = new Set([

@@ -6,7 +6,7 @@
  */
 import type { Browser, BrowserContext, Page, Route, WebSocketRoute } from 'playwright-core';
 import { BrowserUnavailableError } from '../../../core/errors.js';
-import type { BrowserObserver, BrowserRestartReason } from './options.js';
+import type { BrowserObserver, BrowserRestartReason } from './browser-options.js';
 
 interface ContextSlot {
   readonly context: Promise<BrowserContext>;

@@ -1,4 +1,4 @@
-/** How a task record stores its URLs (lua/prelude.lua, record.ts): without what the key says. */
+/** How a task record stores its URLs (lua/prelude.lua, task-record.ts): without what the key says. */
 
 /**
  * A task's URL as stored: the key already names the host, so `https://HOST/path` is stored

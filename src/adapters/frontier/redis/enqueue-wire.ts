@@ -6,14 +6,14 @@
  * much CPU as Redis spent running the whole script.
  */
 import { hash } from 'node:crypto';
-import type { PreparedRequest } from '../common.js';
+import type { PreparedRequest } from '../frontier-common.js';
 import { packUrl } from './codec.js';
-import { ByteWriter, writeHead, writeTail } from './record.js';
+import { ByteWriter, writeHead, writeTail } from './task-record.js';
 
 /**
  * Hosts: per host, `>I4c0I4I4`: its name, its number of requests and their size in bytes in
  * the requests string. Requests, in host order: `>c11hBI4c0` hash (11 characters), priority,
- * flags, the new record's head (record.ts); flags 0 for the usual request (ready now,
+ * flags, the new record's head (task-record.ts); flags 0 for the usual request (ready now,
  * not forced, no record tail), else 2 (+1 when forced) and `>dI4c0`: notBefore and the
  * record's tail (empty when none).
  */

@@ -6,7 +6,7 @@
  * documentation block names its table here.
  */
 import type { DeadLetter, Task } from '../../../ports/frontier.js';
-import { makeTask } from '../common.js';
+import { makeTask } from '../frontier-common.js';
 import { unpackUrl } from './codec.js';
 import { taskId } from './keys.js';
 import type { BatchOp } from './scripts.js';

@@ -1,6 +1,6 @@
 /**
  * The SQLite frontier's dedupe: which URLs each job has seen, in two tables (a two-level
- * log-structured merge; layout and figures in schema.ts). New slots go to the small
+ * log-structured merge; layout and figures in sqlite-schema.ts). New slots go to the small
  * table dedupe_new, whose pages stay in the cache and are few, so a commit writes few of
  * them; rows move to the big table dedupe later, many at once in key order, so each big-table
  * page a move dirties takes several rows instead of one. A slot is taken when either table
@@ -11,7 +11,7 @@
  */
 import type Database from 'better-sqlite3';
 import { CrawldError } from '../../../core/errors.js';
-import { nextSlot } from './schema.js';
+import { nextSlot } from './sqlite-schema.js';
 
 /**
  * 53-bit hash of a URL for the dedupe tables: two 32-bit multiplicative hashes (FNV-1a and

@@ -45,7 +45,7 @@ const CLEAR_LEASE = 'lease_token = NULL, lease_owner = NULL, lease_expires_at = 
 const HELD = "id = ? AND state = 'leased' AND lease_token = ?";
 
 // A new task's id is given, not assigned: it is taken from meta 'seq' (see tasks in
-// schema.ts), known before the row is written, which is what the dedupe tables store.
+// sqlite-schema.ts), known before the row is written, which is what the dedupe tables store.
 // The seq column is the task's place in the lease order (fair.ts).
 const COLUMNS =
   'tasks (id, job, url, url_hash, host, priority, depth, state, not_before, seq, request_url) VALUES';

@@ -4,13 +4,13 @@
  * on one file queue on busy_timeout instead of failing with SQLITE_BUSY on lock upgrade.
  * enqueue, recrawl, retry and bury are plain functions that WriteBatcher runs, each call as
  * a transaction of its own or a savepoint of a shared one (see batcher.ts); enqueue
- * lives in enqueue.ts.
+ * lives in sqlite-enqueue.ts.
  */
 import type Database from 'better-sqlite3';
 import { CountDeltas, stateAt } from './counts.js';
 import type { Dedupe } from './dedupe.js';
-import { makeEnqueue } from './enqueue.js';
 import { FairTags } from './fair.js';
+import { makeEnqueue } from './sqlite-enqueue.js';
 import type { Statements, TaskRow } from './statements.js';
 
 /** Per-call bounds on catch-up work (expired leases, due delayed tasks); the rest follows on later calls. */

@@ -6,7 +6,7 @@
 import type { HttpExchange } from '../../../ports/fetcher.js';
 import type { IndexEntry } from './cdxj.js';
 import { requestHead, responseHead, responseMime } from './http-block.js';
-import { newRecordId, serialiseRecord, sha1Digest, type WarcFields, warcDate } from './record.js';
+import { newRecordId, serialiseRecord, sha1Digest, type WarcFields, warcDate } from './warc-record.js';
 
 /** The last full capture of a URL, which a revisit refers to. */
 export interface Capture {

@@ -17,7 +17,7 @@ import {
   warcinfoRecord,
 } from './exchange-records.js';
 import { type ClosedFile, type Member, WarcFiles } from './files.js';
-import { gzipMember, type WarcFields } from './record.js';
+import { gzipMember, type WarcFields } from './warc-record.js';
 
 /** What the sink reports, for its metrics and log lines (the daemon turns them into events). */
 export interface WarcObserver {

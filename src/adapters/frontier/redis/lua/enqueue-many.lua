@@ -1,9 +1,9 @@
 --[[
 ENQUEUE_MANY, after the prelude, apply.lua, settle.lua and withq.lua: an enqueue call on a
-single Redis, or one part of a big one (enqueue.ts sends a call's parts in one round trip),
+single Redis, or one part of a big one (redis-enqueue.ts sends a call's parts in one round trip),
 atomic (never sent to a Cluster: it names host keys it computes from the prefix). Most URLs
 reaching Redis are new, so the script's per-URL work is kept to the least: the client packs
-each new record (record.ts) and the script adds only its seq; one HSETNX writes it, and its
+each new record (task-record.ts) and the script adds only its seq; one HSETNX writes it, and its
 queue entry, pending count and index marks are gathered per host and written once per host
 (one ZADD with all its members, one HINCRBY per priority). A URL that is forced, finds its hash
 taken (a duplicate or a collision) or finds no room takes the general path, the body of

@@ -18,7 +18,7 @@ priority, dp depth, a attempts, g generation, c first seq, q seq (false when equ
 lease token, o owner, e lease expiry, err last error (also the dead reason), da deadAt, ru (15)
 the URL to request when it differs from u (packed the same way; absent for most tasks). Absent
 values are false and trailing ones are left out, so a ready task is ~60 bytes. A field added
-later takes the next position (16) and old records simply lack it. record.ts packs new records
+later takes the next position (16) and old records simply lack it. task-record.ts packs new records
 on the client, byte for byte as cmsgpack would.
 
 Replies: task() below writes a task row, snapshot() a snapshot, in the orders of the tables

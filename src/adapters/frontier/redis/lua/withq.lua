@@ -1,5 +1,5 @@
 --[[
-withq(head, q): a new record, its head (packed by the client, record.ts) then its seq q as
+withq(head, q): a new record, its head (packed by the client, task-record.ts) then its seq q as
 cmsgpack packs it (the smallest integer encoding), in one string: one struct.pack where
 `head .. cmsgpack.pack(q)` made two strings. For ENQUEUE_MANY.
 ]]

@@ -4,8 +4,8 @@ import { HEDGE_BOUNDS, hedgeDefaults } from '../../core/hedge.js';
 import { ADAPTIVE_TIMEOUT_BOUNDS as AT, adaptiveTimeoutDefaults as ATD } from '../../core/host-timeout.js';
 import { isPemFile } from '../predicates.js';
 import { numberIn } from '../units.js';
-import { proxyChoice } from './common.js';
-import { browserSchema } from './render.js';
+import { proxyChoice } from './common-schema.js';
+import { browserSchema } from './render-schema.js';
 
 /** fetch: how pages are requested (timeouts, size caps, redirects, addresses, TLS, proxies). */
 export const fetchSchema = z

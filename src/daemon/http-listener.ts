@@ -8,7 +8,7 @@ import type { CrawldConfig } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
 import { type HttpServerHandle, listen } from '../observe/http-server.js';
 import type { Logger } from '../observe/logger.js';
-import type { Daemon } from './api.js';
+import type { Daemon } from './daemon-types.js';
 
 export interface DaemonHttp {
   readonly url: string;

@@ -8,7 +8,7 @@ import { HOST_LIMITERS_BOUNDS, hostLimitersDefaults } from '../../core/limiter.j
 import { RETRY_AFTER_BOUNDS, retryAfterDefaults } from '../../core/retry-after.js';
 import { TOKEN_BUCKET_BOUNDS } from '../../core/token-bucket.js';
 import { ms, numberIn, positiveInt, positiveMs } from '../units.js';
-import { hostPattern } from './common.js';
+import { hostPattern } from './common-schema.js';
 
 /**
  * The control plane's sections (docs/control-plane.md): concurrency limits, rate limits, the

@@ -25,7 +25,12 @@ import type {
   RetryOptions,
   Task,
 } from '../../../ports/frontier.js';
-import { checkLeaseOptions, checkMaxPending, notOpenError, type PreparedRequest } from '../common.js';
+import {
+  checkLeaseOptions,
+  checkMaxPending,
+  notOpenError,
+  type PreparedRequest,
+} from '../frontier-common.js';
 import { SeenCache } from '../seen-cache.js';
 import { HostOpBatcher, SeqBatcher } from './batch.js';
 import {
@@ -38,12 +43,18 @@ import {
   redisCall,
   type ScriptArg,
 } from './client.js';
-import { checkPriorities, checkSeq, enqueuePrepared, redriveIds, type WriteContext } from './enqueue.js';
 import { CLUSTER_INDEX_BUCKETS, RedisKeys, splitTaskId } from './keys.js';
 import { checkLayout } from './layout.js';
 import { type LeaseContext, leaseTasks } from './lease.js';
 import { SnapshotPublisher } from './publish.js';
 import { readDead, readLeased, readNextReadyAt, readStats, repairIndexes, repairSingle } from './read.js';
+import {
+  checkPriorities,
+  checkSeq,
+  enqueuePrepared,
+  redriveIds,
+  type WriteContext,
+} from './redis-enqueue.js';
 import { REPLY, snapshotOf } from './replies.js';
 
 /** The host operations on a leased task (the task's token checked in the script). */

@@ -1,6 +1,6 @@
 import type { UnreachableHost } from '../adapters/robots/robots-cache.js';
+import type { CrawldConfig } from '../config/config-schema.js';
 import type { ReloadResult } from '../config/reload.js';
-import type { CrawldConfig } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { CrawlEmitter } from '../core/events.js';
 import type { Scheduler } from '../engine/scheduler.js';
@@ -42,7 +42,7 @@ export interface Daemon extends StatusSource {
   run(): Promise<void>;
   /**
    * Mounts the HTTP app on the bound port once the crawl's first request is on the wire
-   * (http.ts says why); resolves at once without an HTTP server. Call after run().
+   * (http-listener.ts says why); resolves at once without an HTTP server. Call after run().
    */
   serveHttp(): Promise<void>;
   submit(requests: readonly EnqueueRequest[]): Promise<EnqueueResult>;

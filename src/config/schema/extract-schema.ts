@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_LINK_TAGS, LINK_TAGS, type LinkTag } from '../../core/rules.js';
 import { nonNegativeInt, priority } from '../units.js';
-import { fieldName, regex } from './common.js';
+import { fieldName, regex } from './common-schema.js';
 
 /**
  * jobs[].extract: what a job takes from each page (fields) and which links it follows, from

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { COOKIE_LIMIT_BOUNDS, cookieLimitDefaults } from '../../core/cookie-limits.js';
 import { numberIn } from '../units.js';
-import { headerName, headerValue } from './common.js';
+import { headerName, headerValue } from './common-schema.js';
 
 const cookieName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: 'must be a cookie name' });
 

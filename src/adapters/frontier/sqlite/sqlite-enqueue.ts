@@ -5,7 +5,7 @@
  */
 import { CrawldError } from '../../../core/errors.js';
 import type { EnqueueResult } from '../../../ports/frontier.js';
-import type { PreparedRequest } from '../common.js';
+import type { PreparedRequest } from '../frontier-common.js';
 import { CountDeltas, stateAt } from './counts.js';
 import { type Claim, type Dedupe, urlHash } from './dedupe.js';
 import { FairTags } from './fair.js';

@@ -4,7 +4,7 @@
  * one daemon, whose own limiters already know every host it met. A reload keeps them; each
  * control plane built (buildControl) reads them for its new hosts and writes its limits to them.
  */
-import { StoredLimitHints } from '../adapters/shared-map/limit-hints.js';
+import { StoredLimitHints } from '../adapters/shared-map/stored-limit-hints.js';
 import type { CrawldConfig } from '../config/config.js';
 import { aimdOptionsOf } from '../config/control-options.js';
 import type { Clock } from '../core/clock.js';

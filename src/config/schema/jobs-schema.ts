@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { JOB_LIMIT_BOUNDS } from '../../core/job-gate.js';
 import { recrawlIssues } from '../cross-checks.js';
 import { nonNegativeInt, numberIn, positiveInt, positiveMs, priority } from '../units.js';
-import { hostPattern, httpUrl, proxyChoice, regex } from './common.js';
-import { extractSchema } from './extract.js';
-import { renderSchema } from './render.js';
-import { cookiesSchema, requestSchema } from './request.js';
-import { trapsSchema } from './traps.js';
+import { hostPattern, httpUrl, proxyChoice, regex } from './common-schema.js';
+import { extractSchema } from './extract-schema.js';
+import { renderSchema } from './render-schema.js';
+import { cookiesSchema, requestSchema } from './request-schema.js';
+import { trapsSchema } from './traps-schema.js';
 
 /** jobs[]: one crawl job, its seeds, scope, requests, extraction, recrawls and limits. */
 export const jobSchema = z

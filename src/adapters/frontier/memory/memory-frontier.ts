@@ -16,7 +16,13 @@ import type {
   RetryOptions,
   Task,
 } from '../../../ports/frontier.js';
-import { checkLeaseOptions, checkMaxPending, makeTask, notOpenError, prepareRequests } from '../common.js';
+import {
+  checkLeaseOptions,
+  checkMaxPending,
+  makeTask,
+  notOpenError,
+  prepareRequests,
+} from '../frontier-common.js';
 import { PendingQueue, type Rec } from './queue.js';
 
 export interface MemoryFrontierOptions {

@@ -3,7 +3,7 @@
  * a crash leaves every task before or after a call. Several instances may open the same
  * file (the daemon, a `crawld dlq` command): writes take the write lock up front
  * (BEGIN IMMEDIATE) and shared counters are read inside the transaction, never cached.
- * Schema and sizing notes: schema.ts.
+ * Schema and sizing notes: sqlite-schema.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -21,11 +21,17 @@ import type {
   RetryOptions,
   Task,
 } from '../../../ports/frontier.js';
-import { checkCount, checkLeaseOptions, checkMaxPending, makeTask, notOpenError } from '../common.js';
+import {
+  checkCount,
+  checkLeaseOptions,
+  checkMaxPending,
+  makeTask,
+  notOpenError,
+} from '../frontier-common.js';
 import { SeenCache } from '../seen-cache.js';
 import { WriteBatcher } from './batcher.js';
 import { makeDedupe } from './dedupe.js';
-import { configure, migrate } from './schema.js';
+import { configure, migrate } from './sqlite-schema.js';
 import { prepareStatements, type Statements, type TaskRow } from './statements.js';
 import { makeTransactions, type Transactions } from './tx.js';
 
@@ -52,7 +58,7 @@ export interface SqliteFrontierOptions {
   leaseScanLimit?: number;
   /**
    * How many rows the small dedupe table (dedupe_new) keeps before an enqueue moves the
-   * excess into the big one (dedupe), in key order (schema.ts, dedupe.ts).
+   * excess into the big one (dedupe), in key order (sqlite-schema.ts, dedupe.ts).
    * Larger makes each big-table page a move writes take more rows, but makes the small table
    * itself more pages to write per commit. At 1M URLs (raw better-sqlite3 replica) 20,000
    * was best with whole-table merges (10,000 slower, 50,000 alike); with the moving slice

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TRAP_BOUNDS, TRAP_DEFAULTS, TRAPS_OFF, type TrapOptions } from '../../core/traps/options.js';
+import { TRAP_BOUNDS, TRAP_DEFAULTS, TRAPS_OFF, type TrapOptions } from '../../core/traps/trap-options.js';
 import { numberIn } from '../units.js';
 
 /**

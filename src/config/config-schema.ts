@@ -8,12 +8,12 @@ import {
   politenessSchema,
   rateLimitsSchema,
   retrySchema,
-} from './schema/control.js';
-import { fetchSchema } from './schema/fetch.js';
-import { frontierSchema } from './schema/frontier.js';
-import { httpSchema } from './schema/http.js';
-import { jobSchema } from './schema/jobs.js';
-import { changeSinkSchema, sinkSchema } from './schema/sinks.js';
+} from './schema/control-schema.js';
+import { fetchSchema } from './schema/fetch-schema.js';
+import { frontierSchema } from './schema/frontier-schema.js';
+import { httpSchema } from './schema/http-schema.js';
+import { jobSchema } from './schema/jobs-schema.js';
+import { changeSinkSchema, sinkSchema } from './schema/sinks-schema.js';
 import { ms } from './units.js';
 
 /**

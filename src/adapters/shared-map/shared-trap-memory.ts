@@ -7,7 +7,7 @@
 
 import { LruMap } from '../../core/lru-map.js';
 import { HostTraps, type StoredHostTraps } from '../../core/traps/host-traps.js';
-import type { TrapOptions } from '../../core/traps/options.js';
+import type { TrapOptions } from '../../core/traps/trap-options.js';
 import type { MapChange, SharedMapStore } from '../../ports/shared-map.js';
 import type { TrapMemory } from '../../ports/trap-memory.js';
 import { type MapOp, MapSync } from './map-sync.js';

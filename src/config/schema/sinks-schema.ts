@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { WARC_BOUNDS, WARC_DEFAULTS } from '../../core/warc-options.js';
 import { isPostgresUrl } from '../predicates.js';
 import { ms, numberIn, positiveInt, positiveMs } from '../units.js';
-import { headerName, headerValue, httpUrl } from './common.js';
+import { headerName, headerValue, httpUrl } from './common-schema.js';
 
 /** sinks (where records go) and changeSinks (where change records go). */
 

@@ -6,7 +6,7 @@
  */
 import { InvalidArgumentError } from '../../../core/errors.js';
 import { type EnqueueResult, REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../../../ports/frontier.js';
-import type { PreparedRequest } from '../common.js';
+import type { PreparedRequest } from '../frontier-common.js';
 import type { HostOpBatcher } from './batch.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from './client.js';
 import { packUrl } from './codec.js';
