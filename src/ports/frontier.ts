@@ -182,8 +182,9 @@ export interface Frontier {
    * Tasks currently leased (for crash recovery against the sink), including leases that
    * have expired but not yet been taken back: expired leases are reclaimed lazily by
    * lease(), and until then the old token still works for ack, retry and deadLetter.
+   * `owner`: only the leases that owner took (a daemon restarted on a shared frontier).
    */
-  listLeased(): Promise<Task[]>;
+  listLeased(options?: { owner?: string }): Promise<Task[]>;
 
   listDead(options?: { limit?: number; offset?: number; jobId?: string }): Promise<DeadLetter[]>;
   /**
