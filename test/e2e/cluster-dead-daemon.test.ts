@@ -9,10 +9,15 @@
  * - The per-daemon files hold every page at least once. A page in two files is the dead
  *   daemon's and one survivor's, and both records carry the same `key`, `taskId` and
  *   `generation`: a consumer merging the files drops the repeat by that key.
+ *
+ * And when the daemon is restarted on its data dir instead, it takes back its dead run's
+ * leases at once (its lease owner is kept in the data dir) and reconciles them with its file:
+ * every page exactly once, without waiting for the leases to expire.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { countLines } from '../helpers/cli.js';
+import { countLines, runCli, startCli, tempDir } from '../helpers/cli.js';
 import { countByUrl, type Member, sitePages, startCluster, useClusterFixture } from '../helpers/cluster.js';
 import { usePostgres } from '../helpers/postgres-server.js';
 import { waitFor } from '../helpers/wait.js';
@@ -97,5 +102,43 @@ describe('a daemon of a shared crawl SIGKILLed and never restarted', () => {
         .map((m) => countLines(m.results))
         .join(', ')}; pages in two files: ${repeated.length}; rows in postgres: ${pg.rows[0].n}`,
     );
+  }, 120_000);
+
+  it("restarted on its data dir, takes its dead run's leases back at once: every page exactly once", async () => {
+    const dir = tempDir('crawld-restart-');
+    const config = join(dir, 'crawld.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        dataDir: join(dir, 'data'),
+        // Leases that outlast the test: the restart can only finish by reconciling them.
+        frontier: { kind: 'redis', url: `${fx.redis.url}/0`, keyPrefix: 'restart', leaseMs: 600_000 },
+        concurrency: { maxPerHost: 8, initialPerHost: 8 },
+        fetch: { allowAddresses: [new URL(fx.origin).host] },
+        jobs: [{ id: 'site', seeds: [`${fx.origin}/`] }],
+      }),
+    );
+    const results = join(dir, 'data', 'results.jsonl');
+    const first = startCli(['run', '--config', config, '--no-progress']);
+    await waitFor(() => countLines(results) >= 100, {
+      what: '100 pages before the kill',
+      deadlineMs: 60_000,
+    });
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBe('SIGKILL');
+
+    const second = await runCli(['run', '--config', config, '--once', '--no-progress'], {}, 90_000);
+    expect(second.code, second.stderr).toBe(0);
+    // `run` logs to stdout (stderr only where stdout carries a command's own output).
+    expect(second.stdout).toMatch(/"message":"recovered leases of a previous run"/);
+    const counts = countByUrl([results]);
+    expect(
+      sitePages(fx.origin, PAGES).filter((u) => !counts.has(u)),
+      'pages missing',
+    ).toEqual([]);
+    expect(
+      [...counts].filter(([, n]) => n > 1),
+      'pages written twice',
+    ).toEqual([]);
   }, 120_000);
 });
