@@ -2,6 +2,7 @@ import type { BreakerState, FailureInfo, HostBreaker } from '../ports/breaker.js
 import { type Bound, NON_NEGATIVE_INT, POSITIVE_INT, POSITIVE_MS } from './bound.js';
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
+import { Listeners } from './listeners.js';
 
 export interface BreakerPolicyOptions {
   /** Opens when failures are at least this percentage of the calls in the window. @default 50 */
@@ -151,7 +152,7 @@ export class BreakerPolicy implements HostBreaker {
   readonly #epoch: number[];
   readonly #ok: number[];
   readonly #failed: number[];
-  readonly #listeners = new Set<(t: { from: BreakerState; to: BreakerState }) => void>();
+  readonly #listeners = new Listeners<[{ from: BreakerState; to: BreakerState }]>('breakerTransition');
   readonly #trip: TripRules;
   #state: BreakerState = 'closed';
   #openedAt = 0;
@@ -205,8 +206,7 @@ export class BreakerPolicy implements HostBreaker {
   }
 
   onTransition(listener: (t: { from: BreakerState; to: BreakerState }) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   canPass(): boolean {
@@ -288,6 +288,6 @@ export class BreakerPolicy implements HostBreaker {
     const from = this.#state;
     if (from === to) return;
     this.#state = to;
-    for (const listener of this.#listeners) listener({ from, to });
+    this.#listeners.emit({ from, to });
   }
 }

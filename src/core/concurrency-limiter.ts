@@ -5,6 +5,7 @@
  */
 import type { Clock } from './clock.js';
 import type { LimitAlgorithm } from './limit/limit.js';
+import { Listeners } from './listeners.js';
 
 /**
  * One slot of a concurrency limit. Exactly one of success / dropped / ignore counts; later
@@ -39,7 +40,7 @@ export interface LimiterPermit {
 export class ConcurrencyLimiter {
   readonly #algorithm: LimitAlgorithm;
   readonly #clock: Clock;
-  readonly #listeners = new Set<() => void>();
+  readonly #listeners = new Listeners('available');
   #inflight = 0;
   /** When the last answer in time came (monotonic ms). */
   #lastAnswerAt = Number.NEGATIVE_INFINITY;
@@ -125,12 +126,11 @@ export class ConcurrencyLimiter {
 
   /** Called (synchronously) whenever a slot may have become free; returns an unsubscribe. */
   onAvailable(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   #notifyIfAvailable(): void {
     if (this.#inflight >= this.#room) return;
-    for (const listener of this.#listeners) listener();
+    this.#listeners.emit();
   }
 }

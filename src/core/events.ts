@@ -1,4 +1,7 @@
 import { EventEmitter } from 'node:events';
+import { type ListenerErrorHandler, reportListenerError, warnListenerError } from './listeners.js';
+
+export type { ListenerErrorHandler } from './listeners.js';
 
 /**
  * Typed events, one payload object each. The scheduler and components emit; metrics,
@@ -126,9 +129,6 @@ export interface CrawlEvents {
   resumed: Record<string, never>;
 }
 
-/** Called when a listener throws; the emit goes on with the other listeners. */
-export type ListenerErrorHandler = (event: string, error: unknown) => void;
-
 /**
  * An event emitter whose emit() never throws (graphile-worker's safeEmit): a listener's error
  * is handed to `onListenerError` and the remaining listeners still run. Emitters sit inside
@@ -141,9 +141,7 @@ export class TypedEmitter<E extends { [K in keyof E]: object }> {
 
   constructor(options: { onListenerError?: ListenerErrorHandler } = {}) {
     this.#ee.setMaxListeners(100);
-    this.#onListenerError =
-      options.onListenerError ??
-      ((event, error) => process.emitWarning(`crawld: a '${event}' listener threw: ${String(error)}`));
+    this.#onListenerError = options.onListenerError ?? warnListenerError;
   }
 
   on<K extends keyof E & string>(event: K, listener: (payload: E[K]) => void): () => void {
@@ -151,7 +149,7 @@ export class TypedEmitter<E extends { [K in keyof E]: object }> {
       try {
         listener(payload);
       } catch (error) {
-        this.#listenerFailed(event, error);
+        reportListenerError(this.#onListenerError, event, error);
       }
     };
     this.#ee.on(event, safe);
@@ -168,14 +166,6 @@ export class TypedEmitter<E extends { [K in keyof E]: object }> {
 
   listenerCount(event: keyof E & string): number {
     return this.#ee.listenerCount(event);
-  }
-
-  #listenerFailed(event: string, error: unknown): void {
-    try {
-      this.#onListenerError(event, error);
-    } catch {
-      // The handler itself failed (a logger gone at shutdown): nothing more to do safely.
-    }
   }
 }
 

@@ -3,6 +3,7 @@ import { POSITIVE_INT } from './bound.js';
 import { BreakerPolicy, type BreakerPolicyOptions, checkBreakerOptions } from './breaker-policy.js';
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
+import { Listeners } from './listeners.js';
 import { LruMap } from './lru-map.js';
 
 export interface HostBreakersOptions extends BreakerPolicyOptions {
@@ -20,7 +21,7 @@ export class PolicyHostBreakers implements HostBreakerRegistry {
   readonly #options: Required<BreakerPolicyOptions>;
   readonly #clock: Clock;
   readonly #breakers: LruMap<string, BreakerPolicy>;
-  readonly #listeners = new Set<(t: BreakerTransition) => void>();
+  readonly #listeners = new Listeners<[BreakerTransition]>('breakerTransition');
 
   constructor(options: HostBreakersOptions = {}, clock: Clock) {
     const { maxHosts = 10_000, ...policy } = options;
@@ -39,7 +40,7 @@ export class PolicyHostBreakers implements HostBreakerRegistry {
     if (!breaker) {
       breaker = new BreakerPolicy(this.#options, this.#clock);
       breaker.onTransition(({ from, to }) => {
-        for (const listener of this.#listeners) listener({ host, from, to });
+        this.#listeners.emit({ host, from, to });
       });
       this.#breakers.set(host, breaker);
     }
@@ -47,8 +48,7 @@ export class PolicyHostBreakers implements HostBreakerRegistry {
   }
 
   onTransition(listener: (t: BreakerTransition) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   close(): void {}

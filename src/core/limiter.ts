@@ -5,6 +5,7 @@ import type { Clock } from './clock.js';
 import { ConcurrencyLimiter, type LimiterPermit } from './concurrency-limiter.js';
 import { AimdLimit, type AimdOptions } from './limit/aimd.js';
 import type { LimitAlgorithm } from './limit/limit.js';
+import { Listeners } from './listeners.js';
 import { LruMap } from './lru-map.js';
 
 export { ConcurrencyLimiter, type LimiterPermit } from './concurrency-limiter.js';
@@ -80,8 +81,8 @@ export class HostLimiters {
   /** The initial limit of each kind, for a host not seen yet. */
   readonly #initial = new Map<FetcherKind, number>();
   readonly #hosts: LruMap<string, HostLimiter>;
-  readonly #listeners = new Set<(event: AvailableEvent) => void>();
-  readonly #limitListeners = new Set<LimitChangeListener>();
+  readonly #listeners = new Listeners<[AvailableEvent]>('available');
+  readonly #limitListeners = new Listeners<Parameters<LimitChangeListener>>('limitChange');
   #inflight = 0;
 
   constructor(options: HostLimitersOptions = {}, clock: Clock) {
@@ -231,8 +232,7 @@ export class HostLimiters {
 
   /** Called whenever a slot may have become free (per host or globally); returns an unsubscribe. */
   onAvailable(listener: (event: AvailableEvent) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   /** Per-host state for metrics and the status page. */
@@ -244,12 +244,11 @@ export class HostLimiters {
 
   /** Called whenever a host's limit changes (debug logs, limit hints); returns an unsubscribe. */
   onLimitChange(listener: LimitChangeListener): () => void {
-    this.#limitListeners.add(listener);
-    return () => this.#limitListeners.delete(listener);
+    return this.#limitListeners.add(listener);
   }
 
   #emit(host: string | undefined): void {
-    for (const listener of this.#listeners) listener({ host });
+    if (this.#listeners.size > 0) this.#listeners.emit({ host });
   }
 
   #limiter(host: string, kind: FetcherKind): ConcurrencyLimiter {
@@ -257,7 +256,7 @@ export class HostLimiters {
     if (!limiter) {
       const algorithm = this.#createLimit(host, kind, this.#startLimit?.(host, kind));
       algorithm.onChange((limit, reason) => {
-        for (const l of this.#limitListeners) l(host, limit, reason, kind);
+        this.#limitListeners.emit(host, limit, reason, kind);
       });
       limiter = new HostLimiter(algorithm, this.#clock, kind);
       limiter.onAvailable(() => {

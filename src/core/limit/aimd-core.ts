@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { Listeners } from '../listeners.js';
 import type { LimitSample } from './limit.js';
 import type { LimitWindow, WindowedAlgorithm, WindowPhase } from './windowed.js';
 
@@ -44,7 +45,7 @@ export interface AimdSettings {
 export class AimdCore implements WindowedAlgorithm {
   readonly #o: AimdSettings;
   readonly #clock: Clock;
-  readonly #listeners = new Set<(limit: number, reason: AimdChangeReason) => void>();
+  readonly #listeners = new Listeners<[number, AimdChangeReason]>('limitChange');
   /** The AIMD limit; while probing, `limit` reports the probe's pinned concurrency instead. */
   #limit: number;
   /** Concurrency while probing: `initialLimit` for the first probe, `probeLimit` after. */
@@ -110,8 +111,7 @@ export class AimdCore implements WindowedAlgorithm {
   }
 
   onChange(listener: (limit: number, reason: AimdChangeReason) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   /** The breaker closed after an outage. */
@@ -299,6 +299,6 @@ export class AimdCore implements WindowedAlgorithm {
   /** Every change of the enforced limit goes through here, so it also marks stale samples. */
   #emit(reason: AimdChangeReason): void {
     this.#lastChangeAt = this.#clock.monotonic();
-    for (const listener of this.#listeners) listener(this.limit, reason);
+    this.#listeners.emit(this.limit, reason);
   }
 }

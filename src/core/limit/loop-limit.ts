@@ -1,5 +1,6 @@
 import { type Bound, POSITIVE_INT, POSITIVE_MS } from '../bound.js';
 import { checkNumber } from '../check.js';
+import { Listeners } from '../listeners.js';
 
 /**
  * The global ceiling of requests in flight, lowered while our own event loop is the
@@ -76,7 +77,7 @@ export function loopLimitSettings(options: LoopLimitOptions): Settings {
 export class LoopLimit {
   readonly #o: Settings;
   #limit: number;
-  readonly #listeners = new Set<(limit: number, reason: 'loop_saturated' | 'loop_room') => void>();
+  readonly #listeners = new Listeners<[number, 'loop_saturated' | 'loop_room']>('limitChange');
 
   constructor(options: LoopLimitOptions) {
     this.#o = loopLimitSettings(options);
@@ -109,13 +110,12 @@ export class LoopLimit {
 
   /** Called with the new limit whenever it changes; returns an unsubscribe. */
   onChange(listener: (limit: number, reason: 'loop_saturated' | 'loop_room') => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   #set(limit: number, reason: 'loop_saturated' | 'loop_room'): void {
     if (limit === this.#limit) return;
     this.#limit = limit;
-    for (const l of this.#listeners) l(limit, reason);
+    this.#listeners.emit(limit, reason);
   }
 }
