@@ -7,16 +7,11 @@ import { Listeners } from './listeners.js';
 import { LruMap } from './lru-map.js';
 
 export interface HostBreakersOptions extends BreakerPolicyOptions {
-  /** Hosts beyond this many are forgotten, least recently used closed ones first. @default 10000 */
+  /** @default 10000 */
   readonly maxHosts?: number;
 }
 
-/**
- * HostBreakerRegistry over the pure BreakerPolicy: no timers at all, so it costs nothing per
- * idle host and is tested with FakeClock. An open breaker is kept past maxHosts (forgetting it
- * would let the host be hammered again); a closed one carries only a rolling window and is
- * forgotten first.
- */
+/** No timers, so idle hosts cost nothing; an open breaker outlives maxHosts (else its host is hammered again). */
 export class PolicyHostBreakers implements HostBreakerRegistry {
   readonly #options: Required<BreakerPolicyOptions>;
   readonly #clock: Clock;
