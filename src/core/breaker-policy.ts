@@ -109,7 +109,8 @@ export class TripRules {
 
 /**
  * opossum's circuit breaker as a pure state machine: time is read when asked, so tests drive it with FakeClock.
- * A probe success closes it with an empty window, so failures from before the outage cannot reopen it.
+ * Opens on a run of failures or a failure rate; the open time doubles per consecutive trip. A probe success closes
+ * it with an empty window, so failures from before the outage cannot reopen it. Outcomes reported while open are ignored.
  */
 export class BreakerPolicy implements HostBreaker {
   readonly #o: Required<BreakerPolicyOptions>;

@@ -44,6 +44,7 @@ export interface CrawlEvents {
     code: string;
     phase?: string;
   };
+  /** `won`: the second request answered first. */
   hedge: { host: string; result: 'won' | 'lost' };
   throttled: { host: string; reason: 'rate_limit' | 'politeness'; delayMs: number };
   /** `proxy` is the index, never the URL. */
@@ -54,6 +55,7 @@ export interface CrawlEvents {
   sinkBatch: { sink: string; records: number; durationMs: number };
   sinkError: { sink: string; reason: string };
   sinkBuffer: { sink: string; depth: number };
+  /** `bytes` compressed. */
   warcRecords: {
     records: readonly { type: 'warcinfo' | 'request' | 'response' | 'revisit'; bytes: number }[];
   };
@@ -62,6 +64,7 @@ export interface CrawlEvents {
   warcOpenFile: { bytes: number };
   /** A seed redirected to `host`, which joins its job's scope (never a metric label). */
   scopeWidened: { jobId: string; host: string; from: string };
+  /** `outcome`: one of ROBOTS_OUTCOMES (a bounded label). */
   robotsFetch: { host: string; outcome: string };
   cookie: { jobId: string; outcome: 'stored' | 'rejected' };
   cookieStoreError: { jobId: string; op: 'load' | 'write' | 'sync'; error: unknown };
@@ -74,8 +77,10 @@ export interface CrawlEvents {
   browserContextClosed: { pages: number };
   browserRestart: { reason: string };
   browserCrash: Record<string, never>;
+  /** `reason`: one of BLOCKED_REQUEST_REASONS. */
   browserBlocked: { reason: string };
   browserRss: { bytes: number };
+  /** `reason`: one of TRAP_REASONS (core/traps/trap-options.ts). */
   trap: { jobId: string; host: string; reason: string; urls: number };
   /** `what` is a parameter name, a pattern or a soft 404 kind: never a URL with its session id. */
   trapLearned: { jobId: string; host: string; kind: 'param' | 'pattern' | 'soft_404'; what: string };

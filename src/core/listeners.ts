@@ -13,7 +13,10 @@ export function reportListenerError(handler: ListenerErrorHandler, event: string
 type Args = [unknown?, unknown?, unknown?, unknown?];
 type Call = (a?: unknown, b?: unknown, c?: unknown, d?: unknown) => void;
 
-/** Listeners whose emit() never throws: one that throws is reported and the others run. Positional args: no allocation. */
+/**
+ * Listeners whose emit() never throws: one that throws is reported and the others run. Up to four positional
+ * arguments (unused ones undefined) rather than a rest array, so an emit on the release path allocates nothing.
+ */
 export class Listeners<A extends Args = []> {
   readonly #set = new Set<Call>();
   readonly #event: string;

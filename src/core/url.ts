@@ -48,6 +48,7 @@ export interface KeyReport {
   stripped?: 'session_id' | 'session_like';
 }
 
+// The raw query, not URLSearchParams: re-serialising rewrites encodings ('%20' -> '+') that servers see.
 function normaliseQuery(
   search: string,
   opts: NormaliseOptions,
@@ -204,7 +205,7 @@ function testRegex(re: RegExp, s: string): boolean {
   return re.test(s);
 }
 
-/** `url` normalised; an empty `hosts` list matches nothing. Cheapest checks first. */
+/** `depth`: seeds 0, their links 1, ... `url` normalised; an empty `hosts` list matches nothing. */
 export function inScope(url: string, depth: number, scope: ScopeRules): ScopeVerdict {
   let parsed: URL;
   try {

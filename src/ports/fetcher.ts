@@ -42,6 +42,7 @@ export interface FetchResponse {
   /** Compressed. */
   readonly wireBytes: number;
   readonly redirects: readonly string[];
+  /** Of the final hop, from when the request was written. */
   readonly ttfbMs: number;
   /** Of ttfbMs, the time spent waiting on our own event loop (see LoopTurn). */
   readonly queuedMs?: number;
@@ -63,6 +64,7 @@ export interface HttpExchange {
   readonly responseHeaders: readonly (readonly [string, string])[];
   /** Transfer-decoded, not content-decoded. */
   readonly body: Buffer;
+  /** Cut at a cap, or the response ended early. */
   readonly truncated?: 'length' | 'disconnect';
 }
 

@@ -1,11 +1,12 @@
 /**
  * The frontier: a durable priority queue of URLs with dedupe, leases, retries, a dead-letter queue and recrawls.
  * Every adapter passes test/contract/frontier-contract.ts:
- * - lease() returns ready tasks by priority (lower first), FIFO per host (SQLite: fair turns across hosts).
+ * - lease() returns ready tasks by priority (lower first), FIFO per host (SQLite: fair turns across hosts). A task
+ *   that re-enters the queue (retry, recrawl, redrive, force) joins the back; one whose lease expired keeps its place.
  * - A (jobId, url) is enqueued once unless `force`; the url is already normalised. At maxPending, non-forced
  *   requests are dropped and not marked seen.
  * - An expired lease makes its task ready again (at least once); a stale token makes ack/retry/deadLetter/extend
- *   return false. Each call is atomic; time comes from the injected Clock only.
+ *   return false. Each call is atomic (an enqueue batch is one transaction); time comes from the injected Clock only.
  */
 
 /** The Redis score packs a priority into 12 bits (adapters/frontier/redis/keys.ts). */
@@ -35,6 +36,7 @@ export interface EnqueueResult {
 }
 
 export interface Task {
+  /** Stable for (jobId, url) for the life of the frontier. */
   readonly id: string;
   readonly url: string;
   readonly requestUrl?: string;
@@ -43,6 +45,7 @@ export interface Task {
   readonly jobId: string;
   readonly priority: number;
   readonly depth: number;
+  /** Charged before this lease. */
   readonly attempts: number;
   /** +1 each recrawl. */
   readonly generation: number;
@@ -54,6 +57,7 @@ export interface Task {
 export interface LeaseOptions {
   readonly max: number;
   readonly leaseMs: number;
+  /** The daemon's instance id. */
   readonly owner: string;
   readonly excludeHosts?: ReadonlySet<string>;
   /** A shared frontier honours it, so one daemon does not lease what another could start. @default no bound */
@@ -102,6 +106,7 @@ export interface Frontier {
   lease(options: LeaseOptions): Promise<Task[]>;
   ack(task: Task, options?: AckOptions): Promise<boolean>;
   retry(task: Task, options: RetryOptions): Promise<boolean>;
+  /** Charges one more attempt. */
   deadLetter(task: Task, reason: string): Promise<boolean>;
   /** false when the token is stale; a dead holder's tasks still come back leaseMs after its last extension. */
   extend(task: Task, leaseMs: number): Promise<boolean>;

@@ -1,8 +1,10 @@
 /**
  * A page's word set, hashed (sorted distinct 32-bit): words not shingles, as sort variants reorder a page. Byte level:
- * bytes >= 0x80 are word characters, markup and script/style/template skipped, ASCII case folded.
+ * bytes >= 0x80 are word characters, markup and script/style/template skipped, ASCII case folded. Numbers are words
+ * too: pages that say nothing but "page 700" are 700 pages, not a series.
  */
 
+/** The smallest hashes are kept. */
 export const MAX_WORDS = 8192;
 /** A page's text beyond this changes nothing. */
 const MAX_SCAN_BYTES = 512 * 1024;
