@@ -28,7 +28,7 @@ export type Outcome =
   | { readonly kind: 'ignore' };
 
 export interface Permit {
-  /** Exactly once per permit. */
+  /** Exactly once per permit; further calls are ignored. */
   release(outcome: Outcome): void;
   /** The politeness gap counts from here, not from the admit (robots.txt may be fetched in between). */
   requestStarting?(): void;
@@ -44,7 +44,7 @@ export interface HostSnapshot {
 }
 
 export interface ControlPlane {
-  /** @default 'http' */
+  /** `kind`: what will serve the request. @default 'http' */
   admit(host: string, kind?: FetcherKind): Admission;
   /** Returns an unsubscribe. */
   onAvailable(listener: () => void): () => void;
