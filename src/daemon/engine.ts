@@ -14,9 +14,9 @@ import type { CrawlEmitter, CrawlEvents } from '../core/events.js';
 import { HedgePolicy } from '../core/hedge.js';
 import { HostTimeouts } from '../core/host-timeout.js';
 import { JobGate, type JobLimits } from '../core/job-gate.js';
-import type { JobRuntime, RetryPolicy } from '../engine/job-runtime.js';
+import type { JobRuntime } from '../engine/job-runtime.js';
 import type { PartialRecords } from '../engine/partial-records.js';
-import { createRetryPolicy } from '../engine/retry-policy.js';
+import { createRetryPolicy, type RetryPolicy, swappableRetryPolicy } from '../engine/retry-policy.js';
 import { Scheduler } from '../engine/scheduler.js';
 import { SwappableControlPlane } from '../engine/swappable-control-plane.js';
 import { TaskRunner } from '../engine/task-runner.js';
@@ -172,14 +172,7 @@ export function createScheduler(root: Root, p: RunnerParts) {
   const { config } = root.live;
   const { control } = p.fetching;
   root.live.retryPolicy = createRetryPolicy(retryPolicyOptions(config.retry), root.clock, systemRandom);
-  // The runner keeps this object; a reload swaps the policy behind it.
-  const retry: RetryPolicy = {
-    get maxAttempts() {
-      return root.live.retryPolicy.maxAttempts;
-    },
-    delayMs: (attempt, retryAfterMs) => root.live.retryPolicy.delayMs(attempt, retryAfterMs),
-    retryAfterMs: (header) => root.live.retryPolicy.retryAfterMs(header),
-  };
+  const retry = swappableRetryPolicy(() => root.live.retryPolicy);
   const runner = new TaskRunner({
     frontier: p.store.frontier,
     fetcher: p.fetching.pages,

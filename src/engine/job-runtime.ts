@@ -52,12 +52,3 @@ export interface JobRuntime {
   /** The names of the job's required fields (a page without them is incomplete). @default [] */
   readonly requiredFields?: readonly string[];
 }
-
-/** How long to wait before attempt number `attempt` (1 = first retry). */
-export interface RetryPolicy {
-  readonly maxAttempts: number;
-  /** Backoff for a retry; a server's Retry-After (already parsed and capped) wins when longer. */
-  delayMs(attempt: number, retryAfterMs?: number): number;
-  /** Parses a Retry-After header (seconds or HTTP date), capped; undefined when absent or garbage. */
-  retryAfterMs(header: string | undefined): number | undefined;
-}

@@ -16,7 +16,18 @@
  * less than the second of fetching the buffers hold.
  */
 import type { Clock } from '../core/clock.js';
-import { LEASE_AHEAD, MAX_WAITING_HOSTS, type SchedulerOptions, WORK_SHARE } from './scheduler-options.js';
+import type { SchedulerOptions } from './scheduler-options.js';
+import { WORK_SHARE } from './work-share.js';
+
+/**
+ * What the scheduler leases ahead: the tasks it started in the last windowMs,
+ * counted in `slices` slices, and never fewer than minTasks (a daemon that starts, or comes back
+ * from idle, leases that many; each task it then starts raises the bound).
+ */
+export const LEASE_AHEAD = { windowMs: 1000, slices: 8, minTasks: 16 } as const;
+
+/** Default of maxWaitingHosts: as many hosts as the control plane keeps state for (POLITE_HOSTS). */
+export const MAX_WAITING_HOSTS = 10_000;
 
 /**
  * Tasks started in a sliding window of about LEASE_AHEAD.windowMs: the current slice and the

@@ -13,7 +13,13 @@
  */
 import type { Clock, Timer } from '../core/clock.js';
 import type { Frontier, Task } from '../ports/frontier.js';
-import { LEASE_KEEPER } from './scheduler-options.js';
+
+/**
+ * The lease keeper's rule: a started task's lease is extended once less than
+ * extendWhenLeft of leaseMs is left; a tick also extends those due within batchWindow of
+ * leaseMs more; a failed extension is tried again after retryMs.
+ */
+export const LEASE_KEEPER = { extendWhenLeft: 0.5, batchWindow: 0.25, retryMs: 1000 } as const;
 
 export interface LeaseKeeperDeps {
   readonly frontier: Pick<Frontier, 'extend'>;

@@ -1,7 +1,15 @@
 import { type BackoffOptions, backoffDelayMs } from '../core/backoff.js';
 import type { Clock, Random } from '../core/clock.js';
 import { parseRetryAfter } from '../core/retry-after.js';
-import type { RetryPolicy } from './job-runtime.js';
+
+/** How long to wait before attempt number `attempt` (1 = first retry). */
+export interface RetryPolicy {
+  readonly maxAttempts: number;
+  /** Backoff for a retry; a server's Retry-After (already parsed and capped) wins when longer. */
+  delayMs(attempt: number, retryAfterMs?: number): number;
+  /** Parses a Retry-After header (seconds or HTTP date), capped; undefined when absent or garbage. */
+  retryAfterMs(header: string | undefined): number | undefined;
+}
 
 export interface RetryPolicyOptions {
   readonly maxAttempts: number;
@@ -22,5 +30,16 @@ export function createRetryPolicy(o: RetryPolicyOptions, clock: Clock, random: R
     retryAfterMs(header) {
       return parseRetryAfter(header, clock, { maxMs: o.retryAfterCapMs });
     },
+  };
+}
+
+/** A policy that a reload swaps behind the object the task runner keeps. */
+export function swappableRetryPolicy(current: () => RetryPolicy): RetryPolicy {
+  return {
+    get maxAttempts() {
+      return current().maxAttempts;
+    },
+    delayMs: (attempt, retryAfterMs) => current().delayMs(attempt, retryAfterMs),
+    retryAfterMs: (header) => current().retryAfterMs(header),
   };
 }

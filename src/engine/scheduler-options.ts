@@ -3,40 +3,6 @@ import type { JobGate } from '../core/job-gate.js';
 import type { FetcherKind } from '../ports/control-plane.js';
 import type { WorkSharing } from '../ports/work-sharing.js';
 
-/**
- * The lease keeper's rule (lease-keeper.ts): a started task's lease is extended once less than
- * extendWhenLeft of leaseMs is left; a tick also extends those due within batchWindow of
- * leaseMs more; a failed extension is tried again after retryMs.
- */
-export const LEASE_KEEPER = { extendWhenLeft: 0.5, batchWindow: 0.25, retryMs: 1000 } as const;
-
-/**
- * What the scheduler leases ahead (lease-ahead.ts): the tasks it started in the last windowMs,
- * counted in `slices` slices, and never fewer than minTasks (a daemon that starts, or comes back
- * from idle, leases that many; each task it then starts raises the bound).
- */
-export const LEASE_AHEAD = { windowMs: 1000, slices: 8, minTasks: 16 } as const;
-
-/**
- * Work sharing on a shared frontier (work-share.ts). A daemon whose lease found nothing while
- * it could start more is hungry for hungerMs after that (its mark written at most every
- * refreshMs) and looks for work every hungryPollMs for the first fastPollForMs of its hunger
- * (then every idlePollMs). A busy daemon asks every checkMs whether another one is hungry; while
- * one is, it leases shareWindowMs of its fetching ahead instead of LEASE_AHEAD.windowMs and
- * hands back what its buffers hold beyond that.
- */
-export const WORK_SHARE = {
-  checkMs: 100,
-  hungerMs: 1000,
-  refreshMs: 250,
-  hungryPollMs: 100,
-  fastPollForMs: 5000,
-  shareWindowMs: 200,
-} as const;
-
-/** Default of maxWaitingHosts: as many hosts as the control plane keeps state for (POLITE_HOSTS). */
-export const MAX_WAITING_HOSTS = 10_000;
-
 export interface SchedulerOptions {
   /** Identity used as lease owner. */
   readonly owner: string;

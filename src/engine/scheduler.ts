@@ -3,14 +3,11 @@ import type { CrawlEmitter } from '../core/events.js';
 import type { ControlPlane, Permit } from '../ports/control-plane.js';
 import type { Frontier, Task } from '../ports/frontier.js';
 import { FutileLeases } from './futile-lease.js';
-import { handBack } from './hand-back.js';
 import { HostHolds } from './host-holds.js';
 import { HostQueues } from './host-queues.js';
-import { idleWake } from './idle-wake.js';
 import { InflightTasks } from './inflight-tasks.js';
-import { LeaseAhead, shedPlan } from './lease-ahead.js';
-import { type DispatchDeps, dispatchHost } from './scheduler-dispatch.js';
-import { LEASE_AHEAD, type SchedulerCounters, type SchedulerOptions } from './scheduler-options.js';
+import { LEASE_AHEAD, LeaseAhead, shedPlan } from './lease-ahead.js';
+import type { SchedulerCounters, SchedulerOptions } from './scheduler-options.js';
 import type { TaskRunner } from './task-runner.js';
 import { WakeTimer } from './wake-timer.js';
 import { WorkShare } from './work-share.js';
@@ -49,7 +46,6 @@ export class Scheduler {
   readonly #ahead: LeaseAhead;
   readonly #timer: WakeTimer;
   readonly #share: WorkShare | undefined;
-  readonly #dispatch: DispatchDeps;
   #finished!: () => void;
   readonly #finishedPromise = new Promise<void>((r) => {
     this.#finished = r;
@@ -80,20 +76,6 @@ export class Scheduler {
     this.#ahead = new LeaseAhead(options, clock);
     this.#timer = new WakeTimer(clock, () => this.kick());
     this.#inflight = new InflightTasks(runner, events, { frontier, clock, leaseMs: options.leaseMs });
-    this.#dispatch = {
-      buffers: this.#buffers,
-      holds: this.#holds,
-      control,
-      clock,
-      events,
-      options,
-      handBack: (tasks, reason, delayMs) => this.#handBack(tasks, reason, delayMs),
-      start: (task, permit) => this.#start(task, permit),
-      leaseAgain: () => {
-        this.#frontierEmpty = false;
-        this.#again = true;
-      },
-    };
     const onError = (error: unknown) => events.emit('internalError', { where: 'workSharing', error });
     const sharing = options.workSharing;
     this.#share = sharing && new WorkShare(sharing, clock, { shed: () => this.#shed(), onError });
@@ -237,16 +219,14 @@ export class Scheduler {
       // their politeness gap on every pump was breadth's largest scheduling cost (bench/breadth.mjs).
       if (this.#control.inflight() >= this.#control.globalLimit()) break;
       const waitUntil = this.#holds.waitingUntil(host, now);
-      const inMs = waitUntil !== undefined ? waitUntil - now : await dispatchHost(this.#dispatch, host, now);
+      const inMs = waitUntil !== undefined ? waitUntil - now : await this.#dispatchHost(host, now);
       wakeInMs = Math.min(wakeInMs, inMs);
     }
     if (futile && this.#buffers.size > 0) wakeInMs = Math.min(wakeInMs, this.#futile.msLeft());
     wakeInMs = Math.min(wakeInMs, this.#holds.nextDeferralEndsIn(now));
     const busy = this.#buffers.size > 0 || this.#inflight.size > 0;
     if (!busy && this.#frontierEmpty) {
-      // Idle: hungry when others hold work (leased), which they hand back when told.
-      const held = (any: boolean) => this.#share?.leased(0, any);
-      const idle = await idleWake(this.#frontier, this.#clock, this.#events, this.#options, held);
+      const idle = await this.#idleWake();
       if (idle === 'finished') return this.#finish();
       wakeInMs = Math.min(wakeInMs, idle);
     }
@@ -320,13 +300,104 @@ export class Scheduler {
     });
   }
 
-  #handBack(tasks: readonly Task[], reason: string, delayMs: number): Promise<void> {
-    const deps = {
-      frontier: this.#frontier,
-      clock: this.#clock,
-      events: this.#events,
-      counters: this.counters,
-    };
-    return handBack(deps, tasks, reason, delayMs);
+  /**
+   * Starts the host's buffered tasks while the job gate and the control plane admit them;
+   * returns how long until the host may be asked again (Infinity: when something kicks).
+   */
+  async #dispatchHost(host: string, now: number): Promise<number> {
+    const buffers = this.#buffers;
+    const options = this.#options;
+    for (;;) {
+      if (buffers.hostSize(host) === 0) return Number.POSITIVE_INFINITY;
+      const minLeft = options.minLeaseLeftMs;
+      const head = buffers.peek(host);
+      if (minLeft !== undefined && head && head.leaseExpiresAt - this.#clock.now() <= minLeft) {
+        await this.#handBack([buffers.shift(host)!], 'lease_expiring', 0);
+        // Back in the queue at once: pump again to lease it (or others) with a fresh lease.
+        this.#frontierEmpty = false;
+        this.#again = true;
+        continue;
+      }
+      const gate = options.jobGate;
+      let pick = head;
+      if (gate?.active) {
+        // A job at its own limit holds back only its own tasks, not other jobs' on this host.
+        let soonest = Number.POSITIVE_INFINITY;
+        pick = buffers.find(host, (t) => {
+          const w = gate.waitMs(t.jobId, host);
+          if (w > 0) soonest = Math.min(soonest, w);
+          return w === 0;
+        });
+        // Infinity: a job's slot frees when one of its tasks ends, which kicks the pump.
+        if (!pick) return soonest;
+      }
+      const adm = this.#control.admit(host, options.fetcherKind?.(pick!.jobId, host));
+      if (adm.kind === 'go') {
+        buffers.remove(host, pick!);
+        gate?.acquire(pick!.jobId, host);
+        this.#start(pick!, adm.permit);
+        continue;
+      }
+      if (adm.kind === 'wait') {
+        // Count a wait once per host and period, not once per pump that finds it waiting.
+        if (this.#holds.wait(host, now, adm.delayMs))
+          this.#events.emit('throttled', { host, reason: adm.reason, delayMs: adm.delayMs });
+        return adm.delayMs;
+      }
+      if (adm.kind === 'defer') {
+        this.#holds.defer(host, now + adm.delayMs);
+        await this.#handBack(buffers.take(host), adm.reason, adm.delayMs);
+        return adm.delayMs;
+      }
+      return Number.POSITIVE_INFINITY;
+    }
+  }
+
+  /**
+   * Nothing buffered, in flight or ready: ms until the next delayed task or the idle poll
+   * (Infinity: when kicked), or 'finished' in a `--once` run with no work left.
+   */
+  async #idleWake(): Promise<number | 'finished'> {
+    let wakeInMs = Number.POSITIVE_INFINITY;
+    const next = await this.#frontier.nextReadyAt();
+    // Hungry when others hold work (leased), which they hand back when told.
+    this.#share?.leased(0, next !== undefined);
+    if (next === undefined) {
+      if (this.#options.once) {
+        const stats = await this.#frontier.stats();
+        if (stats.pending === 0 && stats.leased === 0) {
+          this.#events.emit('idle', {});
+          return 'finished';
+        }
+      }
+      this.#events.emit('idle', {});
+    } else {
+      wakeInMs = Math.max(0, next - this.#clock.now());
+    }
+    if (this.#options.idlePollMs > 0) wakeInMs = Math.min(wakeInMs, this.#options.idlePollMs);
+    return wakeInMs;
+  }
+
+  /**
+   * Gives leased tasks back unstarted (pause, stop, a deferred host, an expiring lease),
+   * uncharged and due after delayMs; counted and reported as deferred.
+   */
+  async #handBack(tasks: readonly Task[], reason: string, delayMs: number): Promise<void> {
+    const at = this.#clock.now() + delayMs;
+    // All at once: a shared frontier sends the calls of one turn in one round trip (one by one,
+    // handing back a few hundred tasks took as many round trips).
+    const replies = await Promise.allSettled(
+      tasks.map((t) => this.#frontier.retry(t, { at, reason, chargeAttempt: false })),
+    );
+    for (const [i, t] of tasks.entries()) {
+      const reply = replies[i]!;
+      if (reply.status === 'rejected') {
+        // Unreachable store: the lease expires and the task comes back by itself.
+        this.#events.emit('internalError', { where: 'handBack', error: reply.reason });
+        continue;
+      }
+      this.counters.deferred++;
+      this.#events.emit('deferred', { jobId: t.jobId, host: t.host, reason, delayMs });
+    }
   }
 }

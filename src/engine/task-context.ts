@@ -10,8 +10,9 @@ import type { Frontier, Task } from '../ports/frontier.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { RobotsChecker } from '../ports/robots.js';
 import type { Sink } from '../ports/sink.js';
-import type { JobRuntime, RetryPolicy } from './job-runtime.js';
+import type { JobRuntime } from './job-runtime.js';
 import type { PartialRecords } from './partial-records.js';
+import type { RetryPolicy } from './retry-policy.js';
 
 export interface TaskRunnerDeps {
   readonly frontier: Frontier;

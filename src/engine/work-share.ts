@@ -17,7 +17,23 @@
  */
 import type { Clock, Timer } from '../core/clock.js';
 import type { WorkSharing } from '../ports/work-sharing.js';
-import { WORK_SHARE } from './scheduler-options.js';
+
+/**
+ * Work sharing's timings. A daemon whose lease found nothing while
+ * it could start more is hungry for hungerMs after that (its mark written at most every
+ * refreshMs) and looks for work every hungryPollMs for the first fastPollForMs of its hunger
+ * (then every idlePollMs). A busy daemon asks every checkMs whether another one is hungry; while
+ * one is, it leases shareWindowMs of its fetching ahead instead of LEASE_AHEAD.windowMs and
+ * hands back what its buffers hold beyond that.
+ */
+export const WORK_SHARE = {
+  checkMs: 100,
+  hungerMs: 1000,
+  refreshMs: 250,
+  hungryPollMs: 100,
+  fastPollForMs: 5000,
+  shareWindowMs: 200,
+} as const;
 
 export interface WorkShareHooks {
   /** Another daemon is hungry, this one is not: hand back what is beyond the short look-ahead. */

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createControlPlane } from '../../src/daemon/control-factory.js';
 import { Scheduler, type SchedulerOptions } from '../../src/engine/scheduler.js';
-import { WORK_SHARE } from '../../src/engine/scheduler-options.js';
+import { WORK_SHARE } from '../../src/engine/work-share.js';
 import { type Site, startEngine, startSite, turns } from '../helpers/engine.js';
 import { waitFor } from '../helpers/wait.js';
 import { HungerBoard } from '../helpers/work-sharing.js';
