@@ -1,7 +1,7 @@
 /**
  * `render: { kind: auto }`: for each host, whether plain HTTP gets what the job extracts or the
  * page needs a browser. Pure: the state of one host in, the path of its next page and its next
- * state out; the engine (engine/auto-render.ts) fetches, extracts and compares.
+ * state out; the engine (engine/task/auto-render.ts) fetches, extracts and compares.
  *
  * A host starts `learning`: its first `samplePages` pages are fetched both ways and their
  * extractions compared. All agree: the host is decided `http`, and one page in `recheckEvery`

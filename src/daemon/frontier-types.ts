@@ -39,11 +39,11 @@ export interface BuiltFrontier {
     readonly idlePollMs: number;
     /** Buffered tasks with less lease left than this are handed back, not started. */
     readonly minLeaseLeftMs?: number;
-    /** Hunger told to and heard from the other daemons (engine/work-share.ts). */
+    /** Hunger told to and heard from the other daemons (engine/scheduler/work-share.ts). */
     readonly workSharing?: WorkSharing;
   };
   /**
-   * Reclaim leases left by a previous run at startup (recovery.ts). Only for a frontier this
+   * Reclaim leases left by a previous run at startup (lease-recovery.ts). Only for a frontier this
    * daemon owns alone: on a shared one the leases may be a live daemon's.
    */
   readonly recoverAtStart: boolean;

@@ -2,7 +2,7 @@ import type { CookieJar } from './cookie-jar.js';
 
 /** How a browser fetcher renders a page (jobs[].render); other fetchers ignore it. */
 export interface RenderRequest {
-  /** auto is resolved per host by the engine (engine/auto-render.ts); a fetcher reads it as http. */
+  /** auto is resolved per host by the engine (engine/task/auto-render.ts); a fetcher reads it as http. */
   readonly kind: 'http' | 'browser' | 'auto';
   readonly waitUntil: 'load' | 'domcontentloaded' | 'networkidle';
   /** Then wait until this CSS selector is attached to the DOM. */

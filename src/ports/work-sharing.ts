@@ -2,7 +2,7 @@
  * Work sharing between the daemons of one shared frontier: a daemon that finds
  * nothing to lease while it could start more says it is hungry, until a time; busy daemons
  * ask, every so often, whether another one is, and if so hand back what they hold beyond a
- * short look-ahead, so that it leases that at its next poll (engine/work-share.ts). A
+ * short look-ahead, so that it leases that at its next poll (engine/scheduler/work-share.ts). A
  * frontier no other daemon shares has no such port (the scheduler shares nothing).
  */
 export interface WorkSharing {

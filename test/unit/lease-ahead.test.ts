@@ -9,7 +9,7 @@ import {
   leaseRoom,
   minLeaseBatch,
   StartMeter,
-} from '../../src/engine/lease-ahead.js';
+} from '../../src/engine/scheduler/lease-ahead.js';
 import { html, type Site, startEngine, startSite, turns } from '../helpers/engine.js';
 
 /** What the scheduler leases ahead: about a second of its fetching (lease-ahead.ts). */

@@ -11,7 +11,7 @@ const SRC = resolve(import.meta.dirname, '../../src');
 const files = sourceFiles(SRC);
 
 /** At most this many files directly in one folder of src/engine/. */
-const MAX_ENGINE_FLAT = 35;
+const MAX_ENGINE_FLAT = 15;
 /** Files that still carry Lua in strings (the list only shrinks). */
 const LUA_IN_TS = ['adapters/rate/redis-token-bucket.ts', 'adapters/shared-map/redis-map-store.ts'];
 /** Comment-only lines as a share of the non-blank lines of src/. */
