@@ -15,39 +15,27 @@ import type { SyncRateLimiter } from '../../ports/rate-limiter.js';
 export interface AdaptiveControlPlaneDeps {
   readonly clock: Clock;
   readonly limiters: HostLimiters;
-  /** In-process (LocalRateLimiter) or shared by several daemons (RedisRateLimiter). */
   readonly rate: SyncRateLimiter;
   readonly backoff: HostBackoff;
   readonly breakers: HostBreakerRegistry;
-  /** Minimum gap between two request starts to one host (politeness). */
   readonly minDelayMs: number;
 }
 
-/** An open breaker's host is asked again after at least this (its timer may fire late). */
+/** Its timer may fire late. */
 const MIN_BREAKER_DEFER_MS = 50;
 
 /**
- * The gate in front of every request, in this order (cheapest refusal first, nothing
- * consumed until every check has passed):
- *   host paused (Retry-After / 429 backoff) → defer the host's tasks
- *   breaker open                            → defer the host's tasks
- *   politeness delay (min gap, crawl-delay) → wait
- *   concurrency: host limit and global cap  → full (woken when a slot frees)
- *   token buckets (global and per host)     → wait
- *   half-open probe slot                    → full
- * Deferring hands tasks back to the frontier uncharged so a broken host holds no buffer
- * space; waiting keeps them buffered because the wait is short.
+ * The gate in front of every request, cheapest refusal first, nothing consumed until all pass:
+ * paused or breaker open → defer; politeness → wait; concurrency → full; token buckets → wait;
+ * half-open probe slot → full. A deferred host's tasks go back, so a broken host holds no buffer.
  */
-/** Hosts whose last request start is remembered for politeness (idle ones beyond are forgotten). */
 export const POLITE_HOSTS = 10_000;
 
 export class AdaptiveControlPlane implements ControlPlane {
   readonly #d: AdaptiveControlPlaneDeps;
   /**
-   * Per host: last request start (monotonic ms) and crawl-delay from robots.txt. Bounded, but
-   * a host still inside its gap is never forgotten (that would let its next request go at
-   * once): with more hosts than the bound started within one gap the map grows past it, by at
-   * most the requests started in one gap (the global in-flight ceiling bounds those).
+   * Bounded, but a host inside its gap is never forgotten (its next request would go at once):
+   * past the bound by at most the requests started in one gap.
    */
   readonly #polite: LruMap<string, { lastStart: number; delayMs: number }>;
 
@@ -57,7 +45,6 @@ export class AdaptiveControlPlane implements ControlPlane {
       POLITE_HOSTS,
       (p) => deps.clock.monotonic() - p.lastStart >= Math.max(deps.minDelayMs, p.delayMs),
     );
-    // A probe succeeded after an outage: the host is healthy again at the capacity it had.
     deps.breakers.onTransition((t) => {
       if (t.from === 'halfOpen' && t.to === 'closed') deps.limiters.resume(t.host);
     });
@@ -71,8 +58,7 @@ export class AdaptiveControlPlane implements ControlPlane {
       return { kind: 'defer', delayMs: pausedUntil - now, reason: 'host_paused' };
     }
     const breaker = d.breakers.get(host);
-    // Handed back until the breaker reads half-open, so that the probe goes out on time (the
-    // open time is short after a first trip; a fixed recheck here delayed recovery by seconds).
+    // Until the breaker reads half-open, so the probe goes out on time (a fixed recheck cost seconds).
     if (breaker.state === 'open')
       return {
         kind: 'defer',
@@ -101,7 +87,7 @@ export class AdaptiveControlPlane implements ControlPlane {
       this.#polite.set(host, { lastStart: mono, delayMs: 0 });
 
     let released = false;
-    /** When the request went out (the page's, after robots.txt): when a hung one failed. */
+    /** When a hung one failed. */
     let sentAt = mono;
     return {
       kind: 'go',
@@ -140,21 +126,15 @@ export class AdaptiveControlPlane implements ControlPlane {
         });
         return;
       case 'dropped':
-        // 429 and 503 say "slow down": pause the whole host (until Retry-After, or an
-        // exponential pause without it), not just this URL.
+        // 429 and 503 say "slow down": pause the whole host, not just this URL.
         if (outcome.status === 429 || outcome.status === 503)
           d.backoff.onThrottle(host, outcome.retryAfterMs);
         breaker.onFailure();
         permit.dropped();
         return;
       case 'hung':
-        // Given up at the host's learned timeout: told now, not when the configured timeout
-        // would have fired. To the breaker as a 500 is, as having failed when it was sent: an
-        // open time counts from then, so a probe that hung costs the host no more than a probe
-        // answered 500. Five in a row trip it when the host answered nothing since (an
-        // outage); a hang while it answers the others (a tail) counts for the failure rate
-        // only. To the limit as one probe in flight while nothing the host was sent comes
-        // back, and as a drop once the breaker is not closed (an outage), as for 500s.
+        // As a 500 failed when it was sent, so a hung probe costs no more than a 500; a hang
+        // while the host answers others (a tail) counts for the failure rate only.
         breaker.onFailure({
           agoMs: Math.max(0, d.clock.monotonic() - sentAt),
           tail: d.limiters.lastAnswerAt(host) >= sentAt,
@@ -163,9 +143,7 @@ export class AdaptiveControlPlane implements ControlPlane {
         return;
       case 'failure':
         breaker.onFailure();
-        // A lone 500 says nothing about load: no latency sample, no cut. A failure that trips
-        // the breaker, or comes while it is open (an outage), cuts the limit, so that fewer
-        // requests are in flight when the host comes back.
+        // A lone 500 says nothing about load; in an outage, cut so fewer wait for the host's return.
         if (breaker.state === 'closed') permit.ignore();
         else permit.dropped();
         return;
@@ -175,7 +153,7 @@ export class AdaptiveControlPlane implements ControlPlane {
     }
   }
 
-  /** Crawl-delay from robots.txt, applied on top of the configured minimum gap. */
+  /** On top of the configured minimum gap. */
   setCrawlDelay(host: string, delayMs: number): void {
     const p = this.#polite.get(host);
     if (p) p.delayMs = delayMs;

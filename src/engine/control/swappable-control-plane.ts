@@ -1,10 +1,8 @@
 import type { Admission, ControlPlane, FetcherKind, HostSnapshot } from '../../ports/control-plane.js';
 
 /**
- * Lets a config reload (SIGHUP) replace the control plane while requests are in flight.
- * Permits already handed out are released to the plane that issued them; new requests go
- * to the new plane, which must also leave room for what the old plane still has in flight
- * so the global ceiling holds across the swap. The old plane is dropped once it is idle.
+ * A reload replaces the control plane while requests are in flight: permits go back to the plane
+ * that issued them, and the new plane leaves room for the old one's, so the global ceiling holds.
  */
 export class SwappableControlPlane implements ControlPlane {
   #current: ControlPlane;
@@ -35,7 +33,6 @@ export class SwappableControlPlane implements ControlPlane {
   #notify(): void {
     if (this.#draining && this.#draining.inflight() === 0) {
       this.#draining = undefined;
-      // Keep only the current plane's subscription.
       for (const off of this.#unsubscribe.slice(0, -1)) off();
       this.#unsubscribe = this.#unsubscribe.slice(-1);
     }

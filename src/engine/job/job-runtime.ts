@@ -22,9 +22,7 @@ export interface JobRuntime {
   readonly recordUnchanged?: boolean;
   /** Links followed from one page (document order); the rest are dropped as over_cap. */
   readonly maxLinksPerPage?: number;
-  /** Compare fields with the previous crawl and emit change records. */
   readonly detectChanges: boolean;
-  /** Obey robots.txt. */
   readonly robots: boolean;
   /** Obey meta robots and X-Robots-Tag (nofollow, noindex). @default false */
   readonly robotsMeta?: boolean;
@@ -36,18 +34,14 @@ export interface JobRuntime {
   readonly method?: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
-  /** The job's cookie jar (jobs[].cookies.jar); unset: no cookies but the request's own header. */
+  /** Unset: no cookies but the request's own header. */
   readonly cookieJar?: CookieJar;
-  /**
-   * Set for jobs rendered in a browser (jobs[].render.kind browser) or per host as it needs
-   * (kind auto, with `renderChoice`); unset: plain HTTP.
-   */
+  /** Unset: plain HTTP. */
   readonly render?: RenderRequest;
   /** kind auto: how hosts are sampled and re-checked (core/render-choice.ts). */
   readonly renderChoice?: RenderChoiceOptions;
-  /** kind auto: each host's state, kept beside the frontier. */
   readonly renderDecisions?: RenderDecisions;
-  /** The job's trap defences (docs/traps.md); unset: none (`traps: false`). */
+  /** Unset: `traps: false`. */
   readonly traps?: TrapGuard;
   /** The names of the job's required fields (a page without them is incomplete). @default [] */
   readonly requiredFields?: readonly string[];

@@ -32,10 +32,7 @@ export interface SitemapJob {
 
 export interface SitemapSeederDeps {
   readonly fetcher: Fetcher;
-  /**
-   * The text of an XML body (sitemaps, feeds) given its Content-Type: in the encoding it
-   * declares (adapters/parse/charset.ts decodeXml).
-   */
+  /** In the encoding the body declares (adapters/parse/charset.ts decodeXml). */
   readonly decodeXml: (body: Uint8Array, contentType: string | undefined) => string;
   readonly store: SitemapStateStore;
   readonly enqueue: (requests: readonly EnqueueRequest[]) => Promise<EnqueueResult>;
@@ -43,11 +40,9 @@ export interface SitemapSeederDeps {
 }
 
 export interface SitemapDiscovery {
-  /** Sitemap files read (indexes included). */
   sitemaps: number;
   /** Sitemap files that could not be fetched or parsed. */
   failed: number;
-  /** Page URLs in scope. */
   urls: number;
   outOfScope: number;
   added: number;
@@ -68,10 +63,8 @@ function sitemapUrl(u: string): ReturnType<typeof discoveredUrl> | undefined {
 }
 
 /**
- * Seeds a job from its sitemaps: follows indexes breadth-first, reads gzipped files,
- * enqueues in-scope page URLs, and remembers each URL's lastmod so that a later discovery
- * recrawls only the pages whose lastmod moved forward. Never throws for what a server
- * sends: failures are counted and logged, and the crawl goes on from the seeds.
+ * Seeds a job from its sitemaps; a later discovery recrawls only pages whose lastmod moved forward.
+ * Never throws for what a server sends: failures are counted and the crawl goes on from the seeds.
  */
 export class SitemapSeeder {
   readonly #deps: SitemapSeederDeps;
@@ -182,7 +175,6 @@ export class SitemapSeeder {
         priority: settings.priority,
         depth: 0,
       };
-      // A lastmod newer than the one we saw: the page changed, crawl it again now.
       if (p.lastmod !== undefined && before !== undefined && p.lastmod > before)
         moved.push({ ...req, force: true });
       else fresh.push(req);

@@ -1,9 +1,6 @@
 /**
- * A job's trap defences in the crawl loop (docs/traps.md): the rules of core/traps/ read per
- * link (path rules, keys without session ids or learned parameters), per task before its fetch
- * (a key that a host's learned parameters have since made a duplicate) and per fetched page
- * (soft 404, repeated path, near-duplicate series, parameter learning), with the host's state in
- * the job's TrapMemory. Counts go out as `trap` events; what a host taught as `trapLearned`.
+ * A job's trap defences (docs/traps.md): core/traps/ rules read per link, per task before its
+ * fetch and per fetched page, with each host's state in the job's TrapMemory.
  */
 import { randomBytes } from 'node:crypto';
 import type { CrawlEmitter } from '../../core/events.js';
@@ -39,7 +36,6 @@ export class TrapGuard {
     return this.#g.options;
   }
 
-  /** The job's key options with the trap rules on keys: session ids, learned parameters. */
   keyOptions(base: NormaliseOptions): NormaliseOptions {
     const o = this.#g.options;
     return {
@@ -49,11 +45,7 @@ export class TrapGuard {
     };
   }
 
-  /**
-   * A link's key (canonical) against the rules that need no fetch: its path, and the patterns its
-   * host stopped. The reason not to follow it, if any. Runs on every link: strings are cut only
-   * when a rule may apply.
-   */
+  /** The reason not to follow a link, if any. Runs on every link: strings are cut only when a rule may apply. */
   linkVerdict(key: string): 'repeated_path' | 'long_path' | 'near_duplicate_series' | undefined {
     const o = this.#g.options;
     const hostStart = key.indexOf('//') + 2;
@@ -78,10 +70,7 @@ export class TrapGuard {
     return this.#stopped(host, path, search) ? 'near_duplicate_series' : undefined;
   }
 
-  /**
-   * Whether a queued task's pattern has been stopped since it was enqueued, or holds it back
-   * (found deeper than the pattern's family of alike pages: HostTraps.holdsBack).
-   */
+  /** Stopped since it was enqueued, or held back (HostTraps.holdsBack). */
   inStoppedPattern(task: Task): boolean {
     if (!this.#g.memory.anyStopped) return false;
     const { path, search } = splitKey(task.url);
@@ -94,11 +83,7 @@ export class TrapGuard {
     return traps?.hasStopped === true && traps.isStopped(traps.patternOf(path, search));
   }
 
-  /**
-   * The task's key under what its host has learned since it was enqueued, when that differs:
-   * the task is then a duplicate of that key and is not fetched (the key is enqueued instead,
-   * so the page is fetched once under it).
-   */
+  /** The task's key under what its host learned since, when that differs (enqueued instead). */
   reKey(task: Task, normalise: NormaliseOptions): string | undefined {
     if (!this.#g.options.learnParams) return undefined;
     const host = this.#g.memory.peek(task.host);
@@ -107,15 +92,11 @@ export class TrapGuard {
     return key !== undefined && key !== task.url ? key : undefined;
   }
 
-  /** Whether the task is this guard's soft-404 probe. */
   isProbe(task: Task): boolean {
     return PROBE_PATH.test(splitKey(task.url).path);
   }
 
-  /**
-   * Reads a fetched 2xx HTML page; counts a page not expanded and tells what was learned. The
-   * first page of a host also asks for its soft-404 probe (returned, to be enqueued).
-   */
+  /** A fetched 2xx HTML page; a host's first page returns its soft-404 probe to enqueue. */
   observe(
     task: Task,
     res: FetchResponse,
@@ -147,7 +128,7 @@ export class TrapGuard {
     return { verdict, probe };
   }
 
-  /** The probe's answer: a 2xx HTML page, or undefined (a 404, an error, robots said no). */
+  /** Undefined: a 404, an error, robots said no. */
   probed(task: Task, res: FetchResponse | undefined, contentHash: string | undefined): void {
     const memory = this.#g.memory;
     const host = memory.get(task.host);

@@ -3,26 +3,23 @@ import { recordKey, type Sink } from '../../ports/sink.js';
 import type { PartialRecords } from './partial-records.js';
 
 /**
- * After a crash, tasks the dead process had leased are still leased. For a frontier this
- * daemon owns alone (SQLite, memory) they are reclaimed at once instead of waiting for the
- * visibility timeout: those whose record every sink already holds are acked (the crash hit
- * between write and ack), the rest go back to pending without charging an attempt.
+ * A crashed run's leases on a frontier owned alone, reclaimed at once: a task whose record every
+ * sink holds is acked (the crash hit between write and ack), the rest go back uncharged.
  */
 export async function recoverLeases(
   frontier: Frontier,
   sinks: readonly Sink[],
   now: number,
   recrawlAtFor: (jobId: string) => number | undefined,
-  /** The sinks a job's records go to (sinks with a `jobs` filter); default all of them. */
+  /** @default all of `sinks` */
   sinksFor: (jobId: string) => readonly Sink[] = () => sinks,
-  /** Filled with the records some but not all of their sinks hold (see PartialRecords). */
+  /** Filled with the records only some sinks hold. */
   partial?: PartialRecords,
 ): Promise<{ acked: number; returned: number }> {
   const leased = await frontier.listLeased();
   if (leased.length === 0) return { acked: 0, returned: 0 };
   const keyOf = (t: { id: string; generation: number }) =>
     recordKey({ taskId: t.id, generation: t.generation });
-  // Each sink is asked only about the tasks of the jobs it serves.
   const found = new Map<Sink, Set<string>>();
   for (const sink of sinks) {
     const keys = new Set(leased.filter((t) => sinksFor(t.jobId).includes(sink)).map(keyOf));

@@ -1,12 +1,6 @@
 /**
- * A Frontier decorator that waits out a short outage of a remote store (Redis restarting)
- * on the calls that end or feed a task: enqueue, ack, retry, deadLetter. Each is safe to
- * repeat: enqueue dedupes, and ack/retry/deadLetter answer false once the lease token was
- * consumed (by an earlier attempt whose reply was lost, or by another daemon after expiry).
- * Without it, an ack lost in an outage leaves a written record's task leased, and after the
- * lease expires another daemon fetches the page again.
- *
- * Reads and lease() are not retried: the scheduler backs off on a failed lease by itself.
+ * Waits out a short store outage (Redis restarting) on enqueue, ack, retry and deadLetter, each
+ * safe to repeat (dedupe, lease tokens): an ack lost in an outage meant the page fetched twice.
  */
 import type { Clock, Timer } from '../../core/clock.js';
 import type { CrawldError } from '../../core/errors.js';
@@ -24,7 +18,7 @@ import type {
 
 export interface RetryingFrontierOptions {
   readonly clock: Clock;
-  /** Give up (rethrow) after this long; past the lease the call cannot help anyway. */
+  /** Past the lease the call cannot help anyway. */
   readonly maxWaitMs: number;
   /** @default 100 */
   readonly initialDelayMs?: number;
@@ -47,7 +41,6 @@ export class RetryingFrontier implements Frontier {
     this.#o = options;
   }
 
-  /** From now on calls fail at once, and waits in progress end (shutdown). */
   giveUp(): void {
     this.#givenUp = true;
     for (const wake of this.#wakers) wake();
@@ -74,7 +67,7 @@ export class RetryingFrontier implements Frontier {
   deadLetter(task: Task, reason: string): Promise<boolean> {
     return this.#retry(() => this.#inner.deadLetter(task, reason));
   }
-  /** Not retried: the lease keeper extends again soon, and a lease lost meanwhile is lost. */
+  /** Not retried: the lease keeper extends again soon. */
   extend(task: Task, leaseMs: number): Promise<boolean> {
     return this.#inner.extend(task, leaseMs);
   }
@@ -116,7 +109,6 @@ export class RetryingFrontier implements Frontier {
         this.#wakers.delete(wake);
         resolve();
       };
-      // Kept alive: a task or the scheduler awaits this call (the store back up), not idle time.
       const timer: Timer = this.#o.clock.setTimer(wake, ms, { keepAlive: true });
       this.#wakers.add(wake);
     });

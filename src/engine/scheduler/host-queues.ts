@@ -39,18 +39,16 @@ export class HostQueues {
     const t = q?.shift();
     if (!t) return undefined;
     this.#size--;
-    // Rotate: a host that just got a turn goes to the back of the visiting order.
     this.#queues.delete(host);
     if (q && q.length > 0) this.#queues.set(host, q);
     return t;
   }
 
-  /** The first of a host's tasks that satisfies pred (a job limit may hold the head back). */
+  /** A job limit may hold the head back. */
   find(host: string, pred: (task: Task) => boolean): Task | undefined {
     return this.#queues.get(host)?.find(pred);
   }
 
-  /** Removes a task found with find(); the host rotates to the back as with shift(). */
   remove(host: string, task: Task): boolean {
     const q = this.#queues.get(host);
     const i = q ? q.indexOf(task) : -1;
@@ -63,7 +61,7 @@ export class HostQueues {
     return true;
   }
 
-  /** Removes and returns a host's last n tasks (the ones it would start last); its turn stays. */
+  /** The host's last n tasks (the ones it would start last); its turn stays. */
   takeLast(host: string, n: number): Task[] {
     const q = this.#queues.get(host);
     if (!q || n <= 0) return [];
@@ -73,7 +71,6 @@ export class HostQueues {
     return last;
   }
 
-  /** Removes and returns all of a host's tasks. */
   take(host: string): Task[] {
     const q = this.#queues.get(host) ?? [];
     this.#queues.delete(host);

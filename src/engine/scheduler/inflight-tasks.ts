@@ -1,9 +1,4 @@
-/**
- * The tasks the scheduler has started and not yet seen end: each runs with its own abort
- * signal and its lease kept by the lease keeper while it runs (one whose lease was lost is
- * aborted: another daemon may fetch it now), a task that throws (frontier or sink failure)
- * counts as lost, and a drain gives them all until a deadline before aborting the rest.
- */
+/** Started tasks: a task whose lease was lost is aborted, since another daemon may fetch it now. */
 import type { Clock } from '../../core/clock.js';
 import type { CrawlEmitter } from '../../core/events.js';
 import type { Permit } from '../../ports/control-plane.js';
@@ -11,7 +6,6 @@ import type { Frontier, Task } from '../../ports/frontier.js';
 import type { TaskResult, TaskRunner } from '../task/task-runner.js';
 import { LeaseKeeper } from './lease-keeper.js';
 
-/** What the lease keeper of the tasks in flight needs. */
 export interface InflightLeases {
   readonly frontier: Pick<Frontier, 'extend'>;
   readonly clock: Clock;
@@ -47,7 +41,6 @@ export class InflightTasks {
     return this.#tasks.size;
   }
 
-  /** Runs the task; `ended` hears its result once it is no longer in flight. */
   start(task: Task, permit: Permit, ended: (task: Task, result: TaskResult) => void): void {
     const abort = new AbortController();
     const done = this.#runner
@@ -67,12 +60,11 @@ export class InflightTasks {
     this.#keeper.track(task);
   }
 
-  /** No more extensions (the loop stopped; what is still in flight was drained or aborted). */
   stopKeeping(): void {
     this.#keeper.stop();
   }
 
-  /** Waits for every task to end, aborting those still running after drainMs; how many it aborted. */
+  /** How many it aborted after drainMs. */
   async drain(clock: Clock, drainMs: number): Promise<number> {
     const all = Promise.all([...this.#tasks.values()].map((f) => f.done));
     let aborted = 0;

@@ -1,41 +1,21 @@
 /**
- * How far the scheduler leases ahead of its fetching: about a second of it. The buffers (leased,
- * not started) may hold as many tasks as the daemon started in the last second (what it
- * fetches in a second at its current limits: concurrency, rate limits, politeness, CPU), or
- * as its free global slots can start now if more and nothing was told to wait in the last
- * second, at least LEASE_AHEAD.minTasks, at most bufferSize; plus one task per host waiting
- * out a delay. Free slots are no measure of what a daemon held back by a rate limit or a
- * politeness delay can start: counted then, a rate-limited daemon held seconds of its fetching
- * (docs/redis.md, _Lease-ahead of about a second_).
- * A fixed buffer (2 x concurrency.global, 1024 by default, and twice a host's limit per host)
- * was seconds of work on a loaded machine, which daemons sharing a frontier held while one
- * that joined late found nothing to lease (test/e2e/cluster-newcomer.test.ts).
- *
- * The bound moves with the rate and cannot starve the daemon: when the buffers are empty it
- * leases at once, every task it starts raises the bound, and a lease takes a round trip, far
- * less than the second of fetching the buffers hold.
+ * How far the scheduler leases ahead: about a second of its fetching, so that daemons sharing a
+ * frontier do not hold what a newcomer could fetch (docs/redis.md, _Lease-ahead of about a second_).
+ * It cannot starve the daemon: empty buffers lease at once, and every start raises the bound.
  */
 import type { Clock } from '../../core/clock.js';
 import type { SchedulerOptions } from './scheduler-options.js';
 import { WORK_SHARE } from './work-share.js';
 
-/**
- * What the scheduler leases ahead: the tasks it started in the last windowMs,
- * counted in `slices` slices, and never fewer than minTasks (a daemon that starts, or comes back
- * from idle, leases that many; each task it then starts raises the bound).
- */
+/** The tasks started in the last windowMs (counted in `slices`), never fewer than minTasks. */
 export const LEASE_AHEAD = { windowMs: 1000, slices: 8, minTasks: 16 } as const;
 
 /** Default of maxWaitingHosts: as many hosts as the control plane keeps state for (POLITE_HOSTS). */
 export const MAX_WAITING_HOSTS = 10_000;
 
-/**
- * Tasks started in a sliding window of about LEASE_AHEAD.windowMs: the current slice and the
- * slices before it, LEASE_AHEAD.slices in all (windowMs / slices wide each).
- */
+/** Tasks started in a sliding window of about LEASE_AHEAD.windowMs, in LEASE_AHEAD.slices slices. */
 export class StartMeter {
   readonly #counts = new Array<number>(LEASE_AHEAD.slices).fill(0);
-  /** The slice number (monotonic time / slice width) each entry of #counts counts. */
   readonly #slices = new Array<number>(LEASE_AHEAD.slices).fill(-1);
   readonly #width = LEASE_AHEAD.windowMs / LEASE_AHEAD.slices;
 
@@ -55,7 +35,6 @@ export class StartMeter {
     this.#counts[i]!++;
   }
 
-  /** Tasks started in the window that ends now. */
   count(): number {
     const slice = Math.floor(this.#clock.monotonic() / this.#width);
     let n = 0;
@@ -67,10 +46,8 @@ export class StartMeter {
 }
 
 /**
- * What the buffers may hold besides the waiting hosts' one task each: the tasks started in the
- * last second, or what the free slots can start now if more (a daemon that joins a crawl under
- * way leases at once what it can start, not minTasks), at least minTasks, at most bufferSize.
- * `freeSlots` is 0 when waits, not slots, bound the starts (LeaseAhead.update).
+ * What the buffers may hold besides one task per waiting host. The free slots count so that a
+ * daemon joining a crawl leases what it can start at once; 0 when waits bound the starts.
  */
 export function leaseAhead(
   o: Pick<SchedulerOptions, 'bufferSize'>,
@@ -80,22 +57,16 @@ export function leaseAhead(
   return Math.min(o.bufferSize, Math.max(LEASE_AHEAD.minTasks, startedLastSecond, freeSlots));
 }
 
-/**
- * The same while another daemon of the frontier is hungry (work-share.ts): what the daemon
- * starts in WORK_SHARE.shareWindowMs, at least minTasks, at most bufferSize; not what its free
- * slots could start (those are the hungry one's to fill).
- */
+/** The same while another daemon is hungry: free slots do not count (they are the hungry one's to fill). */
 export function sharingAhead(o: Pick<SchedulerOptions, 'bufferSize'>, startedLastSecond: number): number {
   const share = Math.ceil((startedLastSecond * WORK_SHARE.shareWindowMs) / LEASE_AHEAD.windowMs);
   return Math.min(o.bufferSize, Math.max(LEASE_AHEAD.minTasks, share));
 }
 
-/** minLeaseBatch, or its default: a quarter of what the buffers may hold (at least 1). */
 export function minLeaseBatch(o: Pick<SchedulerOptions, 'minLeaseBatch'>, ahead: number): number {
   return Math.max(1, o.minLeaseBatch ?? Math.floor(ahead / 4));
 }
 
-/** How many more tasks the buffers take: `ahead`, plus one per waiting host (maxWaitingHosts). */
 export function bufferRoom(
   o: Pick<SchedulerOptions, 'maxWaitingHosts'>,
   ahead: number,
@@ -105,7 +76,7 @@ export function bufferRoom(
   return Math.max(0, ahead + Math.min(waitingHosts, o.maxWaitingHosts ?? MAX_WAITING_HOSTS) - buffered);
 }
 
-/** What to lease now: bufferRoom once it reaches minLeaseBatch or the buffers are empty, else 0. */
+/** A lease has a fixed cost: lease once the room reaches minLeaseBatch, or the buffers are empty. */
 export function leaseRoom(
   o: Pick<SchedulerOptions, 'maxWaitingHosts' | 'minLeaseBatch'>,
   ahead: number,
@@ -117,11 +88,8 @@ export function leaseRoom(
 }
 
 /**
- * A host's share of the buffers: twice what it may have in flight (`hostLimit`: its concurrency
- * limit; on a shared frontier the global limit when lower, as while the event loop is saturated), at most
- * perHostBuffer, within what the buffers may hold; one task for a host told to wait, since a
- * second would sit out a whole politeness gap in the buffer (with every host so, the buffer
- * covered half the hosts it could: 1,024 tasks, ~600 hosts in bench/breadth.mjs).
+ * A host's share of the buffers: twice what it may have in flight; one for a host told to wait,
+ * since a second would sit out a whole politeness gap in the buffer (docs/performance.md, _engine_).
  */
 export function hostBufferCap(
   o: Pick<SchedulerOptions, 'perHostBuffer'>,
@@ -133,13 +101,11 @@ export function hostBufferCap(
   return Math.min(o.perHostBuffer, ahead, Math.max(2, hostLimit * 2));
 }
 
-/** The scheduler options the lease-ahead reads. */
 type LeaseAheadOptions = Pick<
   SchedulerOptions,
   'bufferSize' | 'perHostBuffer' | 'maxWaitingHosts' | 'minLeaseBatch'
 >;
 
-/** The scheduler's lease-ahead state: the start meter and the bound it gives, as of the last pump. */
 export class LeaseAhead {
   readonly #meter: StartMeter;
   #ahead: number = LEASE_AHEAD.minTasks;
@@ -151,17 +117,11 @@ export class LeaseAhead {
     this.#meter = new StartMeter(clock);
   }
 
-  /** A task started. */
   started(): void {
     this.#meter.started();
   }
 
-  /**
-   * Takes the bound from the starts of the last second and the free slots (once per pump);
-   * `sharing`: another daemon is hungry, the bound is sharingAhead; `throttled`: a host was
-   * told to wait (rate limit, politeness) within the last window, so the free slots are not
-   * what the daemon can start, and only the starts count.
-   */
+  /** Once per pump. `throttled`: a host was told to wait lately, so free slots are not what can start. */
   update(freeSlots: number, sharing = false, throttled = false): void {
     const started = this.#meter.count();
     this.#ahead = sharing
@@ -183,9 +143,8 @@ export class LeaseAhead {
 }
 
 /**
- * What to hand back so that the buffers hold at most `bound` tasks and no host more than its
- * cap: per host, how many of its last tasks (the ones it would start last). Each host keeps
- * its next task; beyond the caps the longest queues give first, down to a common length.
+ * Per host, how many of its last tasks to hand back so that the buffers hold at most `bound` and
+ * no host more than its cap. Each host keeps its next task; the longest queues give first.
  */
 export function shedPlan(
   hosts: readonly { readonly host: string; readonly size: number; readonly cap: number }[],

@@ -1,49 +1,33 @@
 /**
- * Keeps the leases of the tasks this daemon works on (started and not yet ended): each is
- * extended to now + leaseMs once less than half of it is left, so a task may run longer than
- * its lease without another daemon leasing it too. Only these: a task waiting in the buffers
- * is not extended (the scheduler hands it back when its lease runs low), and a task that
- * ended is forgotten. So a daemon that dies leaves leases that expire at most leaseMs after
- * its death, whatever the tasks were doing.
- *
- * One timer, armed for the earliest extension due; a tick extends every lease due within a
- * quarter of leaseMs more, so long tasks started close together cost one batch, not one call
- * each. A lease the frontier no longer knows under its token (it expired and another daemon
- * took it back) is reported lost: the caller stops working on that task.
+ * Extends the leases of started tasks only, so a task may outrun its lease while a dead daemon's
+ * leases still lapse within leaseMs. One timer; a tick batches the leases due soon after.
  */
 import type { Clock, Timer } from '../../core/clock.js';
 import type { Frontier, Task } from '../../ports/frontier.js';
 
-/**
- * The lease keeper's rule: a started task's lease is extended once less than
- * extendWhenLeft of leaseMs is left; a tick also extends those due within batchWindow of
- * leaseMs more; a failed extension is tried again after retryMs.
- */
+/** Fractions of leaseMs: extend when this much is left; a tick also takes those due within batchWindow. */
 export const LEASE_KEEPER = { extendWhenLeft: 0.5, batchWindow: 0.25, retryMs: 1000 } as const;
 
 export interface LeaseKeeperDeps {
   readonly frontier: Pick<Frontier, 'extend'>;
   readonly clock: Clock;
   readonly leaseMs: number;
-  /** The task's lease is gone (another holder may have it): stop working on it. */
+  /** Another holder may have it: stop working on it. */
   readonly onLost: (task: Task) => void;
-  /** An extension call failed (store unreachable): retried in LEASE_KEEPER.retryMs. */
   readonly onError: (err: unknown) => void;
 }
 
-/** When a lease that expires at `expiresAt` is to be extended: once half of it is left. */
 export function extendAt(expiresAt: number, leaseMs: number): number {
   return expiresAt - leaseMs * LEASE_KEEPER.extendWhenLeft;
 }
 
 export class LeaseKeeper {
-  /** Tracked tasks and the expiry of their lease as last set (at most the frontier's). */
   readonly #expiry = new Map<Task, number>();
   #timer: Timer | undefined;
   #at = Number.POSITIVE_INFINITY;
   #ticking = false;
   #stopped = false;
-  /** After a failed call: no extension before this (the store is likely down for all of them). */
+  /** After a failed call the store is likely down for all of them. */
   #holdUntil = Number.NEGATIVE_INFINITY;
 
   readonly #deps: LeaseKeeperDeps;
@@ -56,7 +40,6 @@ export class LeaseKeeper {
     return this.#expiry.size;
   }
 
-  /** The task started: keep its lease until untrack(). */
   track(task: Task): void {
     if (this.#stopped) return;
     this.#expiry.set(task, task.leaseExpiresAt);
@@ -64,10 +47,8 @@ export class LeaseKeeper {
     this.#arm(extendAt(task.leaseExpiresAt, this.#deps.leaseMs));
   }
 
-  /** The task ended (acked, retried, dead-lettered, handed back, aborted): forget it. */
   untrack(task: Task): void {
     this.#expiry.delete(task);
-    // A timer left armed for tasks that ended finds nothing due and re-arms for the rest.
     if (this.#expiry.size === 0) this.#cancel();
   }
 
@@ -110,7 +91,6 @@ export class LeaseKeeper {
       this.#ticking = false;
       for (const [i, task] of due.entries()) {
         const reply = replies[i]!;
-        // Ended meanwhile: its ack or hand-back answers for it.
         if (!this.#expiry.has(task)) continue;
         if (reply.status === 'rejected') {
           failed = true;
@@ -126,7 +106,7 @@ export class LeaseKeeper {
     }
     let next = Number.POSITIVE_INFINITY;
     for (const exp of this.#expiry.values()) next = Math.min(next, extendAt(exp, leaseMs));
-    // A failed call is tried again soon (the lease has up to half of leaseMs to go), not at once.
+    // Soon, not at once: the lease has up to half of leaseMs to go.
     if (failed) this.#holdUntil = clock.now() + LEASE_KEEPER.retryMs;
     this.#arm(next);
   }

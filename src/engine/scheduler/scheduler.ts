@@ -17,12 +17,8 @@ export type { SchedulerCounters, SchedulerOptions };
 type State = 'new' | 'running' | 'paused' | 'draining' | 'stopped';
 
 /**
- * The task loop: frontier.lease → per-host buffer → control plane admit → run.
- *
- * Event-driven, never busy-waiting: pump() runs when something changed (a task ended, a
- * permit freed, new work was enqueued, the single wake timer fired) and pumps coalesce
- * into one per macrotask. At most one timer is armed at a time, for the earliest moment
- * something could become runnable.
+ * The task loop: frontier.lease → per-host buffer → control plane admit → run. Event-driven:
+ * pumps coalesce into one per macrotask, and one timer wakes it when something could run.
  */
 export class Scheduler {
   readonly counters: SchedulerCounters = {
@@ -93,7 +89,7 @@ export class Scheduler {
     return this.#buffers.size;
   }
 
-  /** Starts the loop; the promise resolves when the loop stops (once-mode end, or stop()). */
+  /** Resolves when the loop stops (once-mode end, or stop()). */
   run(): Promise<void> {
     if (this.#state === 'new') {
       this.#state = 'running';
@@ -105,7 +101,6 @@ export class Scheduler {
     });
   }
 
-  /** Something changed (new work, a slot freed): pump soon. Cheap and idempotent. */
   kick(newWork = false): void {
     // Work from outside (a submission) may be for a host a futile lease did not reach.
     if (newWork) this.#futile.forget();
@@ -132,10 +127,7 @@ export class Scheduler {
     this.kick();
   }
 
-  /**
-   * Graceful stop: no new leases or starts, buffered tasks handed back at once, in-flight
-   * requests get until drainMs, then are aborted (their tasks go back uncharged).
-   */
+  /** In-flight requests get until drainMs, then are aborted (their tasks go back uncharged). */
   async stop(drainMs: number): Promise<{ aborted: number }> {
     if (this.#state === 'stopped' || this.#state === 'draining') {
       await this.#finishedPromise.catch(() => {});
@@ -172,13 +164,11 @@ export class Scheduler {
       } while (this.#again && (this.#state === 'running' || this.#state === 'paused'));
     } catch (err) {
       if ((err as { retryable?: unknown }).retryable === true && this.#state !== 'stopped') {
-        // The store is unreachable for now (Redis restarting): keep what is in flight and
-        // buffered, and try again later.
+        // The store is unreachable for now (Redis restarting): keep what we hold, try later.
         this.#events.emit('internalError', { where: 'frontier', error: err });
         this.#timer.arm(this.#options.unavailableRetryMs ?? 1000);
         return;
       }
-      // A frontier failure (disk full, database gone) is fatal for the loop: surface it.
       this.#failure = err;
       this.#finish();
     } finally {
@@ -186,13 +176,11 @@ export class Scheduler {
     }
   }
 
-  /** One pass: lease what the buffers have room for, start what may start, arm the wake timer. */
   async #pumpOnce(): Promise<void> {
     if (this.#state !== 'running') return;
     const now = this.#clock.now();
     this.#holds.expire(now);
-    // The exclusions are built only for a lease: on every pump they cost a look at every
-    // buffered host (thousands in a broad crawl), mostly with the buffer full and no lease.
+    // Exclusions only for a lease: they cost a look at every buffered host.
     let futile = false;
     const throttled = now - this.#holds.lastWaitAt < LEASE_AHEAD.windowMs;
     this.#ahead.update(
@@ -205,18 +193,14 @@ export class Scheduler {
       for (const host of this.#buffers.hosts()) {
         if (this.#buffers.hostSize(host) >= this.#hostBufferCap(host)) exclude.add(host);
       }
-      // A lease that found only excluded hosts' work finds the same while the same hosts are
-      // excluded: skip it until that changes (futile-lease.ts).
       futile = this.#futile.isFutile(exclude);
       if (!futile && !(await this.#lease(exclude))) return;
     }
 
     let wakeInMs = Number.POSITIVE_INFINITY;
     for (const host of this.#buffers.hosts()) {
-      // At the global ceiling every host's answer is 'full' until a permit frees, which kicks
-      // a pump; and a host told to wait is not asked again before then (a reload that shortens
-      // the delay lets it go at the end of the wait it was given). Asking thousands of hosts in
-      // their politeness gap on every pump was breadth's largest scheduling cost (bench/breadth.mjs).
+      // At the ceiling every host is 'full' until a permit frees (which kicks a pump), and a
+      // host told to wait is not asked before then: asking was breadth's largest scheduling cost.
       if (this.#control.inflight() >= this.#control.globalLimit()) break;
       const waitUntil = this.#holds.waitingUntil(host, now);
       const inMs = waitUntil !== undefined ? waitUntil - now : await this.#dispatchHost(host, now);
@@ -234,15 +218,14 @@ export class Scheduler {
     this.#timer.arm(Math.min(wakeInMs, this.#share?.pollMs() ?? wakeInMs));
   }
 
-  /** Leases into the buffers; false when the loop stopped running meanwhile (tasks handed back). */
+  /** False when the loop stopped running meanwhile (the tasks went back). */
   async #lease(exclude: ReadonlySet<string>): Promise<boolean> {
     const tasks = await this.#frontier.lease({
       max: this.#ahead.room(this.#holds.waitingCount, this.#buffers.size),
       leaseMs: this.#options.leaseMs,
       owner: this.#options.owner,
       excludeHosts: exclude,
-      // A shared frontier gives each host no more than its buffer has room for, so that one
-      // daemon does not lease ahead what another could start.
+      // So that one daemon does not lease ahead what another could start.
       maxPerHost: (host) => this.#hostBufferCap(host) - this.#buffers.hostSize(host),
     });
     if (this.#state !== 'running') {
@@ -250,9 +233,7 @@ export class Scheduler {
       return false;
     }
     for (const t of tasks) this.#buffers.push(t);
-    // A busy daemon is hungry when its free slots have nothing to start (an idle one: #pumpOnce).
     if (this.#inflight.size > 0 || this.#buffers.size > 0) this.#share?.leased(tasks.length, this.#starved());
-    // Nothing came back: don't ask again until something changes (kick) or the timer fires.
     if (tasks.length === 0 && exclude.size === 0) this.#frontierEmpty = true;
     this.#futile.leased(exclude, tasks.length);
     return true;
@@ -260,13 +241,12 @@ export class Scheduler {
 
   #hostBufferCap(host: string): number {
     const waiting = this.#holds.waitingUntil(host, this.#clock.now()) !== undefined;
-    // Shared: what the daemon can run (the global limit, when lower) bounds what it holds too.
+    // Shared: what the daemon can run bounds what it holds too.
     const limit = this.#control.hostLimit(host);
     const running = this.#share ? Math.min(limit, this.#control.globalLimit()) : limit;
     return this.#ahead.hostCap(running, waiting);
   }
 
-  /** Free slots and nothing buffered that could start (every buffered host waits out a delay). */
   #starved(): boolean {
     if (this.#control.inflight() >= this.#control.globalLimit()) return false;
     if (this.#buffers.size > this.#holds.waitingCount) return false;
@@ -274,7 +254,7 @@ export class Scheduler {
     return this.#buffers.hosts().every((host) => this.#holds.waitingUntil(host, now) !== undefined);
   }
 
-  /** Another daemon is hungry: hand back what the buffers hold beyond the short look-ahead. */
+  /** Another daemon is hungry: hand back what is beyond the short look-ahead. */
   #shed(): void {
     if (this.#state !== 'running') return;
     this.#ahead.update(0, true);
@@ -293,17 +273,12 @@ export class Scheduler {
     this.#inflight.start(task, permit, (t, result) => {
       this.counters[result]++;
       this.#options.jobGate?.release(t.jobId, t.host);
-      // A finished task may have enqueued links (or its own retry) for a host the last
-      // futile lease could not reach: that is new work, unless it is likely for an excluded
-      // host (the task's own), which the lease after the futile pause finds.
+      // Its links may be for a host the futile lease did not reach: new work, unless for its own host.
       this.kick(!this.#futile.excluded(t.host));
     });
   }
 
-  /**
-   * Starts the host's buffered tasks while the job gate and the control plane admit them;
-   * returns how long until the host may be asked again (Infinity: when something kicks).
-   */
+  /** Starts what the job gate and control plane admit; ms until the host may be asked again. */
   async #dispatchHost(host: string, now: number): Promise<number> {
     const buffers = this.#buffers;
     const options = this.#options;
@@ -313,7 +288,6 @@ export class Scheduler {
       const head = buffers.peek(host);
       if (minLeft !== undefined && head && head.leaseExpiresAt - this.#clock.now() <= minLeft) {
         await this.#handBack([buffers.shift(host)!], 'lease_expiring', 0);
-        // Back in the queue at once: pump again to lease it (or others) with a fresh lease.
         this.#frontierEmpty = false;
         this.#again = true;
         continue;
@@ -328,7 +302,6 @@ export class Scheduler {
           if (w > 0) soonest = Math.min(soonest, w);
           return w === 0;
         });
-        // Infinity: a job's slot frees when one of its tasks ends, which kicks the pump.
         if (!pick) return soonest;
       }
       const adm = this.#control.admit(host, options.fetcherKind?.(pick!.jobId, host));
@@ -353,10 +326,7 @@ export class Scheduler {
     }
   }
 
-  /**
-   * Nothing buffered, in flight or ready: ms until the next delayed task or the idle poll
-   * (Infinity: when kicked), or 'finished' in a `--once` run with no work left.
-   */
+  /** Nothing buffered or in flight: ms until the next delayed task or idle poll, or 'finished' (`--once`). */
   async #idleWake(): Promise<number | 'finished'> {
     let wakeInMs = Number.POSITIVE_INFINITY;
     const next = await this.#frontier.nextReadyAt();
@@ -378,14 +348,10 @@ export class Scheduler {
     return wakeInMs;
   }
 
-  /**
-   * Gives leased tasks back unstarted (pause, stop, a deferred host, an expiring lease),
-   * uncharged and due after delayMs; counted and reported as deferred.
-   */
+  /** Leased tasks go back unstarted and uncharged (pause, stop, a deferred host, an expiring lease). */
   async #handBack(tasks: readonly Task[], reason: string, delayMs: number): Promise<void> {
     const at = this.#clock.now() + delayMs;
-    // All at once: a shared frontier sends the calls of one turn in one round trip (one by one,
-    // handing back a few hundred tasks took as many round trips).
+    // All at once: a shared frontier sends one turn's calls in one round trip.
     const replies = await Promise.allSettled(
       tasks.map((t) => this.#frontier.retry(t, { at, reason, chargeAttempt: false })),
     );

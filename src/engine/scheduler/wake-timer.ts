@@ -1,7 +1,4 @@
-/**
- * The scheduler's single wake-up timer: armed for the earliest moment something could become
- * runnable, never more than one at a time, so a waiting scheduler holds exactly one timer.
- */
+/** The scheduler's one wake-up timer, for the earliest moment something could run. */
 import type { Clock, Timer } from '../../core/clock.js';
 
 export class WakeTimer {
@@ -19,13 +16,10 @@ export class WakeTimer {
   arm(inMs: number): void {
     if (!Number.isFinite(inMs)) return;
     const at = this.#clock.monotonic() + inMs;
-    // Keep an earlier timer; one timer at a time bounds the number of pending timers to 1.
     if (this.#timer && this.#at <= at) return;
     this.#timer?.cancel();
     this.#at = at;
-    // Kept alive: this timer is the only thing left when every task waits (a paused host, an
-    // open breaker, a retry delay, a rate limit, a politeness gap); unref'd, Node's loop
-    // drained and `--once` exited 0 with the work undone.
+    // Kept alive: when every task waits it is all that is left; unref'd, `--once` exited 0 undone.
     this.#timer = this.#clock.setTimer(
       () => {
         this.#timer = undefined;

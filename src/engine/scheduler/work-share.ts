@@ -1,30 +1,16 @@
 /**
- * Work sharing between the daemons of a shared frontier: a daemon that joins a crawl
- * under way finds the others holding what is left (in flight, and about a second of their
- * fetching in their buffers, lease-ahead.ts), and would fetch little of it. So:
- *
- * - A daemon whose lease found nothing while it could start more (free slots, nothing it could
- *   start buffered) is **hungry**: it marks itself so in the store for WORK_SHARE.hungerMs
- *   (refreshed while it stays hungry) and looks for work every hungryPollMs, not idlePollMs.
- * - A busy daemon (tasks buffered or in flight) asks every checkMs, on a timer, not per task,
- *   whether another one is hungry. While one is and it is not hungry itself, it **shares**: it
- *   leases only shareWindowMs of its fetching ahead, and hands back (uncharged, as on shutdown)
- *   what its buffers hold beyond that, so that the hungry one leases it at its next poll.
- *
- * A mark is not removed when its daemon is fed, only when it stops: the others go on sharing
- * until it lapses, so that the newcomer's next leases find work too (a mark removed at once
- * let the others take everything back within a check, and the newcomer waited again).
+ * Work sharing on a shared frontier (docs/redis.md, _Work sharing_): a daemon that finds nothing
+ * to lease marks itself hungry; busy daemons then lease less ahead and hand back the rest.
+ * A mark is removed only on stop, not when fed: removed at once, the others took everything back
+ * within a check and the newcomer waited again.
  */
 import type { Clock, Timer } from '../../core/clock.js';
 import type { WorkSharing } from '../../ports/work-sharing.js';
 
 /**
- * Work sharing's timings. A daemon whose lease found nothing while
- * it could start more is hungry for hungerMs after that (its mark written at most every
- * refreshMs) and looks for work every hungryPollMs for the first fastPollForMs of its hunger
- * (then every idlePollMs). A busy daemon asks every checkMs whether another one is hungry; while
- * one is, it leases shareWindowMs of its fetching ahead instead of LEASE_AHEAD.windowMs and
- * hands back what its buffers hold beyond that.
+ * A hungry mark lasts hungerMs (written at most every refreshMs); the hungry daemon polls every
+ * hungryPollMs for fastPollForMs. A busy one checks every checkMs and, while another is hungry,
+ * leases shareWindowMs ahead.
  */
 export const WORK_SHARE = {
   checkMs: 100,
@@ -36,9 +22,8 @@ export const WORK_SHARE = {
 } as const;
 
 export interface WorkShareHooks {
-  /** Another daemon is hungry, this one is not: hand back what is beyond the short look-ahead. */
   shed(): void;
-  /** A call to the store failed (it is down): the next check or mark tries again. */
+  /** The next check or mark tries again. */
   onError(err: unknown): void;
 }
 
@@ -47,12 +32,11 @@ export class WorkShare {
   #checking = false;
   #busy = false;
   #stopped = false;
-  /** The last check found another daemon hungry. */
   #peersHungry = false;
-  /** Until when this daemon's mark lasts, and when it was last written (epoch ms). */
+  /** Epoch ms. */
   #hungryUntil = Number.NEGATIVE_INFINITY;
   #markedAt = Number.NEGATIVE_INFINITY;
-  /** When this daemon's current hunger began (monotonic ms); undefined: fed. */
+  /** Monotonic ms; undefined: fed. */
   #hungrySince: number | undefined;
 
   readonly #port: WorkSharing;
@@ -65,7 +49,7 @@ export class WorkShare {
     this.#hooks = hooks;
   }
 
-  /** A lease brought `found` tasks; `starved`: the daemon had free slots and nothing to start. */
+  /** `starved`: the daemon had free slots and nothing to start. */
   leased(found: number, starved: boolean): void {
     if (found > 0 || !starved) {
       this.#hungrySince = undefined;
@@ -83,24 +67,21 @@ export class WorkShare {
     });
   }
 
-  /** This daemon's mark stands (it found nothing to lease within hungerMs). */
   get hungry(): boolean {
     return this.#clock.now() < this.#hungryUntil;
   }
 
-  /** Lease only shareWindowMs ahead: another daemon is hungry (at the last check), this one is not. */
   get sharing(): boolean {
     return this.#peersHungry && !this.hungry;
   }
 
-  /** When to look for work again while hungry: hungryPollMs early in a hunger, else Infinity. */
   pollMs(): number {
     if (this.#hungrySince === undefined) return Number.POSITIVE_INFINITY;
     const hungryFor = this.#clock.monotonic() - this.#hungrySince;
     return hungryFor < WORK_SHARE.fastPollForMs ? WORK_SHARE.hungryPollMs : Number.POSITIVE_INFINITY;
   }
 
-  /** Whether the daemon holds tasks (buffered or in flight): others' hunger is checked only then. */
+  /** Others' hunger is checked only while the daemon holds tasks. */
   busy(busy: boolean): void {
     this.#busy = busy;
     if (busy) {
@@ -112,7 +93,6 @@ export class WorkShare {
     this.#peersHungry = false;
   }
 
-  /** No more checks; the mark is removed (others need not wait for it to lapse). */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.busy(false);

@@ -1,9 +1,6 @@
 /**
- * The fetch of a `render: { kind: auto }` page: over HTTP, in the browser, or both, as its
- * host's state says (core/render-choice.ts). Both: one GET, its document rendered in the
- * browser, both extracted and compared, and the rendered page recorded. A page of a host
- * decided HTTP that misses a required field is rendered before it is recorded, so a wrong
- * guess loses no record.
+ * `render: { kind: auto }`: HTTP, browser or both as the host's state says (core/render-choice.ts).
+ * An HTTP page missing a required field is rendered before it is recorded: a wrong guess loses nothing.
  */
 import { FetchError, type HtmlTooDeepError } from '../../core/errors.js';
 import {
@@ -23,14 +20,12 @@ import type { TaskRunnerDeps } from './task-context.js';
 
 export interface AutoFetched {
   readonly res: FetchResponse;
-  /** The extraction of `res`, when it was made here (to compare). */
   readonly extraction?: Extraction | HtmlTooDeepError;
   readonly path: RenderPath;
 }
 
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
-/** A response a browser would render: a 2xx HTML document (others are what they are either way). */
 function renderable(res: FetchResponse): boolean {
   return res.status >= 200 && res.status < 300 && HTML_TYPES.has(res.contentType);
 }
@@ -72,8 +67,7 @@ export async function fetchAuto(
   try {
     rendered = await browser(httpRes);
   } catch (err) {
-    // The render failed: a complete HTTP page is still a good record; an incomplete one waits
-    // for a render that works (the task is retried like a browser job's).
+    // A complete HTTP page is still a good record; an incomplete one waits for a render that works.
     if (missing.length === 0 && err instanceof FetchError && !request.signal?.aborted)
       return done(deps, task, { res: httpRes, extraction: httpEx, path: 'http' });
     throw err;
@@ -82,7 +76,6 @@ export async function fetchAuto(
   if ('fields' in renderedEx) {
     const host = decisions.get(task.host);
     if (planned.path === 'http') {
-      // A required field HTTP missed and the browser found: the host needs the browser.
       if (missingRequired(renderedEx, required).length < missing.length) {
         decisions.set(task.host, afterMiss(host));
         deps.events.emit('renderDisagreement', { jobId: task.jobId, foundBy: 'missing_field' });

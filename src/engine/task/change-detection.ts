@@ -1,8 +1,3 @@
-/**
- * Change detection and the page state a recrawl keeps: compares a page's fields with the
- * previous crawl's, delivers the change record, and stores the new state (fields, validators,
- * body size, next recrawl interval).
- */
 import { diffFields, fieldsHash } from '../../core/field-diff.js';
 import { nextRecrawlInterval } from '../../core/recrawl-interval.js';
 import type { FetchResponse } from '../../ports/fetcher.js';
@@ -13,10 +8,8 @@ import { validEtag, validLastModified } from './page-memory.js';
 import { type TaskRunnerDeps, wireUrl } from './task-context.js';
 
 /**
- * Compares with the previous crawl's fields and stores the page's new state (fields,
- * validators, body size, next recrawl interval, which it returns). The change record is
- * written before the new state is stored, so a crash between the two repeats the record
- * (at-least-once; consumers dedupe on taskId + generation) rather than losing it.
+ * The change record goes before the new state, so a crash between the two repeats the record
+ * (consumers dedupe on taskId + generation) rather than losing it. Returns the next interval.
  */
 export async function detectChange(
   deps: TaskRunnerDeps,
@@ -31,7 +24,6 @@ export async function detectChange(
   if (!store) return undefined;
   const now = deps.clock.now();
   const hash = fieldsHash(fields);
-  // Without fields to compare, a new body is the change.
   const changed =
     prev === undefined
       ? undefined
@@ -48,7 +40,6 @@ export async function detectChange(
   const next: PageState = {
     fieldsHash: hash,
     fields,
-    // The time these fields were first seen: unchanged fields keep their date.
     fetchedAt: prev && prev.fieldsHash === hash ? prev.fetchedAt : now,
     ...(etag !== undefined ? { etag } : {}),
     ...(lastModified !== undefined ? { lastModified } : {}),
@@ -59,7 +50,6 @@ export async function detectChange(
   return intervalMs;
 }
 
-/** Writes the change record to every change sink; a sink that gives up throws. */
 async function deliverChange(
   deps: TaskRunnerDeps,
   task: Task,

@@ -1,7 +1,4 @@
-/**
- * A fetch that threw instead of answering: which of the limiter's outcomes it is (a redirect
- * off the scope and a proxy failure say nothing about the host) and how the task ends.
- */
+/** A fetch that threw: which limiter outcome it is, and how the task ends. */
 import {
   AbortedError,
   ContentTypeError,
@@ -22,7 +19,6 @@ export async function onFetchError(
   err: unknown,
 ): Promise<TaskResult> {
   if (err instanceof RedirectOutOfScopeError) {
-    // The server answered (a redirect): not a failure of the host.
     permit.release({ kind: 'ignore' });
     return skip(deps, task, err.reason);
   }
@@ -36,7 +32,7 @@ export async function onFetchError(
   });
   if (fe instanceof AbortedError) {
     permit.release({ kind: 'ignore' });
-    // Aborted by us (drain deadline): give the task back without charging an attempt.
+    // Aborted by us (drain deadline): uncharged.
     await deps.frontier.retry(task, {
       at: deps.clock.now(),
       reason: 'aborted',
@@ -48,7 +44,7 @@ export async function onFetchError(
     permit.release({ kind: 'success', ttfbMs: 0, lagMs: 0 });
     return skip(deps, task, 'content_type');
   }
-  // A proxy's failure says nothing about the target host: its breaker and limit stay as they are.
+  // A proxy's failure says nothing about the target host.
   const overload = fe.retryable && !(fe instanceof ProxyError);
   permit.release(
     fe instanceof HungRequestError ? { kind: 'hung' } : overload ? { kind: 'dropped' } : { kind: 'ignore' },

@@ -1,9 +1,4 @@
-/**
- * The links of a fetched page into the frontier: within the job's depth, per-link depth and
- * per-page cap, normalised and scope-checked, against the job's trap rules on paths; counted as
- * discovered, out of scope and over cap, and by trap reason (a link refused by a path rule; a
- * link whose key lost a session id and so was a page already known).
- */
+/** A page's links into the frontier, within depth, cap, scope and the trap rules, each refusal counted. */
 import type { KeyReport } from '../../core/url.js';
 import { normaliseInScope } from '../../core/url.js';
 import type { Extraction } from '../../ports/extractor.js';

@@ -1,12 +1,8 @@
-/**
- * What crawld remembers of a page between crawls, and what it sends back: validators for a
- * conditional request (RFC 9110 §13.1.1-2), and the record of a 304, which repeats the fields
- * last extracted because they still stand.
- */
+/** Validators for a conditional request (RFC 9110 §13.1.1-2), and a 304's record. */
 import type { PageState } from '../../ports/page-state.js';
 import type { ResultRecord } from '../../ports/sink.js';
 
-/** If-None-Match / If-Modified-Since from the stored validators, unless the job sets them itself. */
+/** Unless the job sets If-None-Match / If-Modified-Since itself. */
 export function conditionalHeaders(
   prev: PageState | undefined,
   jobHeaders: Readonly<Record<string, string>> | undefined,
@@ -22,22 +18,18 @@ export function conditionalHeaders(
   };
 }
 
-/** Whether a request carried a stored validator (so a 304 to it means "unchanged"). */
 export function hasValidator(prev: PageState | undefined): prev is PageState {
   return prev !== undefined && (prev.etag !== undefined || prev.lastModified !== undefined);
 }
 
-/** An ETag worth storing: a quoted opaque tag, weak or strong; anything else is ignored. */
 export function validEtag(v: string | undefined): string | undefined {
   return v !== undefined && /^(W\/)?"[^"]*"$/.test(v.trim()) && v.length <= 1024 ? v.trim() : undefined;
 }
 
-/** A Last-Modified worth storing: a parseable HTTP date, kept verbatim. */
 export function validLastModified(v: string | undefined): string | undefined {
   return v !== undefined && v.length <= 64 && !Number.isNaN(Date.parse(v)) ? v : undefined;
 }
 
-/** The fields and items of a stored state, split as the job's records carry them. */
 function splitItems(fields: Record<string, unknown>): Pick<ResultRecord, 'fields' | 'items'> {
   const { items, ...rest } = fields;
   if (Array.isArray(items) && items.every((i) => i !== null && typeof i === 'object' && !Array.isArray(i)))
@@ -45,7 +37,7 @@ function splitItems(fields: Record<string, unknown>): Pick<ResultRecord, 'fields
   return { fields };
 }
 
-/** The record of a 304: no body was sent, so the previous content hash and fields stand. */
+/** No body was sent, so the previous content hash and fields stand. */
 export function unchangedRecord(
   base: Omit<ResultRecord, 'status' | 'contentHash' | 'bytes' | 'fields' | 'items' | 'unchanged'>,
   prev: PageState,

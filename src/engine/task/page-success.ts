@@ -1,9 +1,4 @@
-/**
- * A 2xx page (or any status the limiter counts as answered and the runner does not retry):
- * extract, follow its links, write its record, detect its change, then ack with its next
- * recrawl. Links are enqueued and the record written before the ack, so a crash at any point
- * leaves the task leased and recoverable.
- */
+/** An answered page: extract, links, record, change, then the ack (last, so a crash can recover). */
 import { hash } from 'node:crypto';
 import { ChangeDeliveryError, HtmlTooDeepError } from '../../core/errors.js';
 import { NO_DIRECTIVES, pageDirectives, type RobotsDirectives } from '../../core/meta-robots.js';
@@ -28,17 +23,14 @@ export async function onSuccess(
   prev: PageState | undefined,
   extracted?: Extraction | HtmlTooDeepError,
 ): Promise<TaskResult> {
-  // Render kind auto extracted the page already, to compare it with its other fetch.
   const extraction = extracted ?? extractPage(job, res);
-  // The HTML extractors refuse a page nested thousands deep: any parser would block the
-  // event loop for minutes on it.
+  // A page nested thousands deep would block any parser for minutes.
   if (extraction instanceof HtmlTooDeepError) return skip(deps, task, extraction.reason);
   const directives = job.robotsMeta
     ? pageDirectives(extraction.robotsMeta ?? [], res.headers['x-robots-tag'], job.robotsToken ?? 'crawld')
     : NO_DIRECTIVES;
   const contentHash = hash('sha256', res.body, 'hex');
   const notExpanded = await readTraps(deps, task, job, res, contentHash);
-  // nofollow / none, or a trap rule: no link on this page is followed (counted as discovered, not added).
   const follow = !directives.nofollow && notExpanded === undefined;
   await enqueueLinks(deps, task, job, follow ? extraction : { ...extraction, links: [] });
   const record = {
@@ -46,7 +38,6 @@ export async function onSuccess(
     ...(notExpanded !== undefined ? { trap: notExpanded } : {}),
   };
   if (directives.noindex && job.dropNoindex === true) {
-    // The job keeps noindex pages out of its sinks: links were followed, no record is written.
     deps.events.emit('skipped', {
       jobId: task.jobId,
       host: task.host,
@@ -63,8 +54,7 @@ export async function onSuccess(
     try {
       intervalMs = await detectChange(deps, task, job, watched, prev, res, record.contentHash);
     } catch (err) {
-      // A change sink gave up (webhook down past its retries): the page goes to the DLQ with
-      // its state not updated, so a redrive detects the change again and re-delivers it.
+      // State not updated, so a redrive detects the change again and re-delivers it.
       if (err instanceof ChangeDeliveryError) return deadLetter(deps, task, err.reason);
       throw err;
     }
@@ -84,10 +74,7 @@ export async function onSuccess(
   return 'ok';
 }
 
-/**
- * The job's trap rules on an HTML page: why its links are not followed, if a rule says so. The
- * host's first page also enqueues its soft-404 probe.
- */
+/** Why a trap rule stops the page's links, if one does; the host's first page enqueues its soft-404 probe. */
 async function readTraps(
   deps: TaskRunnerDeps,
   task: Task,

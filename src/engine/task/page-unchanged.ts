@@ -1,7 +1,4 @@
-/**
- * A conditional recrawl answered 304: no body, so no extraction, no links and no change
- * record; the previous fields stand and the page's interval grows (when adaptive).
- */
+/** A 304: no extraction, links or change record; the previous fields stand, the interval grows. */
 import { nextRecrawlInterval } from '../../core/recrawl-interval.js';
 import type { FetchResponse } from '../../ports/fetcher.js';
 import type { Task } from '../../ports/frontier.js';

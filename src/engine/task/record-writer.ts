@@ -1,7 +1,4 @@
-/**
- * Writes one page's record to its job's sinks, once per sink across a crash: a sink that
- * failed part-way leaves the sinks already written marked in PartialRecords.
- */
+/** Once per sink across a crash: after a sink failed, those written are marked in PartialRecords. */
 import type { Task } from '../../ports/frontier.js';
 import { type ResultRecord, recordKey } from '../../ports/sink.js';
 import type { TaskRunnerDeps } from './task-context.js';
@@ -13,8 +10,6 @@ export async function writeRecord(deps: TaskRunnerDeps, task: Task, record: Resu
     try {
       await sink.write(record);
     } catch (err) {
-      // The task comes back when its lease expires; the sinks written so far are not
-      // written again then. Sinks after this one were not reached and hold nothing.
       for (const s of deps.sinksFor?.(task.jobId) ?? deps.sinks) {
         if (s === sink) break;
         deps.partial?.add(key, s);

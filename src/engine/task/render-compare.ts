@@ -1,7 +1,4 @@
-/**
- * Whether a page's plain-HTTP extraction got what its rendered extraction got: the job's
- * required fields (every field when it marks none required) and its links. Pure.
- */
+/** Did plain HTTP get what the render got: the required fields (all when none marked) and the links. */
 import type { Extraction } from '../../ports/extractor.js';
 
 /** HTTP must find at least this share of the links the rendered page has. */
@@ -9,9 +6,8 @@ export const MIN_LINK_RECALL = 0.9;
 
 export interface RenderComparison {
   readonly agree: boolean;
-  /** Fields the rendered page has and the HTTP one lacks. */
   readonly missingFields: readonly string[];
-  /** Share of the rendered page's links the HTTP page has (1 when it has none). */
+  /** 1 when the rendered page has no links. */
   readonly linkRecall: number;
 }
 
@@ -20,7 +16,6 @@ export function hasValue(v: unknown): boolean {
   return !(Array.isArray(v) && v.length === 0);
 }
 
-/** The required fields an extraction has no value for. */
 export function missingRequired(extraction: Extraction, required: readonly string[]): string[] {
   return required.filter((name) => !hasValue(extraction.fields[name]));
 }

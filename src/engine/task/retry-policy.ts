@@ -2,23 +2,20 @@ import { type BackoffOptions, backoffDelayMs } from '../../core/backoff.js';
 import type { Clock, Random } from '../../core/clock.js';
 import { parseRetryAfter } from '../../core/retry-after.js';
 
-/** How long to wait before attempt number `attempt` (1 = first retry). */
 export interface RetryPolicy {
   readonly maxAttempts: number;
-  /** Backoff for a retry; a server's Retry-After (already parsed and capped) wins when longer. */
+  /** `attempt`: 1 = first retry. Retry-After (parsed, capped) wins when longer. */
   delayMs(attempt: number, retryAfterMs?: number): number;
-  /** Parses a Retry-After header (seconds or HTTP date), capped; undefined when absent or garbage. */
   retryAfterMs(header: string | undefined): number | undefined;
 }
 
 export interface RetryPolicyOptions {
   readonly maxAttempts: number;
-  /** Exponential backoff of the retries (config/control-options.ts retryBackoffOf maps the config). */
   readonly backoff: BackoffOptions;
   readonly retryAfterCapMs: number;
 }
 
-/** Exponential backoff with full jitter; a server's Retry-After wins when it asks for longer. */
+/** Full jitter. */
 export function createRetryPolicy(o: RetryPolicyOptions, clock: Clock, random: Random): RetryPolicy {
   const backoff = o.backoff;
   return {

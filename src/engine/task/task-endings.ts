@@ -1,11 +1,7 @@
-/**
- * The ways a task ends without a record of its page: skipped (acked), retried later (charged
- * or not), or dead-lettered. Every outcome handler of the task runner ends in one of these.
- */
+/** The ways a task ends without a record: skipped (acked), retried, or dead-lettered. */
 import type { Task } from '../../ports/frontier.js';
 import { type TaskResult, type TaskRunnerDeps, wireUrl } from './task-context.js';
 
-/** How long after the next half-open a task whose failure left its host's breaker open is due. */
 const BREAKER_RETRY_MARGIN_MS = 1000;
 
 export async function retryOrDead(
@@ -16,10 +12,8 @@ export async function retryOrDead(
 ): Promise<TaskResult> {
   const attempt = task.attempts + 1;
   if (attempt >= deps.retry.maxAttempts) return deadLetter(deps, task, reason);
-  // A failure that left the host's breaker open (it tripped it, or it was the half-open
-  // probe) comes back after the next probe, not as that probe: the queue's head would
-  // otherwise be the probe at every half-open and spend its whole attempt budget on one
-  // outage while the host's other tasks wait.
+  // Breaker left open: back after the next probe, not as it, or the queue's head would be the
+  // probe at every half-open and spend its attempts on one outage.
   const breakerMs = deps.breakerRetryInMs?.(task.host) ?? 0;
   const backoffMs = deps.retry.delayMs(attempt, retryAfterMs);
   const delayMs = breakerMs > 0 ? Math.max(backoffMs, breakerMs + BREAKER_RETRY_MARGIN_MS) : backoffMs;
@@ -51,7 +45,6 @@ export async function waitForRobots(deps: TaskRunnerDeps, task: Task, retryAt: n
   return 'deferred';
 }
 
-/** Ends a task without a record (robots, content type, too deep): acked, counted as skipped. */
 export async function skip(deps: TaskRunnerDeps, task: Task, reason: string): Promise<TaskResult> {
   deps.events.emit('skipped', { jobId: task.jobId, host: task.host, url: wireUrl(task), reason });
   await deps.frontier.ack(task);

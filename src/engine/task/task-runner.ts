@@ -18,10 +18,8 @@ import { deadLetter, retryOrDead, skip, waitForRobots } from './task-endings.js'
 export type { TaskResult, TaskRunnerDeps };
 
 /**
- * Runs one leased task to its end: robots, fetch, classify the answer for the control plane,
- * then hand it to its outcome handler (page-success.ts, page-unchanged.ts, fetch-failure.ts,
- * task-endings.ts). Order matters for exactly-once records: links are enqueued and the record
- * written before the ack, so a crash at any point leaves the task leased and recoverable.
+ * One leased task: robots, fetch, the answer classified for the control plane, then its outcome
+ * handler. Links and record come before the ack, so a crash leaves the task leased and recoverable.
  */
 export class TaskRunner {
   readonly #deps: TaskRunnerDeps;
@@ -41,7 +39,6 @@ export class TaskRunner {
       permit.release({ kind: 'ignore' });
       return this.#reKeyed(task, job, reKeyed);
     }
-    // A pattern its host stopped since the task was enqueued (a near-duplicate series).
     if (task.depth > 0 && job.traps?.inStoppedPattern(task) === true) {
       permit.release({ kind: 'ignore' });
       job.traps.count(task.host, 'near_duplicate_series', 1);
@@ -50,14 +47,12 @@ export class TaskRunner {
     if (job.robots && this.#deps.robots) {
       let verdict: RobotsVerdict;
       try {
-        // The task's URL as it was discovered; the job's own User-Agent picks its product token.
         verdict = await this.#deps.robots.check(wireUrl(task), signal, job.headers?.['user-agent']);
       } catch (err) {
         return onFetchError(this.#deps, task, permit, err);
       }
       if (verdict.kind === 'unreachable') {
-        // RFC 9309 §2.3.1.4: nothing on the host is fetched; the task waits, uncharged, until
-        // robots.txt is fetched again (never dead-lettered for this).
+        // RFC 9309 §2.3.1.4: the task waits, uncharged, never dead-lettered for this.
         permit.release({ kind: 'ignore' });
         return waitForRobots(this.#deps, task, verdict.retryAt);
       }
@@ -67,10 +62,8 @@ export class TaskRunner {
       }
     }
     const prev = await this.#previous(task, job);
-    // A recrawl asks for the page only if it changed since the validators of its last 200.
     const headers = job.recrawl ? conditionalHeaders(prev, job.headers) : job.headers;
-    // robots.txt (and a first contact's connect) took time under the permit: the next page of
-    // the host waits minDelayMs from this page, not from before robots.txt (docs/politeness.md).
+    // The politeness gap counts from this page, not from before robots.txt (docs/politeness.md).
     permit.requestStarting?.();
     const request: FetchRequest = {
       url: wireUrl(task),
@@ -96,7 +89,6 @@ export class TaskRunner {
     return this.#answered(task, job, permit, fetched, prev);
   }
 
-  /** The server answered: tell the control plane how, then end the task by its status. */
   #answered(
     task: Task,
     job: JobRuntime,
@@ -126,8 +118,7 @@ export class TaskRunner {
     });
     if (job.traps?.isProbe(task)) return this.#probed(task, job, res);
     if (res.status >= 200 && res.status < 300) return onSuccess(this.#deps, task, job, res, prev, extraction);
-    // 304 only answers a request that carried a validator; one to a request without is an
-    // error (http_304 below), as the server answered a question nobody asked.
+    // A 304 to a request without a validator answers a question nobody asked: an error.
     if (res.status === 304 && job.recrawl && hasValidator(prev))
       return onUnchanged(this.#deps, task, job, res, prev);
     const httpErr = new HttpStatusError(res.status);
@@ -136,13 +127,8 @@ export class TaskRunner {
   }
 
   /**
-   * The limiter's latency sample. The fetcher's per-response wait estimate is what gets taken
-   * off the time to first byte; the lag monitor's figure (a mean over the last second, or
-   * Infinity on a saturated loop) only decides whether the sample is usable. Subtracting the
-   * stale mean made an unloaded probe right after a busy second read 47 ms on a 51 ms server;
-   * judging usability by the per-response estimate threw out every sample of a zero-latency
-   * site, where the crawler's own work is most of each 2 ms round trip, and left the limit
-   * wherever slow start stood (8 or 16, 10% slower than at 64).
+   * The per-response wait estimate comes off the TTFB; the loop lag only decides whether the
+   * sample is usable (docs/performance.md, _engine_, says why not the other way round).
    */
   #success(res: FetchResponse): Outcome {
     return {
@@ -153,12 +139,7 @@ export class TaskRunner {
     };
   }
 
-  /**
-   * Scope across redirects: a redirect within the scope is followed; one from a seed (depth 0)
-   * of a job whose config names no hosts takes its target host into the scope (apex -> www,
-   * http -> https, a moved shop), so the links found there are crawled; any other leaves the
-   * scope and ends the fetch (the task is skipped as redirect_out_of_scope).
-   */
+  /** A seed's redirect in a job that names no hosts widens the scope (apex -> www, http -> https). */
   #followRedirect(task: Task, job: JobRuntime, target: URL): boolean {
     if (hostInScope(target, job.scope)) return true;
     const hosts = job.scope.redirectHosts;
@@ -168,10 +149,7 @@ export class TaskRunner {
     return true;
   }
 
-  /**
-   * A task whose host has since been found to ignore one of its parameters: its key without
-   * them is enqueued (a duplicate if that page was fetched) and the task itself is not fetched.
-   */
+  /** Its host ignores one of its parameters: the key without them is enqueued instead. */
   async #reKeyed(task: Task, job: JobRuntime, key: string): Promise<TaskResult> {
     const r = await this.#deps.frontier.enqueue([
       { url: key, requestUrl: wireUrl(task), jobId: task.jobId, priority: task.priority, depth: task.depth },
@@ -180,7 +158,7 @@ export class TaskRunner {
     return skip(this.#deps, task, 'session_like');
   }
 
-  /** The soft-404 probe's answer teaches its host; it is no page (no record, not counted as one). */
+  /** The soft-404 probe's answer teaches its host; no record. */
   async #probed(task: Task, job: JobRuntime, res: FetchResponse): Promise<TaskResult> {
     const page = res.status >= 200 && res.status < 300 && isHtml(res.contentType);
     job.traps?.probed(task, page ? res : undefined, page ? hash('sha256', res.body, 'hex') : undefined);
@@ -188,7 +166,6 @@ export class TaskRunner {
     return 'probe';
   }
 
-  /** The page's stored state, when its job keeps one (change detection or recrawls). */
   async #previous(task: Task, job: JobRuntime): Promise<PageState | undefined> {
     const store = this.#deps.pageState;
     if (!store || !(job.detectChanges || job.recrawl)) return undefined;
