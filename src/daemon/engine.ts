@@ -172,7 +172,7 @@ export function createScheduler(root: Root, p: RunnerParts) {
   const { config } = root.live;
   const { control } = p.fetching;
   root.live.retryPolicy = createRetryPolicy(retryPolicyOptions(config.retry), root.clock, systemRandom);
-  const retry = swappableRetryPolicy(() => root.live.retryPolicy);
+  const retry = swappableRetryPolicy(root.live);
   const runner = new TaskRunner({
     frontier: p.store.frontier,
     fetcher: p.fetching.pages,

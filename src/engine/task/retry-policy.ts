@@ -30,13 +30,13 @@ export function createRetryPolicy(o: RetryPolicyOptions, clock: Clock, random: R
   };
 }
 
-/** A policy that a reload swaps behind the object the task runner keeps. */
-export function swappableRetryPolicy(current: () => RetryPolicy): RetryPolicy {
+/** The task runner keeps this object; a reload swaps `live.retryPolicy` behind it. */
+export function swappableRetryPolicy(live: { readonly retryPolicy: RetryPolicy }): RetryPolicy {
   return {
     get maxAttempts() {
-      return current().maxAttempts;
+      return live.retryPolicy.maxAttempts;
     },
-    delayMs: (attempt, retryAfterMs) => current().delayMs(attempt, retryAfterMs),
-    retryAfterMs: (header) => current().retryAfterMs(header),
+    delayMs: (attempt, retryAfterMs) => live.retryPolicy.delayMs(attempt, retryAfterMs),
+    retryAfterMs: (header) => live.retryPolicy.retryAfterMs(header),
   };
 }
