@@ -3,8 +3,8 @@ import { recordKey, type Sink } from '../../ports/sink.js';
 import type { PartialRecords } from './partial-records.js';
 
 /**
- * A crashed run's leases on a frontier owned alone, reclaimed at once: a task whose record every
- * sink holds is acked (the crash hit between write and ack), the rest go back uncharged.
+ * A crashed run's leases, reclaimed at once (on a shared frontier, only this daemon's owner's): a
+ * task whose record every sink holds is acked (the crash hit between write and ack), the rest go back uncharged.
  */
 export async function recoverLeases(
   frontier: Frontier,
@@ -15,8 +15,10 @@ export async function recoverLeases(
   sinksFor: (jobId: string) => readonly Sink[] = () => sinks,
   /** Filled with the records only some sinks hold. */
   partial?: PartialRecords,
+  /** On a shared frontier: only the leases this daemon's dead run took. */
+  owner?: string,
 ): Promise<{ acked: number; returned: number }> {
-  const leased = await frontier.listLeased();
+  const leased = await frontier.listLeased(owner === undefined ? undefined : { owner });
   if (leased.length === 0) return { acked: 0, returned: 0 };
   const keyOf = (t: { id: string; generation: number }) =>
     recordKey({ taskId: t.id, generation: t.generation });

@@ -8,7 +8,7 @@
  * them here and LEASEs each host's share, one script call per host per round (batch.ts),
  * then publishes: four round trips; with one candidate host the PEEK is skipped.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { LeaseOptions, Task } from '../../../ports/frontier.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from './client.js';
 import type { RedisKeys } from './keys.js';
@@ -50,7 +50,8 @@ export async function leaseTasks(
   const hosts = [...new Set([...best.map((r) => r.host), ...due])].filter((h) => !exclude.has(h));
   // One Redis: a TAKE even without candidates, since it is what takes expired leases back
   // (they are in the lease zset, not in the index: nothing here would show them).
-  if (hosts.length === 0) return ctx.single ? take(ctx, now, options, [], '+inf', randomUUID()) : [];
+  if (hosts.length === 0)
+    return ctx.single ? take(ctx, now, options, [], '+inf', leaseToken(options.owner)) : [];
   // The host ranked k in the index (by its best task) can hold at most max - k of the global
   // top max, and none of them scores worse than the max-th host's best (those max hosts
   // hold max tasks at least that good): with many hosts each gives a task or two, not max.
@@ -69,7 +70,7 @@ export async function leaseTasks(
     for (const c of candidates)
       c.limit = Math.max(0, Math.min(c.limit, Math.floor(options.maxPerHost(c.host))));
   }
-  const token = randomUUID();
+  const token = leaseToken(options.owner);
   if (ctx.single) return take(ctx, now, options, candidates, bound, token);
   return peekAndLease(ctx, now, options, candidates, bound, token);
 }
@@ -107,7 +108,14 @@ function takeFromIndex(
   scanHosts: number,
 ): Promise<Task[]> {
   const exclude = [...(options.excludeHosts ?? [])];
-  const args: ScriptArg[] = [now, options.max, '+inf', now + options.leaseMs, options.owner, randomUUID()];
+  const args: ScriptArg[] = [
+    now,
+    options.max,
+    '+inf',
+    now + options.leaseMs,
+    options.owner,
+    leaseToken(options.owner),
+  ];
   args.push(-1, scanHosts, ctx.keys.prefix, ...exclude);
   return runTake(ctx, ctx.keys.singleList(), args);
 }
@@ -225,4 +233,16 @@ async function readIndex(
   }
   if (keys.buckets.length > 1) ready.sort((a, b) => a.score - b.score);
   return { ready: ready.slice(0, scan), due: due.slice(0, dueLimit) };
+}
+
+/**
+ * A lease's token starts with its owner's tag: a lease in GL (single Redis) stores no owner,
+ * and a daemon restarted under its owner finds its own leases by that prefix (listLeased).
+ */
+export function ownerTag(owner: string): string {
+  return `${createHash('sha1').update(owner).digest('hex').slice(0, 16)}_`;
+}
+
+function leaseToken(owner: string): string {
+  return ownerTag(owner) + randomUUID();
 }
