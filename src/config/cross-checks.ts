@@ -72,7 +72,7 @@ interface Priorities {
 /**
  * What a Redis frontier cannot do, found before any daemon starts: store priorities beyond
  * its range. (A lease may be shorter than a fetch: the daemon extends the lease of a task
- * while it runs, engine/lease-keeper.ts.)
+ * while it runs, engine/scheduler/lease-keeper.ts.)
  */
 export function redisIssues(config: Priorities, ctx: z.RefinementCtx): void {
   if (!isRedisKind(config.frontier.kind)) return;

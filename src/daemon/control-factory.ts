@@ -10,7 +10,7 @@ import { FixedLimit } from '../core/limit/fixed.js';
 import { renderLimitOptions } from '../core/limit/render-limit.js';
 import { HostLimiters } from '../core/limiter.js';
 import { LocalRateLimiter, type LocalRateLimiterOptions } from '../core/local-rate-limiter.js';
-import { AdaptiveControlPlane } from '../engine/adaptive-control-plane.js';
+import { AdaptiveControlPlane } from '../engine/control/adaptive-control-plane.js';
 import type { HostBreakerRegistry } from '../ports/breaker.js';
 import type { FetcherKind } from '../ports/control-plane.js';
 import type { SyncRateLimiter } from '../ports/rate-limiter.js';

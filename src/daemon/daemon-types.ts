@@ -3,7 +3,7 @@ import type { CrawldConfig } from '../config/config-schema.js';
 import type { ReloadResult } from '../config/reload.js';
 import type { Clock } from '../core/clock.js';
 import type { CrawlEmitter } from '../core/events.js';
-import type { Scheduler } from '../engine/scheduler.js';
+import type { Scheduler } from '../engine/scheduler/scheduler.js';
 import type { Logger } from '../observe/logger.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { TrapCounts } from '../observe/trap-counts.js';

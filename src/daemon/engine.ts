@@ -14,12 +14,12 @@ import type { CrawlEmitter, CrawlEvents } from '../core/events.js';
 import { HedgePolicy } from '../core/hedge.js';
 import { HostTimeouts } from '../core/host-timeout.js';
 import { JobGate, type JobLimits } from '../core/job-gate.js';
-import type { JobRuntime, RetryPolicy } from '../engine/job-runtime.js';
-import type { PartialRecords } from '../engine/partial-records.js';
-import { createRetryPolicy } from '../engine/retry-policy.js';
-import { Scheduler } from '../engine/scheduler.js';
-import { SwappableControlPlane } from '../engine/swappable-control-plane.js';
-import { TaskRunner } from '../engine/task-runner.js';
+import { SwappableControlPlane } from '../engine/control/swappable-control-plane.js';
+import type { JobRuntime } from '../engine/job/job-runtime.js';
+import type { PartialRecords } from '../engine/recovery/partial-records.js';
+import { Scheduler } from '../engine/scheduler/scheduler.js';
+import { createRetryPolicy, type RetryPolicy, swappableRetryPolicy } from '../engine/task/retry-policy.js';
+import { TaskRunner } from '../engine/task/task-runner.js';
 import type { Logger } from '../observe/logger.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
@@ -173,14 +173,7 @@ export function createScheduler(root: Root, p: RunnerParts) {
   const { config } = root.live;
   const { control } = p.fetching;
   root.live.retryPolicy = createRetryPolicy(retryPolicyOptions(config.retry), root.clock, systemRandom);
-  // The runner keeps this object; a reload swaps the policy behind it.
-  const retry: RetryPolicy = {
-    get maxAttempts() {
-      return root.live.retryPolicy.maxAttempts;
-    },
-    delayMs: (attempt, retryAfterMs) => root.live.retryPolicy.delayMs(attempt, retryAfterMs),
-    retryAfterMs: (header) => root.live.retryPolicy.retryAfterMs(header),
-  };
+  const retry = swappableRetryPolicy(root.live);
   const runner = new TaskRunner({
     frontier: p.store.frontier,
     fetcher: p.fetching.pages,

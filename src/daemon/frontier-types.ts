@@ -42,7 +42,7 @@ export interface BuiltFrontier {
     readonly idlePollMs: number;
     /** Buffered tasks with less lease left than this are handed back, not started. */
     readonly minLeaseLeftMs?: number;
-    /** Hunger told to and heard from the other daemons (engine/work-share.ts). */
+    /** Hunger told to and heard from the other daemons (engine/scheduler/work-share.ts). */
     readonly workSharing?: WorkSharing;
   };
   /** Rate limiter with buckets shared through the store; undefined: in-process buckets. */

@@ -11,7 +11,7 @@ import { RedisRateLimiter } from '../adapters/rate/redis-rate-limiter.js';
 import { RedisMapStore } from '../adapters/shared-map/redis-map-store.js';
 import type { CrawldConfig } from '../config/config.js';
 import { ConfigError, RedisUnavailableError } from '../core/errors.js';
-import { RetryingFrontier } from '../engine/retrying-frontier.js';
+import { RetryingFrontier } from '../engine/recovery/retrying-frontier.js';
 import { redactUrl } from '../observe/logger.js';
 import { type BuiltFrontier, type FrontierDeps, SHARED_IDLE_POLL_MS } from './frontier-types.js';
 

@@ -6,8 +6,8 @@ import {
   SqliteSitemapStateStore,
 } from '../adapters/sitemap/sitemap-state-stores.js';
 import type { CrawldConfig } from '../config/config.js';
-import type { JobRuntime } from '../engine/job-runtime.js';
-import { SitemapSeeder } from '../engine/sitemap-seeder.js';
+import type { JobRuntime } from '../engine/job/job-runtime.js';
+import { SitemapSeeder } from '../engine/job/sitemap-seeder.js';
 import type { Logger } from '../observe/logger.js';
 import type { EnqueueRequest, EnqueueResult } from '../ports/frontier.js';
 import type { ExchangeTaps } from './exchange-taps.js';

@@ -1,5 +1,5 @@
 /**
- * The trap defences of the daemon's jobs (engine/trap-guard.ts), their decisions in one map per
+ * The trap defences of the daemon's jobs (engine/job/trap-guard.ts), their decisions in one map per
  * job in the store beside the frontier (frontier-types.ts createMapStore('traps')). A reload
  * keeps a job's memory unless its trap options changed (then what is stored is read again).
  */
@@ -9,7 +9,7 @@ import { trapOptionsOf } from '../config/schema/traps-schema.js';
 import type { Clock } from '../core/clock.js';
 import type { CrawlEmitter } from '../core/events.js';
 import type { TrapOptions } from '../core/traps/trap-options.js';
-import { TrapGuard } from '../engine/trap-guard.js';
+import { TrapGuard } from '../engine/job/trap-guard.js';
 import type { SharedMapStore } from '../ports/shared-map.js';
 
 export class TrapMemories {

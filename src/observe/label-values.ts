@@ -100,7 +100,7 @@ export { TRAP_REASONS } from '../core/traps/trap-options.js';
 /** crawld_trap_rules_learned_total{kind}. */
 export const TRAP_LEARNED_KINDS = ['param', 'pattern', 'soft_404'] as const;
 
-/** crawld_deferred_total{reason}: the scheduler's hand-backs (src/engine/scheduler.ts, adaptive-control-plane.ts). */
+/** crawld_deferred_total{reason}: the scheduler's hand-backs (src/engine/scheduler/scheduler.ts, adaptive-control-plane.ts). */
 export const DEFER_REASONS = [
   'breaker_open',
   'host_paused',

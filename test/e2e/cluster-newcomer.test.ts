@@ -3,8 +3,8 @@
  * and one host, as a user runs them (no --http-port). With a fixed bound on what a daemon leases
  * ahead (1024 tasks, twice a host's limit) the third, started on a loaded machine with ~1,000 of
  * 3,000 pages left, fetched none of them. Now the buffers hold about a second of a daemon's
- * fetching (engine/lease-ahead.ts), and a daemon that finds nothing to lease is hungry: the others
- * then lease 200 ms ahead and hand back the rest (engine/work-share.ts).
+ * fetching (engine/scheduler/lease-ahead.ts), and a daemon that finds nothing to lease is hungry: the others
+ * then lease 200 ms ahead and hand back the rest (engine/scheduler/work-share.ts).
  *
  * What is asserted is behaviour: every page once, every daemon fetched pages of what was left
  * when it started. How soon and how large a share (a time, a ratio) depends on the machine's

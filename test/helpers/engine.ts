@@ -13,9 +13,9 @@ import { type CrawlEmitter, type CrawlEvents, TypedEmitter } from '../../src/cor
 import { createControlPlane } from '../../src/daemon/control-factory.js';
 import { fetcherOptions } from '../../src/daemon/fetcher-options.js';
 import { compileJob } from '../../src/daemon/jobs.js';
-import { createRetryPolicy } from '../../src/engine/retry-policy.js';
-import { Scheduler, type SchedulerOptions } from '../../src/engine/scheduler.js';
-import { TaskRunner } from '../../src/engine/task-runner.js';
+import { Scheduler, type SchedulerOptions } from '../../src/engine/scheduler/scheduler.js';
+import { createRetryPolicy } from '../../src/engine/task/retry-policy.js';
+import { TaskRunner } from '../../src/engine/task/task-runner.js';
 import { started } from './cleanup.js';
 import { tempDir } from './cli.js';
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisUnavailableError } from '../../src/adapters/frontier/redis/client.js';
 import { RedisFrontier } from '../../src/adapters/frontier/redis/redis-frontier.js';
 import { systemClock } from '../../src/core/clock.js';
-import { RetryingFrontier } from '../../src/engine/retrying-frontier.js';
+import { RetryingFrontier } from '../../src/engine/recovery/retrying-frontier.js';
 import { type RedisServer, startRedis } from '../helpers/redis-server.js';
 import { waitFor } from '../helpers/wait.js';
 

@@ -7,7 +7,7 @@ import { MemorySitemapStateStore } from '../../src/adapters/sitemap/sitemap-stat
 import { validateConfig } from '../../src/config/config.js';
 import { systemClock } from '../../src/core/clock.js';
 import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
-import { SitemapSeeder, type SitemapSettings } from '../../src/engine/sitemap-seeder.js';
+import { SitemapSeeder, type SitemapSettings } from '../../src/engine/job/sitemap-seeder.js';
 import { createLogger } from '../../src/observe/logger.js';
 import { readJsonl, tempDir } from '../helpers/cli.js';
 import { closeAll, makeFetcher, startServer, type TestServer } from '../helpers/fetch.js';

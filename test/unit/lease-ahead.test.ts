@@ -3,13 +3,13 @@ import { FakeClock } from '../../src/core/clock.js';
 import {
   bufferRoom,
   hostBufferCap,
+  LEASE_AHEAD,
   LeaseAhead,
   leaseAhead,
   leaseRoom,
   minLeaseBatch,
   StartMeter,
-} from '../../src/engine/lease-ahead.js';
-import { LEASE_AHEAD } from '../../src/engine/scheduler-options.js';
+} from '../../src/engine/scheduler/lease-ahead.js';
 import { html, type Site, startEngine, startSite, turns } from '../helpers/engine.js';
 
 /** What the scheduler leases ahead: about a second of its fetching (lease-ahead.ts). */

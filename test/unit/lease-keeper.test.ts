@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryFrontier } from '../../src/adapters/frontier/memory/memory-frontier.js';
 import { FakeClock } from '../../src/core/clock.js';
-import { LeaseKeeper } from '../../src/engine/lease-keeper.js';
-import { LEASE_KEEPER } from '../../src/engine/scheduler-options.js';
+import { LEASE_KEEPER, LeaseKeeper } from '../../src/engine/scheduler/lease-keeper.js';
 import type { Frontier, Task } from '../../src/ports/frontier.js';
 import { turns } from '../helpers/engine.js';
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/config.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { createControlPlane } from '../../src/daemon/control-factory.js';
-import { POLITE_HOSTS } from '../../src/engine/adaptive-control-plane.js';
+import { POLITE_HOSTS } from '../../src/engine/control/adaptive-control-plane.js';
 
 const ok = { kind: 'success', ttfbMs: 5, lagMs: 0 } as const;
 

@@ -9,7 +9,7 @@ import {
   postponeCheck,
   RECHECK_BACKOFF_MAX,
 } from '../../src/core/render-choice.js';
-import { compareRendered, missingRequired } from '../../src/engine/render-compare.js';
+import { compareRendered, missingRequired } from '../../src/engine/task/render-compare.js';
 import type { Extraction } from '../../src/ports/extractor.js';
 
 const o = { samplePages: 3, recheckEvery: 4 };
@@ -78,7 +78,7 @@ const ex = (fields: Record<string, unknown>, links: string[] = []): Extraction =
   errors: [],
 });
 
-describe('comparing an HTTP extraction with the rendered one (engine/render-compare.ts)', () => {
+describe('comparing an HTTP extraction with the rendered one (engine/task/render-compare.ts)', () => {
   it('agrees when HTTP has every required field the browser has, and 90% of its links', () => {
     const links = Array.from({ length: 10 }, (_, i) => `http://s/p/${i}`);
     const rendered = ex({ title: 'T', price: 3, extra: 'x' }, links);

@@ -3,7 +3,7 @@ import { MemoryFrontier } from '../../src/adapters/frontier/memory/memory-fronti
 import { RedisUnavailableError } from '../../src/adapters/frontier/redis/client.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
-import { RetryingFrontier } from '../../src/engine/retrying-frontier.js';
+import { RetryingFrontier } from '../../src/engine/recovery/retrying-frontier.js';
 import type { Frontier } from '../../src/ports/frontier.js';
 
 /** A real MemoryFrontier whose enqueue fails with `err` the first `failures` times. */

@@ -1,14 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createControlPlane } from '../../src/daemon/control-factory.js';
-import { Scheduler, type SchedulerOptions } from '../../src/engine/scheduler.js';
-import { WORK_SHARE } from '../../src/engine/scheduler-options.js';
+import { Scheduler, type SchedulerOptions } from '../../src/engine/scheduler/scheduler.js';
+import { WORK_SHARE } from '../../src/engine/scheduler/work-share.js';
 import { type Site, startEngine, startSite, turns } from '../helpers/engine.js';
 import { waitFor } from '../helpers/wait.js';
 import { HungerBoard } from '../helpers/work-sharing.js';
 
 /**
- * Two schedulers on one frontier, on the fake clock (engine/work-share.ts): the first holds
+ * Two schedulers on one frontier, on the fake clock (engine/scheduler/work-share.ts): the first holds
  * everything left (in flight and buffered) when the second starts; the second finds nothing,
  * says it is hungry, and the first hands back what it holds beyond its short look-ahead.
  */

@@ -11,7 +11,7 @@ const SRC = resolve(import.meta.dirname, '../../src');
 const files = sourceFiles(SRC);
 
 /** At most this many files directly in one folder of src/engine/. */
-const MAX_ENGINE_FLAT = 35;
+const MAX_ENGINE_FLAT = 15;
 /** Files that still carry Lua in strings (the list only shrinks). */
 const LUA_IN_TS = ['adapters/rate/redis-token-bucket.ts', 'adapters/shared-map/redis-map-store.ts'];
 /** Comment-only lines as a share of the non-blank lines of src/. */
@@ -44,6 +44,7 @@ it('keeps Lua in .lua files', () => {
   expect(withLua).toEqual(LUA_IN_TS);
 });
 
+// Parsing every file takes 12 s alone, over 30 s beside the other unit files on a loaded 2-core machine.
 it('keeps comments to a share of the source', () => {
   let lines = 0;
   let commentLines = 0;
@@ -54,7 +55,7 @@ it('keeps comments to a share of the source', () => {
   }
   expect(lines).toBeGreaterThan(20_000);
   expect(commentLines / lines, `${commentLines} of ${lines} lines`).toBeLessThanOrEqual(MAX_COMMENT_SHARE);
-});
+}, 120_000);
 
 it('counts comment lines as the parser sees them', () => {
   const s = commentShare(

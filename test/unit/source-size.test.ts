@@ -14,7 +14,10 @@ const MAX_FILE_LINES = 350;
 const MAX_FUNCTION_LINES = 80;
 
 /** Files (path under src/) allowed over MAX_FILE_LINES. */
-const LONG_FILES: Record<string, string> = {};
+const LONG_FILES: Record<string, string> = {
+  'engine/scheduler/scheduler.ts':
+    'the task loop: lease, admit, start, hand back and idle share its state (issue 46)',
+};
 
 /** Functions (`file:name`) allowed over MAX_FUNCTION_LINES. */
 const LONG_FUNCTIONS: Record<string, string> = {

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
-import { sharingAhead, shedPlan } from '../../src/engine/lease-ahead.js';
-import { LEASE_AHEAD, WORK_SHARE } from '../../src/engine/scheduler-options.js';
-import { WorkShare } from '../../src/engine/work-share.js';
+import { LEASE_AHEAD, sharingAhead, shedPlan } from '../../src/engine/scheduler/lease-ahead.js';
+import { WORK_SHARE, WorkShare } from '../../src/engine/scheduler/work-share.js';
 import { HungerBoard } from '../helpers/work-sharing.js';
 
-/** Work sharing between the daemons of a shared frontier (engine/work-share.ts), on a fake clock. */
+/** Work sharing between the daemons of a shared frontier (engine/scheduler/work-share.ts), on a fake clock. */
 async function flush(): Promise<void> {
   for (let i = 0; i < 5; i++) await Promise.resolve();
 }

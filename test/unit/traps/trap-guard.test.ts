@@ -5,7 +5,7 @@ import { FakeClock } from '../../../src/core/clock.js';
 import { type CrawlEvents, TypedEmitter } from '../../../src/core/events.js';
 import { TRAP_DEFAULTS, TRAPS_OFF, type TrapOptions } from '../../../src/core/traps/trap-options.js';
 import { normaliseUrl } from '../../../src/core/url.js';
-import { TrapGuard } from '../../../src/engine/trap-guard.js';
+import { TrapGuard } from '../../../src/engine/job/trap-guard.js';
 import type { FetchResponse } from '../../../src/ports/fetcher.js';
 import type { Task } from '../../../src/ports/frontier.js';
 
