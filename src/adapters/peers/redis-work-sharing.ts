@@ -7,7 +7,7 @@
  * other's hunger that much shorter or longer.
  */
 import type { WorkSharing } from '../../ports/work-sharing.js';
-import { execAll, type RedisLike, redisCall } from '../frontier/redis/client.js';
+import { execAll, type RedisLike, redisCall } from '../redis/redis-client.js';
 
 export class RedisWorkSharing implements WorkSharing {
   readonly #key: string;

@@ -34,7 +34,7 @@ import {
 import { LruMap } from '../../core/lru-map.js';
 import { TOKEN_BUCKET_BOUNDS } from '../../core/token-bucket.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
-import type { RedisLike } from '../frontier/redis/client.js';
+import type { RedisLike } from '../redis/redis-client.js';
 import { type BucketSpec, defineTokenBucket, takeTokens } from './redis-token-bucket.js';
 
 export interface RedisRateLimiterOptions extends LocalRateLimiterOptions {

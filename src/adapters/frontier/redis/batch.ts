@@ -8,7 +8,7 @@
  * operation's reply. Likewise the FIFO sequence numbers the turn's calls need come from one
  * INCRBY.
  */
-import { batch, type RedisLike, type ScriptArg } from './client.js';
+import { batch, type RedisLike, type ScriptArg } from '../../redis/redis-client.js';
 import type { RedisKeys } from './keys.js';
 import { BATCH_ENTRY } from './replies.js';
 import { BATCH_OPS, type BatchOp } from './scripts.js';

@@ -5,7 +5,7 @@
  * itself (2 to 3, single Redis) is migrated at open(). docs/redis.md, _Layout versions_.
  */
 import { RedisLayoutError } from '../../../core/errors.js';
-import { type RedisLike, script } from './client.js';
+import { type RedisLike, script } from '../../redis/redis-client.js';
 import type { RedisKeys } from './keys.js';
 
 /**

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LeaseOptions, Task } from '../../../ports/frontier.js';
-import { batch, execAll, type RedisLike, type ScriptArg, script } from './client.js';
+import { batch, execAll, type RedisLike, type ScriptArg, script } from '../../redis/redis-client.js';
 import type { RedisKeys } from './keys.js';
 import { REPLY, type Snapshot, snapshotOf, type TaskRow, toHostTaskRows, toTaskRow } from './replies.js';
 import type { BatchOp } from './scripts.js';

@@ -7,8 +7,8 @@
  * per ack was a round trip and a script each.
  */
 import type { Clock } from '../../../core/clock.js';
+import { batch, execAll, type RedisLike } from '../../redis/redis-client.js';
 import { notOpenError } from '../frontier-common.js';
-import { batch, execAll, type RedisLike } from './client.js';
 import type { RedisKeys } from './keys.js';
 import { publish } from './read.js';
 import { type Snapshot, snapshotVersion } from './replies.js';

@@ -3,7 +3,7 @@
  * repair(): functions over a client and the key layout, kept apart from the write path.
  */
 import type { DeadLetter, FrontierStats, Task } from '../../../ports/frontier.js';
-import { batch, execAll, type RedisLike, type ScriptArg, script } from './client.js';
+import { batch, execAll, type RedisLike, type ScriptArg, script } from '../../redis/redis-client.js';
 import type { RedisKeys } from './keys.js';
 import {
   type DeadRow,

@@ -6,9 +6,9 @@
  */
 import { InvalidArgumentError } from '../../../core/errors.js';
 import { type EnqueueResult, REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../../../ports/frontier.js';
+import { batch, execAll, type RedisLike, type ScriptArg, script } from '../../redis/redis-client.js';
 import type { PreparedRequest } from '../frontier-common.js';
 import type { HostOpBatcher } from './batch.js';
-import { batch, execAll, type RedisLike, type ScriptArg, script } from './client.js';
 import { packUrl } from './codec.js';
 import { encodeEnqueue, hashOf } from './enqueue-wire.js';
 import { type RedisKeys, SEQ_LIMIT, splitTaskId } from './keys.js';

@@ -11,7 +11,7 @@
  * counter read before the batch (approximate under concurrent enqueues); priorities must lie
  * in [REDIS_PRIORITY_MIN, REDIS_PRIORITY_MAX] (ports/frontier.ts: [-2048, 2047]).
  */
-import { Cluster, Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import type { Clock } from '../../../core/clock.js';
 import { InvalidArgumentError } from '../../../core/errors.js';
 import type {
@@ -26,6 +26,13 @@ import type {
   Task,
 } from '../../../ports/frontier.js';
 import {
+  createRedisClient,
+  mapRedisError,
+  type RedisLike,
+  redisCall,
+  type ScriptArg,
+} from '../../redis/redis-client.js';
+import {
   checkLeaseOptions,
   checkMaxPending,
   notOpenError,
@@ -33,16 +40,6 @@ import {
 } from '../frontier-common.js';
 import { SeenCache } from '../seen-cache.js';
 import { HostOpBatcher, SeqBatcher } from './batch.js';
-import {
-  clientOptions,
-  clusterOptions,
-  defineFrontierScripts,
-  mapRedisError,
-  parseNode,
-  type RedisLike,
-  redisCall,
-  type ScriptArg,
-} from './client.js';
 import { CLUSTER_INDEX_BUCKETS, RedisKeys, splitTaskId } from './keys.js';
 import { checkLayout } from './layout.js';
 import { type LeaseContext, leaseTasks } from './lease.js';
@@ -56,6 +53,7 @@ import {
   type WriteContext,
 } from './redis-enqueue.js';
 import { REPLY, snapshotOf } from './replies.js';
+import { defineFrontierScripts } from './scripts.js';
 
 /** The host operations on a leased task (the task's token checked in the script). */
 type LeasedOp = 'ack' | 'retry' | 'dead' | 'extend';
@@ -126,7 +124,7 @@ export class RedisFrontier implements Frontier {
   async open(): Promise<void> {
     if (this.#client) return;
     const owned = this.#options.client === undefined;
-    const client = this.#options.client ?? this.#newClient();
+    const client = this.#options.client ?? createRedisClient(this.#options);
     // Connection errors surface on the commands (RedisUnavailableError); without a
     // listener ioredis would also print each reconnect failure as an unhandled event.
     if (owned) client.on('error', (err: unknown) => this.#options.onConnectionError?.(err));
@@ -145,11 +143,6 @@ export class RedisFrontier implements Frontier {
     // URLs the cache holds are not stored any more, and must be enqueued again when found.
     client.on('ready', this.#forgetSeen);
     this.#client = client;
-  }
-
-  #newClient(): RedisLike {
-    const { url, nodes } = this.#options;
-    return nodes ? new Cluster(nodes.map(parseNode), clusterOptions) : new Redis(url!, clientOptions);
   }
 
   readonly #forgetSeen = (): void => this.#seen.clear();

@@ -15,7 +15,8 @@
  * out), which is exactly how the scripts were written when they were TypeScript strings: the
  * scripts, and so their SHA-1s (EVALSHA), did not change when they moved into files.
  */
-import { luaFile } from './lua-files.js';
+import { luaScript } from '../../redis/lua-files.js';
+import { defineScripts, type RedisLike, type ScriptDef } from '../../redis/redis-client.js';
 
 /** The host operations a BATCH call can carry, by their index in it (batch.lua's ops table). */
 export const BATCH_OPS = {
@@ -30,19 +31,9 @@ export const BATCH_OPS = {
 } as const satisfies Record<string, number>;
 export type BatchOp = keyof typeof BATCH_OPS;
 
-/** A script as ioredis's defineCommand takes it: numberOfKeys absent when the call passes it first. */
-export interface ScriptDef {
-  readonly numberOfKeys?: number;
-  readonly lua: string;
-}
-
-/** A Lua file's script text, after its documentation block (a leading --[[ ... ]] and its line break). */
+/** A Lua file of lua/: its script text, after its documentation block. */
 function body(name: string): string {
-  const text = luaFile(name);
-  if (!text.startsWith('--[[')) return text;
-  const end = text.indexOf(']]\n');
-  if (end < 0) throw new Error(`lua/${name}.lua: documentation block not closed`);
-  return text.slice(end + 3);
+  return luaScript(`adapters/frontier/redis/lua/${name}`);
 }
 
 /** A fragment as scripts join it: a line break, then its text. */
@@ -106,4 +97,9 @@ let scripts: Readonly<Record<ScriptName, ScriptDef>> | undefined;
 export function frontierScripts(): Readonly<Record<ScriptName, ScriptDef>> {
   scripts ??= compose();
   return scripts;
+}
+
+/** Registers every frontier script once per client. */
+export function defineFrontierScripts(client: RedisLike): void {
+  defineScripts(client, frontierScripts());
 }

@@ -3,15 +3,8 @@
  * outage, script registration (EVALSHA via defineCommand; ioredis falls back to EVAL on
  * NOSCRIPT, e.g. after a Redis restart emptied the script cache) and error mapping.
  */
-import {
-  type ChainableCommander,
-  Cluster,
-  type ClusterOptions,
-  type Redis,
-  type RedisOptions,
-} from 'ioredis';
-import { CrawldError, RedisUnavailableError } from '../../../core/errors.js';
-import { frontierScripts } from './scripts.js';
+import { type ChainableCommander, Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { CrawldError, RedisUnavailableError } from '../../core/errors.js';
 
 /** Re-exported for the callers that import it from here; defined in core/errors.ts. */
 export { RedisUnavailableError };
@@ -73,6 +66,15 @@ export const clusterOptions: ClusterOptions = {
 /** A single Redis or a Redis Cluster: every adapter command works on both. */
 export type RedisLike = Redis | Cluster;
 
+/** A client with the options above: a Cluster for start-up nodes ("host:port"), else a Redis for the URL. */
+export function createRedisClient(target: {
+  readonly url?: string | undefined;
+  readonly nodes?: readonly string[] | undefined;
+}): RedisLike {
+  const { url, nodes } = target;
+  return nodes ? new Cluster(nodes.map(parseNode), clusterOptions) : new Redis(url!, clientOptions);
+}
+
 /** "host:port" → ioredis Cluster start-up node. */
 export function parseNode(node: string): { host: string; port: number } {
   const at = node.lastIndexOf(':');
@@ -115,10 +117,16 @@ export type ScriptArg = string | number | Buffer;
 type ScriptFn = (...args: ScriptArg[]) => Promise<unknown>;
 type Target = RedisLike | ChainableCommander;
 
-/** Registers every frontier script (scripts.ts) once per client (defineCommand is per client). */
-export function defineFrontierScripts(client: RedisLike): void {
+/** A script as ioredis's defineCommand takes it: numberOfKeys absent when the call passes it first. */
+export interface ScriptDef {
+  readonly numberOfKeys?: number;
+  readonly lua: string;
+}
+
+/** Defines each script once per client (defineCommand is per client; EVALSHA, EVAL after NOSCRIPT). */
+export function defineScripts(client: RedisLike, defs: Readonly<Record<string, ScriptDef>>): void {
   const has = client as unknown as Record<string, unknown>;
-  for (const [name, def] of Object.entries(frontierScripts()))
+  for (const [name, def] of Object.entries(defs))
     if (typeof has[name] !== 'function') client.defineCommand(name, def);
 }
 
