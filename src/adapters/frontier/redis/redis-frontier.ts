@@ -1,15 +1,7 @@
 /**
- * Frontier on Redis, shared by several daemons. Each host's queues live under the hash tag
- * `{host}`. On a single Redis every call is one script (or one per 256 operations of a turn)
- * that changes the hosts and keeps the global index and totals by deltas, atomically
- * (lua/batch.lua, lua/take.lua, lua/enqueue-many.lua). On a Cluster every change to a host is one Lua script on that slot,
- * then a PUBLISH of the host's snapshot to its index bucket (versioned, so out-of-order
- * publishes converge). Layout, costs and failure behaviour: docs/redis.md.
- *
- * Deviations from the single-store adapters, all documented there: an enqueue batch is
- * atomic per host, not as a whole; on a Cluster maxPending is checked against a global
- * counter read before the batch (approximate under concurrent enqueues); priorities must lie
- * in [REDIS_PRIORITY_MIN, REDIS_PRIORITY_MAX] (ports/frontier.ts: [-2048, 2047]).
+ * Frontier on Redis, shared by several daemons. One Redis: each call is one script that keeps
+ * the index by deltas, atomically. Cluster: one script per host on its slot, then a versioned
+ * PUBLISH of its snapshot to its index bucket. Layout, costs, deviations: docs/redis.md.
  */
 import { Cluster } from 'ioredis';
 import type { Clock } from '../../../core/clock.js';
@@ -63,10 +55,7 @@ export interface RedisFrontierOptions {
   url?: string;
   /** Or the "host:port" start-up nodes of a Redis Cluster; the adapter creates the ioredis Cluster. */
   nodes?: readonly string[];
-  /**
-   * Or an ioredis client (Redis or Cluster) owned by the caller (close() leaves it
-   * connected). Exactly one of url / nodes / client.
-   */
+  /** Or a client the caller owns (close() leaves it connected). Exactly one of url / nodes / client. */
   client?: RedisLike;
   clock: Clock;
   /** Bound on pending tasks across all daemons sharing the prefix; unbounded when omitted. */
@@ -83,7 +72,6 @@ export class RedisFrontier implements Frontier {
   readonly #options: RedisFrontierOptions;
   readonly #clock: Clock;
   readonly #keys: RedisKeys;
-  /** A Redis Cluster: per-host scripts, snapshots published by the client (else one Redis). */
   readonly #cluster: boolean;
   readonly #seen = new SeenCache();
   readonly #scanHosts: number;
@@ -125,22 +113,19 @@ export class RedisFrontier implements Frontier {
     if (this.#client) return;
     const owned = this.#options.client === undefined;
     const client = this.#options.client ?? createRedisClient(this.#options);
-    // Connection errors surface on the commands (RedisUnavailableError); without a
-    // listener ioredis would also print each reconnect failure as an unhandled event.
+    // Errors surface on the commands; without a listener ioredis prints each reconnect failure.
     if (owned) client.on('error', (err: unknown) => this.#options.onConnectionError?.(err));
     try {
       if (client.status === 'wait') await client.connect();
       defineFrontierScripts(client);
       await checkLayout(client, this.#keys, this.#options.keyPrefix ?? 'crawld', !this.#cluster);
-      // On one Redis each script keeps the index atomically with its change: nothing to
-      // repair after a crash. On a Cluster a client may die between a host script and its publish.
+      // Only a Cluster can crash between a host script and its publish.
       if (this.#cluster) await repairIndexes(client, this.#keys);
     } catch (err) {
       if (!this.#options.client) client.disconnect();
       throw mapRedisError(err);
     }
-    // A Redis that restarted may have come back without its data (no persistence): then the
-    // URLs the cache holds are not stored any more, and must be enqueued again when found.
+    // A restarted Redis may have lost its data: the cached URLs must be enqueued again.
     client.on('ready', this.#forgetSeen);
     this.#client = client;
   }
@@ -168,8 +153,7 @@ export class RedisFrontier implements Frontier {
   async enqueue(requests: readonly EnqueueRequest[]): Promise<EnqueueResult> {
     const c = this.#conn();
     const now = this.#clock.now();
-    // Links found again (most of every page's) are answered from the cache, without the
-    // round trips and the script an enqueue costs.
+    // Links found again (most of every page's) are answered from the cache.
     const store = (fresh: readonly PreparedRequest[]) =>
       this.#run(() => enqueuePrepared(this.#write, c, fresh, now));
     return this.#seen.enqueue(requests, now, store, checkPriorities);
@@ -231,11 +215,7 @@ export class RedisFrontier implements Frontier {
     });
   }
 
-  /**
-   * ack / retry / deadLetter: one host operation on the task's slot (and on a Cluster its
-   * publish). The operations (and sequence numbers) of one turn go together (batch.ts):
-   * a daemon's workers finish together, and 100 acks cost one script call, not 100.
-   */
+  /** ack / retry / deadLetter: one host operation, batched per turn (batch.ts): 100 acks, one call. */
   async #onLeased(
     task: Task,
     needsSeq: boolean,

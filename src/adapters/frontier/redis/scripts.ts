@@ -1,19 +1,8 @@
 /**
- * The Redis frontier's scripts, composed from the Lua files of lua/ (one script or shared
- * fragment per file; each file's opening --[[ ]] block documents it: KEYS, ARGV, reply). This
- * is the one place that says which fragments make which script:
- *
- * - prelude.lua: the primitives of every script but PUBLISH (records, buckets, pend, take,
- *   snapshot, the index marks);
- * - apply.lua: a snapshot applied to an index bucket (PUBLISH; bump() for settle.lua);
- * - settle.lua: the index kept by deltas on one Redis (BATCH, TAKE, ENQUEUE_MANY);
- * - recover.lua (TAKE), withq.lua (ENQUEUE_MANY);
- * - the host operations (enqueue, peek, lease, ack, retry, dead, extend, redrive): each a host
- *   script of its own after the prelude (Cluster) and an operation of BATCH.
- *
- * A fragment enters a script as a line break then its text (its documentation block left
- * out), which is exactly how the scripts were written when they were TypeScript strings: the
- * scripts, and so their SHA-1s (EVALSHA), did not change when they moved into files.
+ * The Redis frontier's scripts, composed from lua/ (each file's --[[ ]] block documents it):
+ * prelude.lua (primitives of all but PUBLISH), apply.lua (a snapshot into an index bucket),
+ * settle.lua (the index by deltas, one Redis), and each host operation, a host script of its own
+ * (Cluster) and an operation of BATCH. Fragments join as a line break then their text.
  */
 import { luaScript } from '../../redis/lua-files.js';
 import { defineScripts, type RedisLike, type ScriptDef } from '../../redis/redis-client.js';
@@ -31,7 +20,6 @@ export const BATCH_OPS = {
 } as const satisfies Record<string, number>;
 export type BatchOp = keyof typeof BATCH_OPS;
 
-/** A Lua file of lua/: its script text, after its documentation block. */
 function body(name: string): string {
   return luaScript(`adapters/frontier/redis/lua/${name}`);
 }
