@@ -1,13 +1,5 @@
-/**
- * The shared token bucket: one Lua script (lua/token-bucket.lua) per bucket key, so check-and-take is atomic
- * however many daemons ask. Same arithmetic as core/token-bucket.ts (continuous refill,
- * starts full, capped at burst), but it hands out up to `want` tokens at once so a daemon
- * can serve several requests from a local cache (redis-rate-limiter.ts).
- *
- * Time is the caller's clock.now() (wall clock), not Redis TIME, so tests can drive it and
- * the script is deterministic; daemons' clocks must be roughly in sync (NTP): a clock that
- * is ahead refills early (at most burst extra), one behind refills nothing until it catches up.
- */
+/** core/token-bucket.ts atomic in Redis (lua/token-bucket.lua), up to `want` tokens at once. Time is
+ *  the caller's clock (tests drive it), not Redis TIME: daemons' clocks must agree (NTP). */
 import { luaScript } from '../redis/lua-files.js';
 import { defineScripts, type RedisLike } from '../redis/redis-client.js';
 

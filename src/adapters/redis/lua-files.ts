@@ -1,16 +1,8 @@
-/**
- * The text of the Lua files under src/ (frontier/redis/lua/, rate/lua/, shared-map/lua/), by
- * their path under src/ without `.lua`, e.g. `adapters/rate/lua/token-bucket`.
- *
- * Where it comes from depends on how crawld runs, the text never: vitest runs the sources and
- * reads src/; the tsc output (dist/src/..., which tests and benches import) reads the copy that
- * scripts/bundle.mjs puts beside it; the bundle (dist/crawld.mjs) reads no file:
- * scripts/bundle.mjs hands every file's text to esbuild's `define` as CRAWLD_LUA_FILES.
- */
+/** Lua files by path under src/ without `.lua`: from src/ or dist/src/, or the bundle's
+ *  CRAWLD_LUA_FILES (scripts/bundle.mjs), so dist/crawld.mjs reads no file. */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** Every .lua file's text by its path under src/ without `.lua`, in the bundle only (esbuild's define). */
 declare const CRAWLD_LUA_FILES: Readonly<Record<string, string>> | undefined;
 
 export function luaFile(path: string): string {
@@ -19,7 +11,6 @@ export function luaFile(path: string): string {
     if (text === undefined) throw new Error(`no Lua file ${path}.lua in this bundle`);
     return text;
   }
-  // This module is src/adapters/redis/lua-files.ts, or dist/src/adapters/redis/lua-files.js.
   const url = new URL(`../../${path}.lua`, import.meta.url);
   try {
     return readFileSync(url, 'utf8');
@@ -31,7 +22,7 @@ export function luaFile(path: string): string {
   }
 }
 
-/** A Lua file's script: its text after its documentation block (a leading --[[ ... ]] and its line break). */
+/** A Lua file's script: its text after its leading --[[ ... ]] documentation block. */
 export function luaScript(path: string): string {
   const text = luaFile(path);
   if (!text.startsWith('--[[')) return text;

@@ -1,9 +1,5 @@
-/**
- * Named maps in a Redis frontier's Redis, shared by its daemons. Per map, under one hash tag
- * (one slot on a Cluster): a hash of entries by id, a version counter, and a log of which id
- * changed at which version (lua/map-write.lua, lua/map-changes.lua), so a daemon fetches only what changed since its version. The log
- * keeps the last LOG_LIMIT changes; a daemon further behind reloads the whole map.
- */
+/** Named maps in the frontier's Redis: entries, a version and a log of changed ids (lua/map-*.lua),
+ *  so a daemon reads only what changed; one further behind than the log reloads the map. */
 import type { MapChange, MapChanges, MapSnapshot, SharedMapStore } from '../../ports/shared-map.js';
 import { luaScript } from '../redis/lua-files.js';
 import { defineScripts, type RedisLike, redisCall, type ScriptArg, script } from '../redis/redis-client.js';
