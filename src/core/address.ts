@@ -1,7 +1,4 @@
-/**
- * SSRF address classification. Pure: no DNS, no sockets. The fetcher calls it twice per
- * connection: on the URL's literal host before dispatch, and on every address DNS returns.
- */
+/** SSRF address classification, pure: checked on a URL's literal host and on every address DNS returns. */
 import { BlockList } from 'node:net';
 import { InvalidArgumentError } from './errors.js';
 import { familyOf, parseHostLiteral } from './ip-literal.js';
@@ -11,21 +8,16 @@ export { parseHostLiteral, parseIPv4, parseIPv6 } from './ip-literal.js';
 export { type AddressVerdict, isBlockedAddress } from './special-ranges.js';
 
 export interface AddressPolicy {
-  /** When true, every range below is reachable (dev, intranet crawls) except cloud metadata. */
+  /** Every range below becomes reachable except cloud metadata. */
   readonly allowPrivateNetworks: boolean;
-  /** Always reachable: 'IP', 'IP:PORT', '[v6]:PORT' or CIDR 'IP/len'. */
+  /** 'IP', 'IP:PORT', '[v6]:PORT' or CIDR 'IP/len'. */
   readonly allow: readonly string[];
-  /**
-   * Never reachable, whatever the rest says: 'IP|PORT' keys of crawld's own HTTP listener (its
-   * admin API), so that neither a crawled link nor a rendered page's script can call it, even
-   * with allowPrivateNetworks or an allow list that covers its address.
-   */
+  /** 'IP|PORT' keys of crawld's own listener: never reachable, so no link or page script can call its admin API. */
   readonly deny?: ReadonlySet<string>;
 }
 
 export const DEFAULT_ADDRESS_POLICY: AddressPolicy = { allowPrivateNetworks: false, allow: [] };
 
-/** Parsed allow entries: one list of addresses and subnets for any port, one per port. */
 interface AllowList {
   readonly any: BlockList;
   readonly byPort: Map<number, BlockList>;
@@ -41,7 +33,6 @@ function addEntry(list: BlockList, ipText: string, bits?: number): boolean {
   return true;
 }
 
-/** Adds 'IP', 'IP:PORT', '[v6]:PORT' or 'IP/len' to the allow list; false when malformed. */
 function parseAllowEntry(entry: string, allow: AllowList): boolean {
   const cidr = /^([^/]+)\/(\d{1,3})$/.exec(entry);
   if (cidr) return addEntry(allow.any, cidr[1]!, Number(cidr[2]));
@@ -60,7 +51,7 @@ function parseAllowEntry(entry: string, allow: AllowList): boolean {
   return addEntry(list, ipText);
 }
 
-/** Parses allow entries once; throws InvalidArgumentError naming the first bad entry. */
+/** @throws InvalidArgumentError naming the first bad entry. */
 export function compileAllowList(allow: readonly string[]): AllowList {
   const out: AllowList = { any: new BlockList(), byPort: new Map() };
   for (const entry of allow) {
@@ -77,11 +68,7 @@ export interface AddressDecision {
   readonly range?: string;
 }
 
-/** Decides whether a connection to ip:port may be opened under the policy. */
-/**
- * The `deny` keys of a listener on `port` at `ips` (each in every spelling a request can
- * reach it by: canonical text, and an IPv4 address also as IPv4-mapped IPv6).
- */
+/** The `deny` keys of a listener: every spelling a request can reach it by (IPv4 also as IPv4-mapped IPv6). */
 export function listenerDenyKeys(ips: readonly string[], port: number): Set<string> {
   const keys = new Set<string>();
   for (const ip of ips) {
@@ -99,8 +86,7 @@ export function listenerDenyKeys(ips: readonly string[], port: number): Set<stri
 export function checkAddress(policy: AddressPolicy, ip: string, port: number): AddressDecision {
   if (policy.deny !== undefined && policy.deny.size > 0 && isDenied(policy.deny, ip, port))
     return { allowed: false, range: 'crawld-listener' };
-  // Asked for every request to a literal-IP host and every connection: decisions are cached per
-  // allow list (a BlockList check costs microseconds; the set of addresses a crawl meets is small).
+  // Cached per allow list: called for every connection, and a crawl meets few addresses.
   let cache = decisions.get(policy.allow);
   if (!cache) {
     cache = new Map();
@@ -118,7 +104,7 @@ export function checkAddress(policy: AddressPolicy, ip: string, port: number): A
 
 const decisions = new WeakMap<readonly string[], Map<string, AddressDecision>>();
 
-/** The ports of each deny set: an address is spelled out (parsed) only on a denied port. */
+/** An address is parsed only on a denied port. */
 const denyPorts = new WeakMap<ReadonlySet<string>, ReadonlySet<number>>();
 
 function isDenied(deny: ReadonlySet<string>, ip: string, port: number): boolean {
@@ -128,7 +114,6 @@ function isDenied(deny: ReadonlySet<string>, ip: string, port: number): boolean 
     denyPorts.set(deny, ports);
   }
   if (!ports.has(port)) return false;
-  // Any spelling of the address (IPv4-mapped, uncompressed IPv6) is the listener's.
   return (
     deny.has(`${ip}|${port}`) || deny.has(`${parseHostLiteral(ip.replace(/^\[|\]$/g, '')) ?? ip}|${port}`)
   );

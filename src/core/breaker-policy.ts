@@ -2,32 +2,24 @@ import type { BreakerState, FailureInfo, HostBreaker } from '../ports/breaker.js
 import { type Bound, NON_NEGATIVE_INT, POSITIVE_INT, POSITIVE_MS } from './bound.js';
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
+import { Listeners } from './listeners.js';
 
 export interface BreakerPolicyOptions {
-  /** Opens when failures are at least this percentage of the calls in the window. @default 50 */
+  /** @default 50 */
   readonly errorThresholdPercentage?: number;
-  /** Length of the rolling window. @default 10000 */
+  /** @default 10000 */
   readonly rollingCountTimeoutMs?: number;
-  /** The window is made of this many buckets; the oldest rolls out as time passes. @default 10 */
+  /** @default 10 */
   readonly rollingCountBuckets?: number;
   /** No opening before the window holds this many calls. @default 10 */
   readonly volumeThreshold?: number;
-  /**
-   * Opens after this many failures in a row while closed, whatever the window holds (Envoy's
-   * consecutive_5xx, Finagle's failure accrual): a host that goes from healthy to down is
-   * recognised in a handful of requests, where the rate rule waits for the healthy seconds
-   * before the outage to be outweighed. 0: the rate rule only. @default 5
-   */
+  /** Opens after this many failures in a row (Envoy's consecutive_5xx): an outage is seen in a few requests. 0: rate rule only. @default 5 */
   readonly consecutiveFailures?: number;
-  /** Time open before probing (half-open) after the first trip. @default 1000 */
+  /** @default 1000 */
   readonly resetTimeoutMs?: number;
-  /**
-   * Each consecutive trip (a failed probe reopens) doubles the open time, up to this; a probe
-   * success closes the breaker and the next trip starts at resetTimeoutMs again (Envoy's
-   * base_ejection_time × ejections). @default 60000
-   */
+  /** Cap of the open time, which doubles with each consecutive trip (Envoy's base_ejection_time). @default 60000 */
   readonly maxResetTimeoutMs?: number;
-  /** Probes allowed at once in half-open; that many successes close the breaker. @default 1 */
+  /** Probes at once in half-open; that many successes close it. @default 1 */
   readonly halfOpenMaxProbes?: number;
 }
 
@@ -42,10 +34,6 @@ export const breakerPolicyDefaults = {
   halfOpenMaxProbes: 1,
 } as const satisfies Required<BreakerPolicyOptions>;
 
-/**
- * The bounds of each option (the config's breaker section is built from them). A window needs
- * at least one call to say anything, and a bucket at least a millisecond.
- */
 export const BREAKER_BOUNDS = Object.freeze({
   errorThresholdPercentage: { min: 0, minExclusive: true, max: 100 },
   rollingCountTimeoutMs: POSITIVE_MS,
@@ -79,11 +67,7 @@ export function checkBreakerOptions(options: BreakerPolicyOptions = {}): Require
   return o;
 }
 
-/**
- * The two rules both breaker implementations add to the failure-rate window: the run of
- * consecutive failures that trips at once, and the open time that grows with consecutive
- * trips. Pure: no clock, the caller says what happened.
- */
+/** The consecutive-failure trip and the growing open time, shared by both breaker implementations. */
 export class TripRules {
   readonly #o: Required<BreakerPolicyOptions>;
   #run = 0;
@@ -93,28 +77,23 @@ export class TripRules {
     this.#o = options;
   }
 
-  /** Trips since the breaker last closed. */
   get trips(): number {
     return this.#trips;
   }
 
-  /** A failure while closed: true when it completes a run of consecutiveFailures. */
   failure(): boolean {
     this.#run++;
     return this.#o.consecutiveFailures > 0 && this.#run >= this.#o.consecutiveFailures;
   }
 
-  /** A success while closed breaks the run. */
   success(): void {
     this.#run = 0;
   }
 
-  /** How long the next trip keeps the breaker open. */
   get nextOpenMs(): number {
     return Math.min(this.#o.maxResetTimeoutMs, this.#o.resetTimeoutMs * 2 ** Math.min(this.#trips, 40));
   }
 
-  /** The breaker opens (a trip, or a failed probe): how long it stays open this time. */
   opened(): number {
     const ms = this.nextOpenMs;
     this.#run = 0;
@@ -122,7 +101,6 @@ export class TripRules {
     return ms;
   }
 
-  /** A probe succeeded: the next outage starts with the short open time again. */
   closed(): void {
     this.#run = 0;
     this.#trips = 0;
@@ -130,28 +108,19 @@ export class TripRules {
 }
 
 /**
- * The circuit-breaker decision as a pure state machine (opossum's semantics, without its
- * timers): time is read from the clock when asked, so "open → half-open after the open time"
- * happens on the first look after the deadline, and tests drive it with FakeClock.
- *
- * Closed: every call passes; successes and failures go to a ring of time buckets. It opens
- * when consecutiveFailures calls in a row failed, or when the window holds at least
- * volumeThreshold calls and failures are >= errorThresholdPercentage of them. Open: nothing
- * passes, for resetTimeoutMs doubled per consecutive trip up to maxResetTimeoutMs.
- * Half-open: up to halfOpenMaxProbes calls pass at once; any probe failure reopens (a longer
- * open time), halfOpenMaxProbes probe successes close it with an empty window, so failures
- * from before the outage cannot reopen it at once, and the open time starts short again.
- * Outcomes reported while open (requests started before it opened) are ignored.
+ * opossum's circuit breaker as a pure state machine: time is read when asked, so tests drive it with FakeClock.
+ * Opens on a run of failures or a failure rate; the open time doubles per consecutive trip. A probe success closes
+ * it with an empty window, so failures from before the outage cannot reopen it. Outcomes reported while open are ignored.
  */
 export class BreakerPolicy implements HostBreaker {
   readonly #o: Required<BreakerPolicyOptions>;
   readonly #clock: Clock;
   readonly #bucketMs: number;
-  /** Ring of buckets; a slot is valid only while its epoch (bucket number) is in the window. */
+  /** A slot is valid only while its epoch (bucket number) is in the window. */
   readonly #epoch: number[];
   readonly #ok: number[];
   readonly #failed: number[];
-  readonly #listeners = new Set<(t: { from: BreakerState; to: BreakerState }) => void>();
+  readonly #listeners = new Listeners<[{ from: BreakerState; to: BreakerState }]>('breakerTransition');
   readonly #trip: TripRules;
   #state: BreakerState = 'closed';
   #openedAt = 0;
@@ -179,18 +148,15 @@ export class BreakerPolicy implements HostBreaker {
     return this.#state;
   }
 
-  /** Open: ms until it reads half-open. Otherwise 0. */
   get retryInMs(): number {
     if (this.state !== 'open') return 0;
     return Math.max(0, this.#openedAt + this.#openMs - this.#clock.monotonic());
   }
 
-  /** Trips since it last closed (the open time doubles with each). */
   get trips(): number {
     return this.#trip.trips;
   }
 
-  /** Calls and failures in the rolling window now. */
   get window(): { calls: number; failures: number } {
     const current = this.#currentEpoch();
     let calls = 0;
@@ -205,8 +171,7 @@ export class BreakerPolicy implements HostBreaker {
   }
 
   onTransition(listener: (t: { from: BreakerState; to: BreakerState }) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   canPass(): boolean {
@@ -271,7 +236,7 @@ export class BreakerPolicy implements HostBreaker {
     else this.#ok[i]!++;
   }
 
-  /** `agoMs`: the failure that opens it happened that long ago; the open time counts from then. */
+  /** The open time counts from the failure, `agoMs` ago. */
   #open(agoMs: number): void {
     this.#openedAt = this.#clock.monotonic() - Math.max(0, agoMs);
     this.#openMs = this.#trip.opened();
@@ -288,6 +253,6 @@ export class BreakerPolicy implements HostBreaker {
     const from = this.#state;
     if (from === to) return;
     this.#state = to;
-    for (const listener of this.#listeners) listener({ from, to });
+    this.#listeners.emit({ from, to });
   }
 }

@@ -1,34 +1,21 @@
-/**
- * Time as a dependency. Core code never calls Date.now, setTimeout or Math.random
- * directly: it receives a Clock, so tests drive time with FakeClock and never sleep.
- */
+/** Time as a dependency: core code takes a Clock, so tests use FakeClock and never sleep. */
 export interface Timer {
   cancel(): void;
 }
 
 export interface Clock {
-  /** Wall-clock epoch milliseconds (used for scheduling and persisted timestamps). */
   now(): number;
-  /** Monotonic milliseconds, for measuring durations. */
   monotonic(): number;
-  /**
-   * Runs fn once after ms. Real timers are unref'd: a pending timer never keeps the process
-   * alive, unless `keepAlive` says that it stands for work still to do (the scheduler's
-   * wake-up while tasks wait: without it `--once` exited 0 with the work undone).
-   */
+  /** Real timers are unref'd unless `keepAlive`: work still to do (else `--once` exited with work undone). */
   setTimer(fn: () => void, ms: number, options?: TimerOptions): Timer;
 }
 
 export interface TimerOptions {
-  /** Keep the process alive until the timer fires or is cancelled. @default false */
+  /** @default false */
   readonly keepAlive?: boolean;
 }
 
-/**
- * Node's largest timer delay (2^31-1 ms, 24.8 days). A longer one fires after 1 ms instead,
- * which would turn a wake-up for a monthly recrawl into a busy loop: setTimer caps delays at
- * this, and callers re-check their deadline when woken (the scheduler does).
- */
+/** Node's largest timer: longer delays fire after 1 ms, so setTimer caps them and callers re-check. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
 export const systemClock: Clock = {
@@ -41,7 +28,6 @@ export const systemClock: Clock = {
   },
 };
 
-/** Resolves after ms on the given clock; rejects with the signal's reason when aborted. */
 export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -57,7 +43,6 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
   });
 }
 
-/** A deterministic clock for tests: time moves only when advance() is called. */
 export class FakeClock implements Clock {
   #now: number;
   #mono = 0;
@@ -82,7 +67,7 @@ export class FakeClock implements Clock {
     return { cancel: () => this.#timers.delete(id) };
   }
 
-  /** Moves time forward, firing due timers in order (timers they schedule fire too if due). */
+  /** Fires due timers in order, including those they schedule. */
   advance(ms: number): void {
     const target = this.#mono + ms;
     for (;;) {
@@ -105,6 +90,5 @@ export class FakeClock implements Clock {
   }
 }
 
-/** Injected randomness, for jitter. */
 export type Random = () => number;
 export const systemRandom: Random = Math.random;

@@ -1,55 +1,33 @@
-/**
- * One host's concurrency limit enforced (Netflix concurrency-limits' SimpleLimiter): permits
- * while requests in flight are under the algorithm's limit, each outcome a sample for it.
- * core/limiter.ts keeps one per host under a global ceiling.
- */
 import type { Clock } from './clock.js';
 import type { LimitAlgorithm } from './limit/limit.js';
+import { Listeners } from './listeners.js';
 
-/**
- * One slot of a concurrency limit. Exactly one of success / dropped / ignore counts; later
- * calls are ignored, so a double release in an error path cannot free a slot twice.
- */
+/** One slot. Only the first outcome call counts, so a double release cannot free a slot twice. */
 export interface LimiterPermit {
-  /**
-   * The server answered. rttMs defaults to the time since the permit was acquired; lagMs is the
-   * event-loop lag measured at completion (see AimdLimit).
-   */
+  /** rttMs defaults to the time since acquire. */
   success(sample?: { readonly rttMs?: number; readonly lagMs?: number; readonly queuedMs?: number }): void;
-  /** Overload signal (timeout, 429, 503, connection error): the limit backs off. */
   dropped(): void;
   /**
-   * The request outlived its host's learned timeout and was given up (core/host-timeout.ts).
-   * If nothing the host was sent came back since it was sent, the host gets one request in
-   * flight, a probe, until an answer comes (TCP's loss window after a retransmission timeout):
-   * a host that stopped answering is not sent a full window of requests that will hang too.
-   * `overload`: also a drop for the algorithm (the host's breaker tripped or is open); a hang
-   * alone is not one, as a lone 500 is not: drops cut the limit once a window, so a steady tail
-   * of hangs would hold a host under its knee for the whole crawl (docs/control-plane.md).
+   * Given up as hung: with no answer since it was sent, the host gets one probe in flight (TCP after an RTO).
+   * `overload` also drops: a hang alone is not one, or a tail of hangs would hold the host under its knee.
    */
   hung(overload: boolean): void;
-  /** Says nothing about the server (aborted at shutdown, blocked by our guard): no sample. */
   ignore(): void;
 }
 
-/**
- * Enforces a LimitAlgorithm's limit (Netflix SimpleLimiter): hands out permits while
- * inflight < limit and reports each outcome to the algorithm as a sample.
- */
+/** Enforces a LimitAlgorithm's limit (Netflix SimpleLimiter); each outcome is a sample. */
 export class ConcurrencyLimiter {
   readonly #algorithm: LimitAlgorithm;
   readonly #clock: Clock;
-  readonly #listeners = new Set<() => void>();
+  readonly #listeners = new Listeners('available');
   #inflight = 0;
-  /** When the last answer in time came (monotonic ms). */
   #lastAnswerAt = Number.NEGATIVE_INFINITY;
-  /** A request hung with no answer since it was sent: one request in flight until one comes. */
   #stalled = false;
 
   constructor(algorithm: LimitAlgorithm, clock: Clock) {
     this.#algorithm = algorithm;
     this.#clock = clock;
-    // A raised limit frees slots just like a released permit does.
+    // A raised limit frees slots as a release does.
     algorithm.onChange(() => this.#notifyIfAvailable());
   }
 
@@ -61,12 +39,10 @@ export class ConcurrencyLimiter {
     return this.#algorithm.limit;
   }
 
-  /** When the last answer in time came (monotonic ms; -Infinity before the first). */
   get lastAnswerAt(): number {
     return this.#lastAnswerAt;
   }
 
-  /** Whether the host is held to one probe in flight (LimiterPermit.hung). */
   get stalled(): boolean {
     return this.#stalled;
   }
@@ -75,7 +51,6 @@ export class ConcurrencyLimiter {
     return this.#algorithm;
   }
 
-  /** The requests that may be in flight now: the algorithm's limit, or the one probe of a stalled host. */
   get #room(): number {
     return this.#stalled ? 1 : this.#algorithm.limit;
   }
@@ -123,14 +98,12 @@ export class ConcurrencyLimiter {
     };
   }
 
-  /** Called (synchronously) whenever a slot may have become free; returns an unsubscribe. */
   onAvailable(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   #notifyIfAvailable(): void {
     if (this.#inflight >= this.#room) return;
-    for (const listener of this.#listeners) listener();
+    this.#listeners.emit();
   }
 }

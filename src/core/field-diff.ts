@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/** Stable JSON: object keys sorted, so equal fields hash equally whatever their order. */
+/** Keys sorted, so equal fields hash equally. */
 export function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
@@ -16,7 +16,6 @@ export function fieldsHash(fields: Record<string, unknown>): string {
   return createHash('sha256').update(stableJson(fields)).digest('hex');
 }
 
-/** Fields whose value differs, with old and new values (a field added or removed counts). */
 export function diffFields(
   before: Record<string, unknown>,
   after: Record<string, unknown>,

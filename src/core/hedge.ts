@@ -3,22 +3,17 @@ import { checkNumber } from './check.js';
 import { LruMap } from './lru-map.js';
 
 /**
- * Hedged requests ("The Tail at Scale", Dean and Barroso, CACM 2013; gRPC's hedging policy):
- * a GET or HEAD that has waited `delayRatio` x its host's 95th percentile time to headers is
- * sent a second time, the first answer wins and the other request is cancelled. A hung request
- * then costs its host's p95 and a round trip instead of its learned timeout and a retry. Each
- * hedge is a request more to the host, so hedges are held to `maxPercent` of the requests (a
- * budget that each request refills by maxPercent/100, and at most MAX_CREDIT ahead: a quiet hour
- * saves no burst of hedges). Off by default.
+ * Hedged requests (Dean and Barroso, "The Tail at Scale"): a GET waiting `delayRatio` × its host's p95 is sent
+ * again and the first answer wins, held to `maxPercent` of requests by a budget. Off by default.
  */
 export interface HedgeOptions {
   /** @default false */
   readonly enabled?: boolean;
-  /** A request is hedged once it waited this many times its host's p95 time to headers. @default 1.5 */
+  /** @default 1.5 */
   readonly delayRatio?: number;
-  /** Hedges are at most this percentage of the requests. @default 5 */
+  /** @default 5 */
   readonly maxPercent?: number;
-  /** Hosts whose recent times are kept; the least recently used beyond this are forgotten. @default 10000 */
+  /** @default 10000 */
   readonly maxHosts?: number;
 }
 
@@ -29,20 +24,17 @@ export const hedgeDefaults = {
   maxHosts: 10_000,
 } as const satisfies Required<HedgeOptions>;
 
-/** The bounds of each number option (the config's fetch.hedge is built from them). */
 export const HEDGE_BOUNDS = Object.freeze({
   delayRatio: { min: 1, max: 100 },
   maxPercent: { min: 0, minExclusive: true, max: 100 },
   maxHosts: POSITIVE_INT,
 } as const satisfies Record<Exclude<keyof HedgeOptions, 'enabled'>, Bound>);
 
-/** The times to headers a host's p95 is read from: the last RECENT, once there are MIN_RECENT. */
 const RECENT = 64;
 const MIN_RECENT = 20;
-/** Hedges the budget may hold. */
+/** A quiet hour saves no burst of hedges. */
 const MAX_CREDIT = 10;
 
-/** The last RECENT times to headers of one host, and their p95 (read again every 8 samples). */
 class RecentTimes {
   readonly #ring = new Float64Array(RECENT);
   #count = 0;
@@ -81,7 +73,6 @@ export class HedgePolicy {
     return this.options.enabled;
   }
 
-  /** A request to `host` got its headers after `ms`. */
   sample(host: string, ms: number): void {
     if (!this.options.enabled) return;
     let h = this.#hosts.get(host);
@@ -92,10 +83,7 @@ export class HedgePolicy {
     h.add(ms);
   }
 
-  /**
-   * A request to `host` goes out: how long it may wait for its headers before it is hedged, or
-   * undefined when it is not (off, or too few of the host's times known). Refills the budget.
-   */
+  /** Undefined when not hedged (off, or too few times known). Refills the budget. */
   delayFor(host: string): number | undefined {
     if (!this.options.enabled) return undefined;
     this.#credit = Math.min(MAX_CREDIT, this.#credit + this.options.maxPercent / 100);
@@ -103,14 +91,12 @@ export class HedgePolicy {
     return p95 === undefined ? undefined : Math.ceil(this.options.delayRatio * p95);
   }
 
-  /** A hedge is about to go out: true (and spent) if the budget holds one. */
   take(): boolean {
     if (this.#credit < 1) return false;
     this.#credit -= 1;
     return true;
   }
 
-  /** The host's p95 time to headers, once known. */
   p95Of(host: string): number | undefined {
     return this.#hosts.peek(host)?.p95;
   }

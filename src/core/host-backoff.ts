@@ -6,15 +6,15 @@ import { LruMap } from './lru-map.js';
 export interface HostBackoffOptions {
   /** Pause after a 429/503 without Retry-After; doubles with each further one. @default 60000 */
   readonly initialPauseMs?: number;
-  /** Cap on the doubling pause and on a Retry-After pause. @default 3600000 */
+  /** Caps both pauses. @default 3600000 */
   readonly maxPauseMs?: number;
-  /** Strikes are forgotten after this long without a throttle. @default 1800000 */
+  /** @default 1800000 */
   readonly forgiveAfterMs?: number;
-  /** ...or after this many successes in a row. @default 50 */
+  /** @default 50 */
   readonly forgiveAfterSuccesses?: number;
-  /** Each pause is lengthened by up to this fraction, so paused hosts do not all resume at once. @default 0.1 */
+  /** Lengthens each pause by up to this fraction, so hosts do not all resume at once. @default 0.1 */
   readonly jitter?: number;
-  /** Hosts beyond this many are forgotten, least recently used first (paused ones last). @default 10000 */
+  /** @default 10000 */
   readonly maxHosts?: number;
 }
 
@@ -27,7 +27,6 @@ export const hostBackoffDefaults = {
   maxHosts: 10_000,
 } as const satisfies Required<HostBackoffOptions>;
 
-/** The bounds of each option (the config's hostBackoff section is built from them). */
 export const HOST_BACKOFF_BOUNDS = Object.freeze({
   initialPauseMs: MS,
   maxPauseMs: MS,
@@ -38,21 +37,13 @@ export const HOST_BACKOFF_BOUNDS = Object.freeze({
 } as const satisfies Record<keyof HostBackoffOptions, Bound>);
 
 interface HostState {
-  /** Throttles since the last forgiveness. */
   strikes: number;
-  /** Epoch ms; the host may be fetched again from then on. */
   pausedUntil: number;
   lastThrottleAt: number;
   successStreak: number;
 }
 
-/**
- * Per-host pause after the server said "too many requests" (StormCrawler's policy): a 429/503
- * with Retry-After pauses the host until then (capped); without it the host pauses
- * initialPauseMs, doubling with each further throttle up to maxPauseMs. The strikes are
- * forgiven after forgiveAfterMs without a throttle or after a streak of successes. Times are
- * wall-clock (clock.now()) because Retry-After dates are, and pauses are shown to users.
- */
+/** Per-host pause after a throttle (StormCrawler's policy). Wall-clock: Retry-After dates are. */
 export class HostBackoff {
   readonly #o: Required<HostBackoffOptions>;
   readonly #clock: Clock;
@@ -75,28 +66,22 @@ export class HostBackoff {
     this.#o = o;
     this.#clock = clock;
     this.#random = random;
-    // Forgetting a paused host would let it be hammered again: evict those last.
+    // Forgetting a paused host would let it be hammered again.
     this.#hosts = new LruMap(o.maxHosts, (s) => s.pausedUntil <= this.#clock.now());
   }
 
-  /** Epoch ms until which the host is paused, or undefined when it may be fetched now. */
   hostPausedUntil(host: string): number | undefined {
     const state = this.#hosts.peek(host);
     return state && state.pausedUntil > this.#clock.now() ? state.pausedUntil : undefined;
   }
 
-  /** Strikes counted for the host (0 when forgiven or unknown). */
   strikes(host: string): number {
     const state = this.#hosts.peek(host);
     if (!state || this.#clock.now() - state.lastThrottleAt >= this.#o.forgiveAfterMs) return 0;
     return state.strikes;
   }
 
-  /**
-   * A 429/503 (or another "slow down") from the host. retryAfterMs > 0 (see parseRetryAfter) is
-   * obeyed up to maxPauseMs; absent or 0, the doubling pause applies. Returns the epoch ms until
-   * which the host is paused. A pause never shortens an existing one.
-   */
+  /** Retry-After is obeyed up to maxPauseMs; a pause never shortens an existing one. */
   onThrottle(host: string, retryAfterMs?: number): number {
     const now = this.#clock.now();
     const state = this.#hosts.get(host) ?? {
@@ -113,14 +98,13 @@ export class HostBackoff {
       retryAfterMs !== undefined && retryAfterMs > 0
         ? retryAfterMs
         : this.#o.initialPauseMs * 2 ** Math.min(state.strikes - 1, 52);
-    // Jitter only lengthens, so a Retry-After is never undercut.
+    // Jitter only lengthens: a Retry-After is never undercut.
     const pause = Math.min(this.#o.maxPauseMs, base) * (1 + this.#o.jitter * this.#random());
     state.pausedUntil = Math.max(state.pausedUntil, Math.round(now + pause));
     this.#hosts.set(host, state);
     return state.pausedUntil;
   }
 
-  /** A response that was not a throttle. Enough of them in a row forgive the strikes. */
   onSuccess(host: string): void {
     const state = this.#hosts.peek(host);
     if (!state) return;

@@ -3,24 +3,20 @@ import { POSITIVE_INT } from './bound.js';
 import { BreakerPolicy, type BreakerPolicyOptions, checkBreakerOptions } from './breaker-policy.js';
 import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
+import { Listeners } from './listeners.js';
 import { LruMap } from './lru-map.js';
 
 export interface HostBreakersOptions extends BreakerPolicyOptions {
-  /** Hosts beyond this many are forgotten, least recently used closed ones first. @default 10000 */
+  /** @default 10000 */
   readonly maxHosts?: number;
 }
 
-/**
- * HostBreakerRegistry over the pure BreakerPolicy: no timers at all, so it costs nothing per
- * idle host and is tested with FakeClock. An open breaker is kept past maxHosts (forgetting it
- * would let the host be hammered again); a closed one carries only a rolling window and is
- * forgotten first.
- */
+/** No timers, so idle hosts cost nothing; an open breaker outlives maxHosts (else its host is hammered again). */
 export class PolicyHostBreakers implements HostBreakerRegistry {
   readonly #options: Required<BreakerPolicyOptions>;
   readonly #clock: Clock;
   readonly #breakers: LruMap<string, BreakerPolicy>;
-  readonly #listeners = new Set<(t: BreakerTransition) => void>();
+  readonly #listeners = new Listeners<[BreakerTransition]>('breakerTransition');
 
   constructor(options: HostBreakersOptions = {}, clock: Clock) {
     const { maxHosts = 10_000, ...policy } = options;
@@ -39,7 +35,7 @@ export class PolicyHostBreakers implements HostBreakerRegistry {
     if (!breaker) {
       breaker = new BreakerPolicy(this.#options, this.#clock);
       breaker.onTransition(({ from, to }) => {
-        for (const listener of this.#listeners) listener({ host, from, to });
+        this.#listeners.emit({ host, from, to });
       });
       this.#breakers.set(host, breaker);
     }
@@ -47,8 +43,7 @@ export class PolicyHostBreakers implements HostBreakerRegistry {
   }
 
   onTransition(listener: (t: BreakerTransition) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   close(): void {}

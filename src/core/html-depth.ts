@@ -1,18 +1,9 @@
 /**
- * A linear pre-scan of an HTML body for the element nesting depth htmlparser2 would build.
- *
- * Why: htmlparser2 keeps its open-element stack with unshift/shift and css-select walks the
- * tree recursively, so both cost O(depth x tags). 100 000 nested <div> (1 MB) block the event
- * loop for ~30 s and 500 000 (5.5 MB, under the default body cap) for ~9 minutes: leases expire,
- * /healthz stops answering, and a restart meets the same page again. Browsers flatten past 512
- * levels; no real page nests thousands deep, so such a page is skipped instead of parsed.
- *
- * The scan mirrors the parser's stack rules (void elements, implied closes, end tags that pop
- * to the innermost match, self-closing only in svg/math context, raw-text elements) closely
- * enough that a page cannot look shallow here and be deep there. Cost: one pass, O(1) per tag.
+ * A linear pre-scan for the nesting depth htmlparser2 would build: its stack costs O(depth × tags), so a deeply
+ * nested page blocks the event loop for minutes. Mirrors the parser's stack rules so a page cannot look shallow here.
  */
 
-/** Deeper than this, a page is not parsed. Browsers stop nesting at 512. */
+/** Browsers stop nesting at 512. */
 export const MAX_HTML_DEPTH = 1_000;
 
 const VOID = new Set([
@@ -42,7 +33,7 @@ const FORM = new Set(['input', 'option', 'optgroup', 'select', 'button', 'datali
 const DDT = new Set(['dd', 'dt']);
 const RTP = new Set(['rt', 'rp']);
 const SECTIONS = new Set(['thead', 'tbody']);
-/** htmlparser2's openImpliesClose: opening the key pops the top while it is in the set. */
+/** htmlparser2's openImpliesClose. */
 const IMPLIES_CLOSE = new Map<string, ReadonlySet<string>>([
   ['tr', new Set(['tr', 'th', 'td'])],
   ['th', new Set(['th'])],
@@ -101,7 +92,6 @@ const INTEGRATION = new Set([
   'desc',
   'title',
 ]);
-/** The tokenizer reads these as raw text up to their end tag. */
 const RAW_TEXT = new Set(['script', 'style', 'title', 'textarea', 'xmp']);
 
 const LT = 0x3c;
@@ -113,7 +103,6 @@ function isAlpha(c: number | undefined): boolean {
 }
 
 function isNameEnd(c: number | undefined): boolean {
-  // Whitespace, '/', '>' or end of input end a tag name.
   return (
     c === undefined ||
     c === 0x20 ||
@@ -126,7 +115,7 @@ function isNameEnd(c: number | undefined): boolean {
   );
 }
 
-/** The open-element stack, with each name's positions so an end tag finds its match in O(1). */
+/** Each name's positions are kept, so an end tag finds its match in O(1). */
 class Stack {
   readonly #names: string[] = [];
   readonly #positions = new Map<string, number[]>();
@@ -154,7 +143,6 @@ class Stack {
     if (name !== undefined) this.#positions.get(name)?.pop();
   }
 
-  /** Pops up to and including the innermost `name`; false when none is open. */
   popTo(name: string): boolean {
     const at = this.#positions.get(name);
     const pos = at?.[at.length - 1];
@@ -164,7 +152,6 @@ class Stack {
   }
 }
 
-/** Just after a comment, doctype (`<!`) or processing instruction (`<?`) at `lt`; else undefined. */
 function skipMarkup(buf: Buffer, lt: number): number | undefined {
   const c = buf[lt + 1];
   if (c === 0x21 /* ! */) {
@@ -179,11 +166,9 @@ function skipMarkup(buf: Buffer, lt: number): number | undefined {
   return undefined;
 }
 
-/** The position of the `>` that ends a tag whose name ends at `nameEnd` (buf.length if none). */
 function tagEnd(buf: Buffer, nameEnd: number): number {
   const n = buf.length;
-  // The rest of the tag: attribute values may hold '>' inside quotes. indexOf runs in C++;
-  // the byte loop only runs for a tag whose attributes hold a quote.
+  // Attribute values may hold '>' inside quotes; indexOf (C++) does the common case.
   let j = buf.indexOf(GT, nameEnd);
   if (j === -1) j = n;
   const attrs = buf.subarray(nameEnd, j);
@@ -203,10 +188,6 @@ function tagEnd(buf: Buffer, nameEnd: number): number {
   return j;
 }
 
-/**
- * Where the raw text of `name` (script, style, ...) opened before `from` ends: at its end tag,
- * matched case-insensitively as the tokenizer does.
- */
 function rawTextEnd(buf: Buffer, from: number, name: string): number {
   let k = from;
   for (;;) {
@@ -217,14 +198,11 @@ function rawTextEnd(buf: Buffer, from: number, name: string): number {
   }
 }
 
-/**
- * The deepest nesting the parser would reach in `body`, or the first depth above `limit`
- * (the scan stops there).
- */
+/** Stops at the first depth above `limit`. */
 export function htmlNestingDepth(body: Uint8Array, limit = MAX_HTML_DEPTH): number {
   const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const stack = new Stack();
-  /** htmlparser2's foreignContext: self-closing syntax counts only while its top is true. */
+  /** htmlparser2's foreignContext: self-closing counts only while its top is true. */
   const foreign: boolean[] = [];
   let max = 0;
   let i = 0;
@@ -252,7 +230,7 @@ export function htmlNestingDepth(body: Uint8Array, limit = MAX_HTML_DEPTH): numb
 
     if (closing) {
       if (FOREIGN.has(name) || INTEGRATION.has(name)) foreign.pop();
-      // A stray </p> or </br> makes the parser open and close that element on the spot.
+      // A stray </p> or </br> opens and closes that element on the spot.
       const popped = !VOID.has(name) && stack.popTo(name);
       if (!popped && (name === 'p' || name === 'br')) max = Math.max(max, stack.depth + 1);
       continue;
@@ -268,7 +246,7 @@ export function htmlNestingDepth(body: Uint8Array, limit = MAX_HTML_DEPTH): numb
       if (max > limit) return max;
     }
     if (selfClosing && foreign[foreign.length - 1] === true) {
-      // Like htmlparser2's closeCurrentTag, which leaves foreignContext as it is.
+      // As htmlparser2's closeCurrentTag, which leaves foreignContext as it is.
       stack.pop();
       continue;
     }

@@ -1,8 +1,4 @@
-/**
- * IP literals: strict parsing of v4 and v6 text, the WHATWG forms a resolver also accepts
- * (2130706433, 0x7f.0.0.1, 127.1), and canonical formatting (RFC 5952). Pure; the SSRF
- * check (address.ts, special-ranges.ts) reads addresses through it.
- */
+/** IP literals: strict v4/v6 parsing, the WHATWG forms resolvers accept (127.1, 0x7f.0.0.1), RFC 5952 text. */
 
 export type Bytes = Uint8Array;
 export type Family = 'ipv4' | 'ipv6';
@@ -13,7 +9,7 @@ export function parseIPv4(s: string): Bytes | undefined {
   const out = new Uint8Array(4);
   for (let i = 0; i < 4; i++) {
     const p = parts[i]!;
-    // Strict dotted-quad only: no leading zeros, which some resolvers read as octal.
+    // No leading zeros: some resolvers read them as octal.
     if (!/^(0|[1-9]\d{0,2})$/.test(p)) return undefined;
     const n = Number(p);
     if (n > 255) return undefined;
@@ -72,7 +68,6 @@ function familyOf(ip: string): { text: string; family: Family } | undefined {
   return v6 ? { text: formatV6(v6), family: 'ipv6' } : undefined;
 }
 
-/** Parses one WHATWG IPv4 number part: decimal, 0-prefixed octal or 0x-prefixed hex. */
 function parseV4Part(part: string): number | undefined {
   if (/^0[xX][0-9a-fA-F]*$/.test(part)) return part.length === 2 ? 0 : Number.parseInt(part.slice(2), 16);
   if (/^0[0-7]+$/.test(part)) return Number.parseInt(part.slice(1), 8);
@@ -80,11 +75,7 @@ function parseV4Part(part: string): number | undefined {
   return undefined;
 }
 
-/**
- * Returns the canonical IP when `host` is an IP literal in any form a resolver might accept
- * (2130706433, 0177.0.0.1, 0x7f.0.0.1, 127.1, [::1]), otherwise undefined. Mirrors the WHATWG
- * IPv4 parser so non-URL inputs (redirect targets, config) get the same treatment as URLs.
- */
+/** Canonical IP when `host` is a literal in any form a resolver accepts, like the WHATWG IPv4 parser. */
 export function parseHostLiteral(host: string): string | undefined {
   const v6 = host.includes(':') ? parseIPv6(host) : undefined;
   if (v6) return formatV6(v6);
@@ -109,7 +100,7 @@ export function parseHostLiteral(host: string): string | undefined {
 export function formatV6(b: Bytes): string {
   const words: string[] = [];
   for (let i = 0; i < 16; i += 2) words.push(((b[i]! << 8) | b[i + 1]!).toString(16));
-  // Collapse the longest run of zero words, as RFC 5952 asks.
+  // RFC 5952: collapse the longest run of zero words.
   let best = -1;
   let bestLen = 1;
   for (let i = 0; i < 8; ) {

@@ -3,17 +3,15 @@ import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
 import { TOKEN_BUCKET_BOUNDS, TokenBucket } from './token-bucket.js';
 
-/** A job's own limits, on top of the host's (config jobs[].limits). */
 export interface JobLimits {
-  /** Requests of the job in flight to one host. */
+  /** Per host. */
   readonly maxConcurrency?: number;
-  /** Requests per second of the job to one host. */
+  /** Per host. */
   readonly ratePerSec?: number;
   /** @default max(1, ratePerSec) */
   readonly burst?: number;
 }
 
-/** The bounds of each limit (the config's jobs[].limits). */
 export const JOB_LIMIT_BOUNDS = Object.freeze({
   maxConcurrency: POSITIVE_INT,
   ...TOKEN_BUCKET_BOUNDS,
@@ -24,13 +22,7 @@ interface Lane {
   readonly bucket: TokenBucket | undefined;
 }
 
-/**
- * Per-job limits, applied per (job, host) lane: a job polling an API at its contracted rate
- * gets exactly that rate at that host, whatever the host-wide limits allow other jobs.
- * Pure bookkeeping with an injected clock; the scheduler asks waitMs() before admitting a
- * task and calls acquire()/release() around it. Lanes are created lazily and dropped when
- * idle and full, so memory follows the hosts in flight, not every host ever seen.
- */
+/** Per-job limits per (job, host) lane: a job polling an API gets exactly its rate there. Idle full lanes are dropped. */
 export class JobGate {
   readonly #clock: Clock;
   #limits: ReadonlyMap<string, JobLimits>;
@@ -42,22 +34,17 @@ export class JobGate {
     this.#clock = clock;
   }
 
-  /** False when no job has limits (the scheduler then skips the gate entirely). */
   get active(): boolean {
     return this.#limits.size > 0;
   }
 
-  /** Replaces the limits (config reload); lanes restart from full buckets. */
   update(limits: ReadonlyMap<string, JobLimits>): void {
     for (const [job, l] of limits) validate(job, l);
     this.#limits = limits;
     for (const [key, lane] of this.#lanes) if (lane.inflight === 0) this.#lanes.delete(key);
   }
 
-  /**
-   * 0 when a task of this job may start at this host now; the ms until a rate token when the
-   * rate is the limit; Infinity when the job's concurrency there is full (a release frees it).
-   */
+  /** 0: may start now; ms until a rate token; Infinity while the job's concurrency there is full. */
   waitMs(jobId: string, host: string): number {
     const limits = this.#limits.get(jobId);
     if (!limits) return 0;
@@ -69,7 +56,6 @@ export class JobGate {
     return lane.bucket?.waitMs() ?? 0;
   }
 
-  /** Takes a slot and a token; call only after waitMs() answered 0. */
   acquire(jobId: string, host: string): void {
     const limits = this.#limits.get(jobId);
     if (!limits) return;
@@ -95,7 +81,6 @@ export class JobGate {
     const lane = this.#lanes.get(key);
     if (!lane) return;
     lane.inflight = Math.max(0, lane.inflight - 1);
-    // A lane with nothing in flight and a full bucket holds no state worth keeping.
     if (lane.inflight === 0 && (!lane.bucket || lane.bucket.tokens >= lane.bucket.burst))
       this.#lanes.delete(key);
   }

@@ -7,10 +7,7 @@ import { LruMap } from './lru-map.js';
 import { TokenBucket } from './token-bucket.js';
 
 export interface RateRule {
-  /**
-   * 'exact.host', '*.example.com' (example.com and every subdomain of it) or '*' (every host).
-   * Matched case-insensitively against the key without any ':port'.
-   */
+  /** 'exact.host', '*.example.com' (apex included) or '*', without ':port', case-insensitive. */
   readonly hosts: string;
   readonly ratePerSec: number;
   /** @default max(1, ratePerSec) */
@@ -18,11 +15,11 @@ export interface RateRule {
 }
 
 export interface LocalRateLimiterOptions {
-  /** One bucket shared by all keys; undefined means no global rate limit. @default undefined */
+  /** One bucket shared by all keys. @default undefined */
   readonly global?: { readonly ratePerSec: number; readonly burst?: number };
-  /** Per-host buckets: each host gets its own bucket from the first rule it matches. @default [] */
+  /** The first rule a host matches gives it its bucket. @default [] */
   readonly rules?: readonly RateRule[];
-  /** Buckets beyond this many are forgotten, least recently used first. @default 10000 */
+  /** @default 10000 */
   readonly maxKeys?: number;
 }
 
@@ -32,15 +29,10 @@ export const localRateLimiterDefaults = {
   maxKeys: 10_000,
 } as const satisfies LocalRateLimiterOptions;
 
-/** null: no rule matches, the host has no per-host limit (cached so rules are matched once). */
+/** null: no rule matches (cached, so rules are matched once). */
 type Entry = TokenBucket | null;
 
-/**
- * RateLimiter with in-process token buckets: a global bucket plus one bucket per host,
- * configured by the first matching host rule. Forgetting the least recently used bucket is
- * nearly harmless: a bucket idle for burst/ratePerSec seconds is full, which is exactly what a
- * new bucket is.
- */
+/** In-process token buckets. Forgetting an idle bucket is harmless: it would be full, as a new one is. */
 export class LocalRateLimiter implements RateLimiter {
   readonly #clock: Clock;
   readonly #global: TokenBucket | undefined;
@@ -53,14 +45,13 @@ export class LocalRateLimiter implements RateLimiter {
     this.#clock = clock;
     this.#global = o.global ? new TokenBucket(o.global, clock) : undefined;
     this.#rules = o.rules.map((rule, i) => {
-      // Constructing a bucket validates ratePerSec and burst now, not at the first request.
+      // Validates ratePerSec and burst now, not at the first request.
       new TokenBucket(rule, clock);
       return { match: hostMatcher(rule.hosts, `rules[${i}].hosts`), rule };
     });
     this.#buckets = new LruMap(o.maxKeys);
   }
 
-  /** The synchronous form, for callers in the dispatch loop. Same contract as tryAcquire. */
   take(key: string, n = 1): { ok: boolean; waitMs: number } {
     const host = this.#bucket(key);
     const waitMs = Math.max(host?.waitMs(n) ?? 0, this.#global?.waitMs(n) ?? 0);
@@ -89,7 +80,6 @@ export class LocalRateLimiter implements RateLimiter {
   }
 }
 
-/** Compiles a host pattern: 'exact.host', '*.example.com' or '*'. */
 export function hostMatcher(pattern: string, name = 'hosts'): (host: string) => boolean {
   const p = pattern.trim().toLowerCase();
   if (p === '*') return () => true;

@@ -1,19 +1,6 @@
 /**
- * A Map bounded by recency of use, for per-host state (limiters, buckets, pauses, breakers).
- * A crawl can touch millions of hosts; keeping state for every one of them forever would leak,
- * so idle entries are forgotten once the map holds more than `maxSize`.
- *
- * Recency is approximated as the CLOCK algorithm does (second chance): get() only marks the
- * entry used, and eviction walks from the oldest insertion, giving a used entry one more round.
- * An exact LRU moved the entry to the back of the Map on every get (a delete and a set), and
- * with thousands of hosts those moves, and the rehashes of the Map's table they cause, made
- * the per-host lookups of a broad crawl several times dearer than on one host
- * (commit 1535deb).
- *
- * `canEvict` protects entries that must not be forgotten (a host with requests in flight, a
- * paused host): those are skipped, and if nothing can be evicted the map grows past maxSize
- * until something becomes evictable. Callers keep such entries bounded by other means (the
- * global in-flight ceiling bounds busy hosts).
+ * A Map bounded by recency, for per-host state. CLOCK (second chance): get() only marks the entry; an exact LRU's
+ * delete-and-set on every get cost broad crawls dearly. `canEvict` protects busy or paused hosts.
  */
 export class LruMap<K, V> {
   readonly #map = new Map<K, Entry<V>>();
@@ -34,7 +21,7 @@ export class LruMap<K, V> {
     return this.#map.size;
   }
 
-  /** Returns the value and marks it used (it gets a second chance before eviction). */
+  /** Marks the entry used (a second chance). */
   get(key: K): V | undefined {
     const entry = this.#map.get(key);
     if (entry === undefined) return undefined;
@@ -42,7 +29,7 @@ export class LruMap<K, V> {
     return entry.value;
   }
 
-  /** Returns the value without touching its recency. */
+  /** Without touching recency. */
   peek(key: K): V | undefined {
     return this.#map.get(key)?.value;
   }
@@ -67,8 +54,7 @@ export class LruMap<K, V> {
 
   #trim(): void {
     if (this.#map.size <= this.maxSize) return;
-    // Oldest first (insertion order). A used entry goes to the back with its mark cleared, so
-    // the loop meets it again after the others; an unused one that may go is forgotten.
+    // Oldest first; a used entry goes to the back with its mark cleared.
     for (const [key, entry] of this.#map) {
       if (this.#map.size <= this.maxSize) return;
       if (!this.#canEvict(entry.value, key)) continue;

@@ -1,9 +1,4 @@
-/**
- * Page-level robots directives: `<meta name="robots">`, `<meta name="TOKEN">` and the
- * X-Robots-Tag header, read as Google documents them (developers.google.com/search/docs/
- * crawling-indexing/robots-meta-tag): names and values case-insensitive, directives
- * comma-separated, unknown directives ignored, `none` = `noindex, nofollow`. Pure.
- */
+/** `<meta name=robots>`, `<meta name=TOKEN>` and X-Robots-Tag, read as Google documents them; `none` = noindex, nofollow. */
 
 export interface RobotsDirectives {
   readonly noindex: boolean;
@@ -12,7 +7,7 @@ export interface RobotsDirectives {
 
 export const NO_DIRECTIVES: RobotsDirectives = Object.freeze({ noindex: false, nofollow: false });
 
-/** Directives that carry a value after a colon; anything else before a colon names a bot. */
+/** Anything else before a colon names a bot. */
 const VALUED = new Set(['unavailable_after', 'max-snippet', 'max-image-preview', 'max-video-preview']);
 
 function apply(acc: { noindex: boolean; nofollow: boolean }, directive: string): void {
@@ -21,16 +16,12 @@ function apply(acc: { noindex: boolean; nofollow: boolean }, directive: string):
   if (d === 'nofollow' || d === 'none') acc.nofollow = true;
 }
 
-/** The content of `<meta name="robots">` (or of crawld's own token): `noindex, nofollow`. */
 export function parseMetaRobots(content: string, acc = { noindex: false, nofollow: false }) {
   for (const part of content.split(',')) apply(acc, part);
   return acc;
 }
 
-/**
- * An X-Robots-Tag header (several headers arrive joined with ', '). `BOT: directives` applies
- * to that bot only, until the next `BOT:` prefix; directives without a prefix apply to all.
- */
+/** `BOT: directives` applies to that bot until the next prefix; unprefixed ones to all. */
 export function parseXRobotsTag(header: string, token: string, acc = { noindex: false, nofollow: false }) {
   const me = token.toLowerCase();
   let agent: string | undefined;
@@ -46,7 +37,6 @@ export function parseXRobotsTag(header: string, token: string, acc = { noindex: 
   return acc;
 }
 
-/** Everything that applies to one page: the meta tags' contents and the header. */
 export function pageDirectives(
   metaContents: readonly string[],
   xRobotsTag: string | undefined,

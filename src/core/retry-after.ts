@@ -3,30 +3,24 @@ import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
 
 export interface RetryAfterOptions {
-  /** Longer delays are capped to this: a server must not park a host for days. @default 3600000 */
+  /** A server must not park a host for days. @default 3600000 */
   readonly maxMs?: number;
 }
 
 export const retryAfterDefaults = { maxMs: 3_600_000 } as const satisfies Required<RetryAfterOptions>;
 
-/** The bounds of each option (the config's retry.retryAfterCapMs is built from them). */
 export const RETRY_AFTER_BOUNDS = Object.freeze({ maxMs: MS } as const satisfies Record<
   keyof RetryAfterOptions,
   Bound
 >);
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-// RFC 9110 §5.6.7 HTTP-date: IMF-fixdate, obsolete RFC 850 and asctime formats.
+// RFC 9110 §5.6.7: IMF-fixdate, RFC 850 and asctime.
 const IMF = /^[a-z]{3}, (\d{2}) ([a-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) gmt$/;
 const RFC850 = /^[a-z]{6,9}, (\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) gmt$/;
 const ASCTIME = /^[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
 
-/**
- * Parses a Retry-After header value: delta-seconds ("120") or an HTTP-date, taken relative to
- * clock.now(). Returns whole ms capped at maxMs; 0 for a date in the past ("retry now");
- * undefined for an absent, negative or malformed value. Date.parse is not used: it accepts
- * almost anything ("1 2" is a date in 2001).
- */
+/** Delta-seconds or an HTTP-date; 0 for a past date. Not Date.parse: it accepts almost anything ("1 2"). */
 export function parseRetryAfter(
   value: string | undefined,
   clock: Clock,
@@ -41,13 +35,12 @@ export function parseRetryAfter(
   return Math.min(maxMs, Math.max(0, at - clock.now()));
 }
 
-/** Epoch ms of an HTTP-date (lower case), or undefined. */
 function parseHttpDate(v: string): number | undefined {
   let m = IMF.exec(v);
   if (m) return utc(m[3], m[2], m[1], m[4], m[5], m[6]);
   m = RFC850.exec(v);
   if (m) {
-    // RFC 9110: a two-digit year more than 50 years in the future is in the past century.
+    // RFC 9110: a two-digit year over 50 years ahead is in the past century.
     const yy = Number(m[3]);
     const year = yy < 70 ? 2000 + yy : 1900 + yy;
     return utc(String(year), m[2], m[1], m[4], m[5], m[6]);

@@ -1,9 +1,4 @@
-/**
- * The hosts a job crawls when its config names none: its seeds' hosts and their `www.`/apex
- * twins, or with `sameSite` every host of the seeds' registrable domains (the Public Suffix
- * List, through tldts, private section included: `a.github.io` and `b.github.io` are two
- * sites, as browsers treat them). Pure: no I/O.
- */
+/** Default job scope: the seeds' hosts and www twins, or with `sameSite` their registrable domains (PSL, private section too). */
 import { isIP } from 'node:net';
 import { getDomain } from 'tldts';
 
@@ -14,7 +9,6 @@ function split(host: string): { name: string; port: string } {
 
 const isIpHost = (hostname: string): boolean => isIP(hostname.replace(/^\[|\]$/g, '')) !== 0;
 
-/** `www.shop.test` for `shop.test` and the reverse; none for IPs and single labels. */
 export function wwwTwin(hostname: string): string | undefined {
   if (isIpHost(hostname) || !hostname.includes('.')) return undefined;
   if (hostname.startsWith('www.')) {
@@ -24,15 +18,10 @@ export function wwwTwin(hostname: string): string | undefined {
   return `www.${hostname}`;
 }
 
-/** The registrable domain ("site") of a hostname, or the hostname itself (IPs, `localhost`). */
 export function siteOf(hostname: string): string {
   return getDomain(hostname, { allowPrivateDomains: true }) ?? hostname;
 }
 
-/**
- * Scope host patterns for seed hosts (`URL.host` values: with the port when not the
- * default, which the patterns then keep).
- */
 export function seedScopeHosts(seedHosts: readonly string[], sameSite: boolean): string[] {
   const out = new Set<string>();
   for (const host of seedHosts) {

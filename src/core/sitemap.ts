@@ -3,30 +3,20 @@ import { ASCII_WHITESPACE, stripAsciiWhitespace } from './ascii-whitespace.js';
 
 export interface SitemapEntry {
   readonly loc: string;
-  /** Epoch ms of <lastmod> (Atom <updated>, RSS <pubDate>), when present and parseable. */
   readonly lastmod?: number;
-  /** `<xhtml:link rel="alternate" href>` of a `<url>`: other language versions of the page. */
   readonly alternates?: readonly string[];
 }
 
 export interface SitemapDocument {
-  /**
-   * urlset lists pages; index lists further sitemaps; text is one URL per line; rss and atom
-   * are feeds whose items' links are pages, read as search engines read them.
-   */
   readonly kind: 'urlset' | 'index' | 'text' | 'rss' | 'atom' | 'unknown';
   readonly entries: readonly SitemapEntry[];
-  /** More entries than maxEntries were present; the rest were ignored. */
   readonly truncated: boolean;
 }
 
-/** The sitemaps.org limit per file; also our default cap. */
+/** The sitemaps.org limit per file. */
 export const SITEMAP_MAX_ENTRIES = 50_000;
 
-/**
- * W3C datetime as sitemaps use it (2024-05-01, 2024-05-01T10:00Z, with seconds and an
- * offset): Date.parse reads these; anything it rejects counts as no lastmod.
- */
+/** W3C datetime; what Date.parse rejects is no lastmod. */
 export function parseLastmod(text: string): number | undefined {
   const t = text.trim();
   if (!/^\d{4}-\d\d(-\d\d)?([T ][\d:.]+(Z|[+-]\d\d:?\d\d)?)?$/.test(t)) return undefined;
@@ -34,7 +24,6 @@ export function parseLastmod(text: string): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-/** RSS pubDate is RFC 822 (Sat, 07 Sep 2002 00:00:01 GMT); Date.parse reads it. */
 function parseRfc822(text: string): number | undefined {
   const t = text.trim();
   if (!/^([A-Za-z]{3},\s*)?\d{1,2}\s+[A-Za-z]{3}\s+\d{2,4}\s+\d\d:\d\d/.test(t)) return undefined;
@@ -42,34 +31,21 @@ function parseRfc822(text: string): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-/** Namespaces whose elements are the sitemap protocol's own (sitemaps.org, Google's older one). */
 const SITEMAP_NS = /^https?:\/\/www\.(sitemaps\.org\/schemas\/sitemap|google\.com\/schemas\/sitemap)\//i;
 const XHTML_NS = 'http://www.w3.org/1999/xhtml';
 
 interface Element {
-  /** Local name, lower case. */
   readonly name: string;
-  /** Namespace URI of a prefixed name ('' unprefixed, undefined for an undeclared prefix). */
+  /** '' unprefixed, undefined for an undeclared prefix. */
   readonly ns: string | undefined;
   readonly prefixes: ReadonlyMap<string, string>;
 }
 
 /**
- * Parses a sitemap (urlset or sitemapindex XML, an RSS 2.0 or Atom 1.0 feed, or the plain-text
- * form) without building a tree, so a 50 MB sitemap costs its entries, not a DOM. Only the
- * `<loc>` that is a direct child of `<url>` (or `<sitemap>`) is the location: the image, video
- * and news extensions, `xhtml:link` alternates and elements of unknown namespaces inside
- * `<url>` never change it (alternates are reported apart). Unprefixed elements are taken as the
- * sitemap's own whatever the default namespace (sitemaps with a wrong xmlns are common); a
- * prefixed one only when its prefix is bound to the sitemaps namespace. Entities are decoded
- * (`&amp;` in query strings is the common case) and locations stripped of white space: XML's
- * (space, TAB, CR, LF: the sitemaps.org schema types `<loc>` as xsd:anyURI, whose white space
- * XML Schema collapses) and FF, which XML does not allow and the URL parser drops anyway. Not
- * trim()'s U+00A0, U+3000 or U+FEFF: for XML and the URL parser those are the URL's own
- * characters. Never throws on input.
+ * Streams a sitemap (XML, RSS, Atom or text): a 50 MB sitemap costs its entries, not a DOM. Only a direct child <loc>
+ * is the location; locations are stripped of XML whitespace and FF only (not U+00A0). Never throws on input.
  */
 export function parseSitemap(text: string, maxEntries = SITEMAP_MAX_ENTRIES): SitemapDocument {
-  // A byte order mark, then white space, may come before the first tag or URL.
   const start = stripLeading(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   if (!start.startsWith('<')) return parseTextSitemap(start, maxEntries);
   return new XmlSitemapReader(maxEntries).read(text);
@@ -81,18 +57,15 @@ function stripLeading(s: string): string {
   return s.replace(LEADING_WHITESPACE, '');
 }
 
-/** Whether the element is the sitemap protocol's own (unprefixed, or in the sitemaps namespace). */
 function own(e: Element | undefined): boolean {
   return e !== undefined && (e.ns === '' || (e.ns !== undefined && SITEMAP_NS.test(e.ns)));
 }
 
-/** One streaming read of an XML sitemap or feed (parseSitemap): the state between SAX events. */
 class XmlSitemapReader {
   #kind: SitemapDocument['kind'] = 'unknown';
   readonly #entries: SitemapEntry[] = [];
   #truncated = false;
   readonly #stack: Element[] = [];
-  /** The entry being read (a <url>, <sitemap>, <item> or <entry>), at stack depth `#entryDepth`. */
   #entryDepth = -1;
   #field: 'loc' | 'lastmod' | undefined;
   #fieldDepth = -1;
@@ -162,7 +135,6 @@ class XmlSitemapReader {
     this.#openEntryChild(el, attribs, depth);
   }
 
-  /** A direct child of the entry: its location, its date, or (urlset) an alternate. */
   #openEntryChild(el: Element, attribs: Record<string, string>, depth: number): void {
     const { name, ns } = el;
     const kind = this.#kind;
@@ -236,11 +208,7 @@ function parseTextSitemap(text: string, maxEntries: number): SitemapDocument {
   return { kind: entries.length > 0 ? 'text' : 'unknown', entries, truncated };
 }
 
-/**
- * The `Sitemap:` lines of a robots.txt (case-insensitive field name, any position). White space
- * around the field is robots.txt's (Google's parser: C's isspace, ASCII only, VT included), so
- * `Sitemap: \u00a0http://…` names no absolute URL.
- */
+/** robots.txt `Sitemap:` lines; whitespace is C's isspace (Google's parser), so U+00A0 names no URL. */
 const SITEMAP_LINE = /^[\t\n\v\f\r ]*sitemap[\t\n\v\f\r ]*:[\t\n\v\f\r ]*([^\t\n\v\f\r ]+)/i;
 
 export function robotsSitemaps(robotsTxt: string): string[] {

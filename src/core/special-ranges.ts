@@ -1,21 +1,13 @@
-/**
- * The special-purpose address ranges a crawler must not reach (loopback, private, link-local,
- * ...), also through the v6 forms that embed a v4 address, and the cloud metadata endpoints.
- * Pure; address.ts applies them under the operator's policy.
- */
+/** Special-purpose ranges a crawler must not reach, also through v6 forms embedding v4, and cloud metadata. */
 import { BlockList, isIP } from 'node:net';
 import { type Family, familyOf, formatV4, parseIPv6 } from './ip-literal.js';
 
 export interface AddressVerdict {
   readonly blocked: boolean;
-  /** Name of the matched special-purpose range, e.g. 'loopback', 'ipv4-mapped/private'. */
   readonly range?: string;
 }
 
-/**
- * A named special-purpose range. Matching is node:net's BlockList, which also matches an
- * IPv4 rule against the IPv4-mapped form (::ffff:a.b.c.d) of its addresses.
- */
+/** BlockList matches an IPv4 rule against IPv4-mapped addresses too. */
 interface Range {
   readonly list: BlockList;
   readonly name: string;
@@ -28,7 +20,7 @@ function range(cidr: string, name: string): Range {
   return { list, name };
 }
 
-// Order matters: the first match names the verdict (broadcast before the reserved 240/4 block).
+// The first match names the verdict (broadcast before 240/4).
 const V4_RANGES: readonly Range[] = [
   range('0.0.0.0/8', 'unspecified'),
   range('10.0.0.0/8', 'private'),
@@ -55,11 +47,10 @@ const V6_RANGES: readonly Range[] = [
   range('fc00::/7', 'unique-local'),
   range('ff00::/8', 'multicast'),
   range('2001:db8::/32', 'documentation'),
-  // RFC 8215 local-use NAT64: the embedded v4 position is operator-defined, so refuse outright.
+  // RFC 8215 local-use NAT64: the embedded v4 position is operator-defined, so refuse.
   range('64:ff9b:1::/48', 'nat64-local'),
 ];
 
-/** Prefixes whose low 32 bits carry an IPv4 address that is what really gets reached. */
 const V6_EMBEDDING_V4: readonly Range[] = [
   range('::ffff:0:0/96', 'ipv4-mapped'),
   range('::ffff:0:0:0/96', 'ipv4-translated'),
@@ -71,7 +62,7 @@ function firstMatch(ranges: readonly Range[], ip: string, family: Family): Range
   return ranges.find((r) => r.list.check(ip, family));
 }
 
-/** Refused even with allowPrivateNetworks: reaching them from a crawler is never legitimate. */
+/** Refused even with allowPrivateNetworks. */
 const CLOUD_METADATA = new BlockList();
 CLOUD_METADATA.addAddress('169.254.169.254', 'ipv4');
 CLOUD_METADATA.addAddress('fd00:ec2::254', 'ipv6');
@@ -93,7 +84,6 @@ export function classify(text: string, family: Family): AddressVerdict {
     const inner = classify(formatV4(addr.subarray(12)), 'ipv4');
     return inner.blocked ? { blocked: true, range: `${wrapper.name}/${inner.range}` } : inner;
   }
-  // 6to4 (2002:V4ADDR::/48) tunnels to the embedded v4 address.
   if (addr[0] === 0x20 && addr[1] === 0x02) {
     const inner = classify(formatV4(addr.subarray(2, 6)), 'ipv4');
     if (inner.blocked) return { blocked: true, range: `6to4/${inner.range}` };
@@ -101,7 +91,7 @@ export function classify(text: string, family: Family): AddressVerdict {
   return { blocked: false };
 }
 
-/** Classifies a literal IP (v4 dotted-quad or v6, brackets and zone ids tolerated). Non-IPs fail closed. */
+/** Non-IPs fail closed. */
 export function isBlockedAddress(ip: string): AddressVerdict {
   const addr = familyOf(ip);
   return addr ? classify(addr.text, addr.family) : { blocked: true, range: 'invalid' };

@@ -3,16 +3,12 @@ import { checkNumber } from './check.js';
 import type { Clock } from './clock.js';
 
 export interface TokenBucketOptions {
-  /** Tokens added per second, continuously. */
   readonly ratePerSec: number;
-  /** Capacity: the most tokens that can be taken at once after a quiet period. @default max(1, ratePerSec) */
+  /** @default max(1, ratePerSec) */
   readonly burst?: number;
 }
 
-/**
- * The bounds of each option (the config's rateLimits and jobs[].limits). A burst need not be
- * whole: the bucket refills continuously, and the default, max(1, ratePerSec), often is not.
- */
+/** A burst need not be whole: the default, max(1, ratePerSec), often is not. */
 export const TOKEN_BUCKET_BOUNDS = Object.freeze({
   ratePerSec: { min: 0, minExclusive: true },
   burst: { min: 1 },
@@ -20,10 +16,7 @@ export const TOKEN_BUCKET_BOUNDS = Object.freeze({
 
 export type TakeResult = { readonly ok: true } | { readonly ok: false; readonly waitMs: number };
 
-/**
- * A token bucket refilled continuously from clock.monotonic(): no timer, no interval, so it
- * costs nothing while idle and its answers are exact. It starts full.
- */
+/** Refilled from clock.monotonic(): no timer, nothing while idle, exact. Starts full. */
 export class TokenBucket {
   readonly ratePerSec: number;
   readonly burst: number;
@@ -40,19 +33,17 @@ export class TokenBucket {
     this.#at = clock.monotonic();
   }
 
-  /** Tokens available now (fractional). */
   get tokens(): number {
     this.#refill();
     return this.#tokens;
   }
 
-  /** 0 when n tokens are available now, else the ms after which they will be. Takes nothing. */
+  /** Takes nothing. */
   waitMs(n = 1): number {
     this.#check(n);
     this.#refill();
     const missing = n - this.#tokens;
-    // Rounded up to whole ms so that waiting exactly waitMs is always enough; the epsilon keeps
-    // float noise (0.30000000000000004 tokens missing) from adding a spurious millisecond.
+    // Rounded up so waiting waitMs is enough; the epsilon keeps float noise from adding a ms.
     return missing <= 1e-9 ? 0 : Math.ceil((missing * 1000) / this.ratePerSec - 1e-9);
   }
 

@@ -3,12 +3,7 @@ import { HostPatterns, type SplitHost } from './host-patterns.js';
 import type { NormaliseOptions, ScopeRules } from './rules.js';
 import { isSessionParam, stripSessionPath } from './traps/session-ids.js';
 
-/**
- * URL canonicalisation and scope checks. Pure: no I/O, no clock.
- *
- * The canonical form is the frontier's dedupe key, so it must be idempotent:
- * normaliseUrl(normaliseUrl(x)) === normaliseUrl(x).
- */
+/** URL canonicalisation and scope checks. The canonical form is the dedupe key, so it must be idempotent. */
 
 export const DEFAULT_NORMALISE_OPTIONS: NormaliseOptions = {
   stripTracking: true,
@@ -25,10 +20,7 @@ function isTrackingParam(name: string): boolean {
 
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
 
-/**
- * Uppercases the hex of every %xx and decodes escapes of unreserved characters
- * (RFC 3986 §6.2.2), so '%7e', '%7E' and '~' all compare equal.
- */
+/** RFC 3986 §6.2.2: '%7e', '%7E' and '~' compare equal. */
 function normalisePercent(s: string): string {
   if (!s.includes('%')) return s;
   return s.replace(/%([0-9a-fA-F]{2})/g, (_m, hex: string) => {
@@ -52,16 +44,11 @@ function paramName(pair: string): string {
   }
 }
 
-/**
- * Works on the raw query string rather than URLSearchParams: re-serialising through
- * URLSearchParams would rewrite encodings ('%20' -> '+', 'a' -> 'a=') and so change
- * what some servers see.
- */
-/** Which trap rule changed a key, if one did (link discovery counts them). */
 export interface KeyReport {
   stripped?: 'session_id' | 'session_like';
 }
 
+// The raw query, not URLSearchParams: re-serialising rewrites encodings ('%20' -> '+') that servers see.
 function normaliseQuery(
   search: string,
   opts: NormaliseOptions,
@@ -84,8 +71,7 @@ function normaliseQuery(
     if (report !== undefined && pairs.length < n) report.stripped ??= 'session_like';
   }
   if (opts.sortQuery) {
-    // Sort by name only (Array.prototype.sort is stable): the order of repeated
-    // parameters (?a=2&a=1) can be meaningful, so it is kept.
+    // Sort by name only (stable): repeated parameters keep their order.
     const keyed = pairs.map((p) => ({ p, k: paramName(p) }));
     keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
     pairs = keyed.map((e) => e.p);
@@ -107,20 +93,16 @@ function parseHttpUrl(input: string, base?: string): URL {
 }
 
 /**
- * Canonical form of an http(s) URL. WHATWG parsing already lower-cases scheme and host,
- * drops default ports, resolves dot segments (including %2e) and punycodes IDNs; on top of
- * that the fragment is dropped, the query cleaned (see NormaliseOptions) and percent escapes
- * made uniform. Path case is kept: paths are case-sensitive on most servers.
+ * Canonical form: WHATWG parsing, fragment dropped, query cleaned, escapes uniform; path case kept.
  * @throws InvalidUrlError when unparsable or not http(s).
  */
 export function normaliseUrl(input: string, base?: string, opts?: Partial<NormaliseOptions>): string {
   return canonical(parseHttpUrl(input, base), opts);
 }
 
-/** The options in full: a job's (already complete) as they are, partial ones over the defaults. */
 function fullOptions(opts: Partial<NormaliseOptions> | undefined): NormaliseOptions {
   if (opts === undefined) return DEFAULT_NORMALISE_OPTIONS;
-  // No new object per link when nothing is missing (a job's options never miss anything).
+  // No object per link when nothing is missing.
   if (opts.stripTracking !== undefined && opts.sortQuery !== undefined) return opts as NormaliseOptions;
   return { ...DEFAULT_NORMALISE_OPTIONS, ...opts };
 }
@@ -135,23 +117,14 @@ function canonical(url: URL, opts?: Partial<NormaliseOptions>, report?: KeyRepor
   return `${url.protocol}//${auth}${url.host}${path}${normaliseQuery(url.search, o, ignored, report)}`;
 }
 
-/**
- * The URL to request: as the site wrote it, WHATWG-parsed and resolved (so `/a/../b` and
- * `HTTP://Host` are what a browser would send), with only the fragment dropped (never sent).
- * Query order, tracking parameters and percent-escapes are kept: signed and order-sensitive
- * URLs work only as written. The canonical form serves as the dedupe key, never on the wire.
- */
+/** As written, only the fragment dropped: signed and order-sensitive URLs work only as written. */
 function wireForm(url: URL): string {
   const href = url.href;
   const hash = href.indexOf('#');
   return hash < 0 ? href : href.slice(0, hash);
 }
 
-/**
- * The two forms of a discovered URL, ready to spread into an EnqueueRequest: `url` is the
- * dedupe key (normaliseUrl), `requestUrl` the URL to request when it differs from the key.
- * @throws InvalidUrlError when unparsable or not http(s).
- */
+/** @throws InvalidUrlError when unparsable or not http(s). */
 export function discoveredUrl(
   input: string,
   base?: string,
@@ -163,7 +136,6 @@ export function discoveredUrl(
   return wire === url ? { url } : { url, requestUrl: wire };
 }
 
-/** normaliseUrl, returning undefined instead of throwing. */
 export function tryNormaliseUrl(
   input: string,
   base?: string,
@@ -176,16 +148,11 @@ export function tryNormaliseUrl(
   }
 }
 
-/**
- * The politeness / per-host key of a URL: lower-case host, with the port when it is not
- * the scheme's default (WHATWG's URL.host).
- * @throws InvalidUrlError when unparsable or not http(s).
- */
+/** @throws InvalidUrlError when unparsable or not http(s). */
 export function hostKey(url: string): string {
   return parseHttpUrl(url).host;
 }
 
-/** Splits 'host', 'host:port', '[v6]' or '[v6]:port'; lower-cases and drops a trailing dot. */
 function splitHost(host: string): SplitHost {
   const m = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(host.trim());
   const name = (m?.[1] ?? host).toLowerCase().replace(/\.$/, '');
@@ -193,7 +160,6 @@ function splitHost(host: string): SplitHost {
   return { name, port };
 }
 
-/** Scope patterns come from the config, so they are few: each is split once, not per link. */
 const splitPatterns = new Map<string, SplitHost>();
 function splitPattern(pattern: string): SplitHost {
   let p = splitPatterns.get(pattern);
@@ -204,7 +170,6 @@ function splitPattern(pattern: string): SplitHost {
   return p;
 }
 
-/** Each scope's host list compiled once (scopes live as long as their job's config). */
 const compiled = new WeakMap<readonly string[], HostPatterns>();
 function compiledHosts(patterns: readonly string[]): HostPatterns {
   let c = compiled.get(patterns);
@@ -225,14 +190,7 @@ function matchesSplit(h: SplitHost, p: SplitHost): boolean {
   return h.name === p.name;
 }
 
-/**
- * Whether a host ('example.com' or 'example.com:8080') matches a scope pattern:
- * - '*' matches any host;
- * - 'example.com' matches exactly that hostname;
- * - '*.example.com' matches example.com and every subdomain of it.
- * A pattern without a port matches the hostname on any port; a pattern with a port
- * ('example.com:8080', '*:8080') also requires that port. Case-insensitive.
- */
+/** '*' any host, 'name' exactly, '*.apex' apex and subdomains; a port in the pattern must match. */
 export function matchesHostPattern(host: string, pattern: string): boolean {
   return matchesSplit(splitHost(host), splitPattern(pattern));
 }
@@ -242,20 +200,12 @@ export type ScopeVerdict =
   | { ok: false; reason: 'host' | 'include' | 'exclude' | 'depth' | 'scheme' };
 
 function testRegex(re: RegExp, s: string): boolean {
-  // A /g or /y regex keeps state between test() calls; scope checks must not.
+  // A /g or /y regex keeps state between test() calls.
   re.lastIndex = 0;
   return re.test(s);
 }
 
-/**
- * Whether a URL may be crawled at `depth` (the depth it would be fetched at: seeds are 0,
- * links found on a page at depth d are d+1, so depth > maxDepth is out).
- * `url` should already be normalised: include/exclude regexes see it as given.
- * Host patterns are matched against the URL's hostname, plus its effective port (the
- * scheme's default when none is written) when a pattern names one. An empty `hosts`
- * list matches nothing; use '*' to allow any host.
- * Checks run cheapest first: scheme, host, depth, exclude, include.
- */
+/** `depth`: seeds 0, their links 1, ... `url` normalised; an empty `hosts` list matches nothing. */
 export function inScope(url: string, depth: number, scope: ScopeRules): ScopeVerdict {
   let parsed: URL;
   try {
@@ -266,10 +216,7 @@ export function inScope(url: string, depth: number, scope: ScopeRules): ScopeVer
   return scopeOf(parsed, url, depth, scope);
 }
 
-/**
- * normaliseUrl then inScope on one parse, for link discovery, which runs them on every link of
- * every page (~12 links a page on the demo site; each parse of every link is ~2% of a crawl's CPU).
- */
+/** One parse for both: link discovery runs them on every link. */
 export function normaliseInScope(
   input: string,
   depth: number,
@@ -285,7 +232,6 @@ export function normaliseInScope(
   } catch {
     return { ok: false, reason: 'invalid' };
   }
-  // The canonical form keeps protocol, hostname and port, so the parse serves both.
   const url = canonical(parsed, opts, report);
   const verdict = scopeOf(parsed, url, depth, scope);
   if (!verdict.ok) return verdict;
@@ -293,13 +239,8 @@ export function normaliseInScope(
   return { ok: true, url, requestUrl: wire === url ? undefined : wire };
 }
 
-/**
- * Whether a URL's host is one the scope crawls (its host patterns, or a host a seed redirected
- * to): the check a redirect target passes. Paths, depth and regexes are not asked: a redirect
- * is the same page, moved.
- */
+/** The check a redirect target passes: a redirect is the same page, moved. */
 export function hostInScope(url: URL, scope: ScopeRules): boolean {
-  // The hostname plus its effective port (the scheme's default when none is written).
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const host: SplitHost = { name: url.hostname.toLowerCase().replace(/\.$/, ''), port };
   return compiledHosts(scope.hosts).matches(host) || scope.redirectHosts?.has(url.host) === true;

@@ -1,15 +1,9 @@
 import type { Bound } from './bound.js';
 
-/**
- * The WARC sink's number options (sinks[] kind warc, adapters/sink/warc/): defaults and bounds
- * written once; the config schema reads them through numberIn.
- */
 export interface WarcNumbers {
-  /** A file is closed before a record would take it past this size (compressed bytes). */
+  /** Compressed bytes. */
   readonly maxFileBytes: number;
-  /** zlib level of each record's gzip member: 1 fastest, 9 smallest. */
   readonly gzipLevel: number;
-  /** URLs whose last capture (digest, date, record id) is remembered for revisit records. */
   readonly revisitMemory: number;
 }
 

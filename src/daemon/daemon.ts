@@ -23,6 +23,7 @@ import { instanceIdOf } from './instance-id.js';
 import { openJobStates } from './job-states.js';
 import { compileJob, seedRequests } from './jobs.js';
 import { startLagMonitor } from './lag-monitor.js';
+import { leaseOwnerOf } from './lease-owner.js';
 import { startLoopGovernor } from './loop-governor.js';
 import { ReleaseStack, withReleasers } from './release-stack.js';
 import { createChangeSinks, createSinks, sinksForJob } from './sink-factory.js';
@@ -252,9 +253,9 @@ async function recoverAndSeed(
   partial: PartialRecords,
 ): Promise<void> {
   const { clock, logger } = root;
-  // A shared frontier's leases may be live daemons' (listLeased cannot tell whose): they come
-  // back by expiry (frontier.leaseMs) instead. docs/redis.md.
-  if (store.recoverAtStart) {
+  // A shared frontier's other leases may be live daemons': only our dead run's are reconciled
+  // (the rest come back by expiry). docs/redis.md.
+  {
     const recovered = await recoverLeases(
       store.frontier,
       sinks,
@@ -265,6 +266,7 @@ async function recoverAndSeed(
       },
       sinksFor,
       partial,
+      !store.shared ? undefined : leaseOwnerOf(root.live.config, root.dataDir),
     );
     if (recovered.acked + recovered.returned > 0)
       logger.info('recovered leases of a previous run', recovered);

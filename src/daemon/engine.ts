@@ -30,6 +30,7 @@ import { exchangeTapsFor } from './exchange-taps.js';
 import { fetcherOptions, jobProxies, listenerDeny } from './fetcher-options.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import type { LagMonitor } from './lag-monitor.js';
+import { leaseOwnerOf } from './lease-owner.js';
 import type { ReleaseStack } from './release-stack.js';
 import { publishLimits, startLimitOf } from './start-limits.js';
 
@@ -199,7 +200,7 @@ export function createScheduler(root: Root, p: RunnerParts) {
   const jobGate = new JobGate(jobLimitsOf(config), root.clock);
   const { scheduling } = p.store;
   const scheduler = new Scheduler(p.store.frontier, control, runner, root.clock, root.events, {
-    owner: root.instanceId,
+    owner: leaseOwnerOf(config, root.dataDir),
     leaseMs: config.frontier.leaseMs,
     bufferSize: Math.max(64, config.concurrency.global * 2),
     perHostBuffer: Math.max(16, config.concurrency.maxPerHost * 2),

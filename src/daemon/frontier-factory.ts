@@ -33,7 +33,6 @@ export async function createFrontier(config: CrawldConfig, deps: FrontierDeps): 
       healthy: () => true,
       // A single daemon learns of new work from its own enqueues (Scheduler.kick).
       scheduling: { idlePollMs: 0 },
-      recoverAtStart: true,
       createMapStore: (kind) =>
         f.kind === 'memory'
           ? new VolatileMapStore()

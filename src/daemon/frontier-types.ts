@@ -29,7 +29,10 @@ export interface BuiltFrontier {
   readonly frontier: Frontier;
   /** frontier.open(), with an error that says which store could not be reached. */
   open(): Promise<void>;
-  /** Other daemons lease from and enqueue into the same frontier. */
+  /**
+   * Other daemons lease from and enqueue into the same frontier: at startup only this
+   * daemon's own leases (its lease owner's) are reclaimed (recovery.ts).
+   */
   readonly shared: boolean;
   /** False while the store cannot be reached (Redis down); always true for local stores. */
   healthy(): boolean;
@@ -42,11 +45,6 @@ export interface BuiltFrontier {
     /** Hunger told to and heard from the other daemons (engine/work-share.ts). */
     readonly workSharing?: WorkSharing;
   };
-  /**
-   * Reclaim leases left by a previous run at startup (recovery.ts). Only for a frontier this
-   * daemon owns alone: on a shared one the leases may be a live daemon's.
-   */
-  readonly recoverAtStart: boolean;
   /** Rate limiter with buckets shared through the store; undefined: in-process buckets. */
   readonly createRateLimiter?: (options: LocalRateLimiterOptions) => SyncRateLimiter;
   /**

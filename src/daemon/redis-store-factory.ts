@@ -73,7 +73,6 @@ export function createRedisStore(config: CrawldConfig, deps: FrontierDeps): Buil
       // A daemon that finds nothing to lease gets part of what the others hold.
       workSharing: new RedisWorkSharing(client, keyPrefix, deps.instanceId),
     },
-    recoverAtStart: false,
     createRateLimiter: (options) =>
       new RedisRateLimiter(
         { ...options, client, keyPrefix, ...(deps.onRateError ? { onError: deps.onRateError } : {}) },

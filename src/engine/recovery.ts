@@ -3,9 +3,9 @@ import { recordKey, type Sink } from '../ports/sink.js';
 import type { PartialRecords } from './partial-records.js';
 
 /**
- * After a crash, tasks the dead process had leased are still leased. For a frontier this
- * daemon owns alone (SQLite, memory) they are reclaimed at once instead of waiting for the
- * visibility timeout: those whose record every sink already holds are acked (the crash hit
+ * After a crash, tasks the dead process had leased are still leased. They are reclaimed at
+ * once instead of waiting for the visibility timeout (on a shared frontier, those of this
+ * daemon's lease owner only): those whose record every sink already holds are acked (the crash hit
  * between write and ack), the rest go back to pending without charging an attempt.
  */
 export async function recoverLeases(
@@ -17,8 +17,10 @@ export async function recoverLeases(
   sinksFor: (jobId: string) => readonly Sink[] = () => sinks,
   /** Filled with the records some but not all of their sinks hold (see PartialRecords). */
   partial?: PartialRecords,
+  /** On a shared frontier: only the leases this daemon's dead run took. */
+  owner?: string,
 ): Promise<{ acked: number; returned: number }> {
-  const leased = await frontier.listLeased();
+  const leased = await frontier.listLeased(owner === undefined ? undefined : { owner });
   if (leased.length === 0) return { acked: 0, returned: 0 };
   const keyOf = (t: { id: string; generation: number }) =>
     recordKey({ taskId: t.id, generation: t.generation });

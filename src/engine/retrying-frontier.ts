@@ -84,8 +84,8 @@ export class RetryingFrontier implements Frontier {
   nextReadyAt(): Promise<number | undefined> {
     return this.#inner.nextReadyAt();
   }
-  listLeased(): Promise<Task[]> {
-    return this.#inner.listLeased();
+  listLeased(options?: { owner?: string }): Promise<Task[]> {
+    return this.#inner.listLeased(options);
   }
   listDead(options?: { limit?: number; offset?: number; jobId?: string }): Promise<DeadLetter[]> {
     return this.#inner.listDead(options);

@@ -1,3 +1,4 @@
+import { Listeners } from '../core/listeners.js';
 import type { Admission, ControlPlane, FetcherKind, HostSnapshot } from '../ports/control-plane.js';
 
 /**
@@ -9,7 +10,7 @@ import type { Admission, ControlPlane, FetcherKind, HostSnapshot } from '../port
 export class SwappableControlPlane implements ControlPlane {
   #current: ControlPlane;
   #draining: ControlPlane | undefined;
-  readonly #listeners = new Set<() => void>();
+  readonly #listeners = new Listeners('available');
   #unsubscribe: Array<() => void> = [];
 
   constructor(initial: ControlPlane) {
@@ -39,7 +40,7 @@ export class SwappableControlPlane implements ControlPlane {
       for (const off of this.#unsubscribe.slice(0, -1)) off();
       this.#unsubscribe = this.#unsubscribe.slice(-1);
     }
-    for (const l of this.#listeners) l();
+    this.#listeners.emit();
   }
 
   admit(host: string, kind?: FetcherKind): Admission {
@@ -49,8 +50,7 @@ export class SwappableControlPlane implements ControlPlane {
   }
 
   onAvailable(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   fetcherChanged(host: string, kind: FetcherKind): void {

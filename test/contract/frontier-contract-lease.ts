@@ -107,6 +107,19 @@ export function leaseCases(make: MakeFrontier, acrossHosts: AcrossHosts): void {
       expect(paths(await f.listLeased())).toEqual(['b']);
     });
 
+    it("lists one owner's leases, expired ones included, for a daemon restarted under that owner", async () => {
+      const { f, clock } = await setup();
+      await f.enqueue([req('a'), req('b'), req('c')]);
+      const mine = await lease(f, 1, { owner: 'w1' });
+      const theirs = await lease(f, 1, { owner: 'w2' });
+      expect(await f.listLeased({ owner: 'w1' })).toEqual(mine);
+      expect(await f.listLeased({ owner: 'w2' })).toEqual(theirs);
+      expect(await f.listLeased({ owner: 'nobody' })).toEqual([]);
+      clock.advance(LEASE_MS + 1);
+      expect(paths(await f.listLeased({ owner: 'w1' }))).toEqual(['a']);
+      expect(paths(await f.listLeased())).toEqual(['a', 'b']);
+    });
+
     it('skips excluded hosts and keeps their tasks for later', async () => {
       const { f } = await setup();
       await f.enqueue([

@@ -16,7 +16,7 @@ import { FakeClock } from '../../src/core/clock.js';
 import { expectBookkeeping } from '../helpers/sqlite-dedupe.js';
 
 const builtAdapter = fileURLToPath(
-  new URL('../../dist/src/adapters/frontier/sqlite/frontier.js', import.meta.url),
+  new URL('../../dist/src/adapters/frontier/sqlite/sqlite-frontier.js', import.meta.url),
 );
 const T0 = 1_700_000_000_000;
 

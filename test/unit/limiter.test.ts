@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import type { LimitAlgorithm, LimitSample } from '../../src/core/limit/limit.js';
 import { ConcurrencyLimiter, HostLimiters } from '../../src/core/limiter.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** A fixed limit that records its samples. */
 class FixedLimit implements LimitAlgorithm {
@@ -191,5 +192,40 @@ describe('HostLimiters.setKind (render kind auto decides a host)', () => {
     b?.ignore();
     expect(limiters.inflight).toBe(1);
     expect(limiters.inflightOf('h')).toBe(1);
+  });
+});
+
+describe('HostLimiters listeners', () => {
+  it('a throwing onLimitChange or onAvailable listener stops neither the others nor the limiter', async () => {
+    const clock = new FakeClock();
+    const failed: string[] = [];
+    const onWarning = (w: Error) => failed.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      const algo = new FixedLimit(1);
+      const hosts = new HostLimiters({ createLimit: () => algo }, clock);
+      const changes: number[] = [];
+      const available: (string | undefined)[] = [];
+      hosts.onLimitChange(() => {
+        throw new Error('limit listener');
+      });
+      hosts.onLimitChange((_host, limit) => changes.push(limit));
+      hosts.onAvailable(() => {
+        throw new Error('available listener');
+      });
+      hosts.onAvailable((e) => available.push(e.host));
+      const permit = hosts.tryAcquire('a.test');
+      expect(() => algo.set(2)).not.toThrow();
+      expect(changes).toEqual([2]);
+      expect(() => permit?.success()).not.toThrow();
+      expect(hosts.inflight).toBe(0);
+      expect(available).toEqual(['a.test', 'a.test']);
+      await waitFor(() => failed.some((m) => m.includes("'limitChange'") && m.includes('limit listener')), {
+        what: 'the limitChange listener warning',
+        every: 'turn',
+      });
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

@@ -3,6 +3,7 @@ import CircuitBreaker from 'opossum';
 import { POSITIVE_INT } from '../../core/bound.js';
 import { type BreakerPolicyOptions, checkBreakerOptions, TripRules } from '../../core/breaker-policy.js';
 import { checkNumber } from '../../core/check.js';
+import { Listeners } from '../../core/listeners.js';
 import { LruMap } from '../../core/lru-map.js';
 import type {
   BreakerState,
@@ -31,7 +32,7 @@ export class OpossumHostBreakers implements HostBreakerRegistry {
   readonly #rotate = new EventEmitter();
   readonly #interval: NodeJS.Timeout;
   readonly #breakers: LruMap<string, OpossumHostBreaker>;
-  readonly #listeners = new Set<(t: BreakerTransition) => void>();
+  readonly #listeners = new Listeners<[BreakerTransition]>('breakerTransition');
   #closed = false;
 
   constructor(options: OpossumHostBreakersOptions = {}) {
@@ -69,7 +70,7 @@ export class OpossumHostBreakers implements HostBreakerRegistry {
         rotateBucketController: this.#rotate,
       });
       breaker = new OpossumHostBreaker(circuit, this.#o, (from, to) => {
-        for (const listener of this.#listeners) listener({ host, from, to });
+        this.#listeners.emit({ host, from, to });
       });
       this.#breakers.set(host, breaker);
     }
@@ -77,8 +78,7 @@ export class OpossumHostBreakers implements HostBreakerRegistry {
   }
 
   onTransition(listener: (t: BreakerTransition) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   close(): void {

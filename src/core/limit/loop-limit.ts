@@ -1,45 +1,27 @@
 import { type Bound, POSITIVE_INT, POSITIVE_MS } from '../bound.js';
 import { checkNumber } from '../check.js';
+import { Listeners } from '../listeners.js';
 
-/**
- * The global ceiling of requests in flight, lowered while our own event loop is the
- * bottleneck. A request in flight holds its parser, body stream and callbacks until the loop
- * gets to it; past what the CPU can serve, more of them only queue, and what queues long
- * enough survives two scavenges and is left to full collections (commit
- * 5c66bf4). Per-host limits cannot see this: each polite host has one request in flight.
- *
- * Pure: it turns one window's figures into a limit. The daemon measures the windows
- * (daemon/loop-governor.ts) and HostLimiters enforces the limit.
- */
+/** The global ceiling, lowered while our own event loop is the bottleneck (per-host limits cannot see it). */
 export interface LoopWindow {
-  /** Event-loop utilisation over the window, 0..1 (perf_hooks). */
   readonly elu: number;
-  /** Mean event-loop delay over the window beyond the timer's resolution, ms. */
   readonly lagMs: number;
-  /** Whether requests in flight reached the limit during the window (work waited for it). */
   readonly reached: boolean;
 }
 
 export interface LoopLimitOptions {
-  /** Ceiling (concurrency.global). */
   readonly maxLimit: number;
-  /** Floor the limit is never cut below. @default 32 */
+  /** @default 32 */
   readonly minLimit?: number;
-  /**
-   * Where the limit starts (within the floor and the ceiling); it grows while requests wait
-   * for it and the loop has room. @default 128
-   */
+  /** @default 128 */
   readonly initialLimit?: number;
-  /**
-   * Event-loop delay a saturated loop may run at before the limit is cut, ms; below half of it
-   * the limit may grow. @default 20
-   */
+  /** Lag a saturated loop may run at before a cut; below half of it the limit may grow. @default 20 */
   readonly targetLagMs?: number;
-  /** A window at or above this utilisation is saturated. @default 0.95 */
+  /** @default 0.95 */
   readonly saturatedElu?: number;
-  /** Largest cut in one window (the cut is target / lag, down to this). @default 0.5 */
+  /** @default 0.5 */
   readonly maxCutRatio?: number;
-  /** Growth per window while work waits for the limit and the loop has room. @default 1.25 */
+  /** @default 1.25 */
   readonly growthRatio?: number;
 }
 
@@ -52,7 +34,6 @@ export const loopLimitDefaults = {
   growthRatio: 1.25,
 } as const satisfies Omit<Required<LoopLimitOptions>, 'maxLimit'>;
 
-/** The bounds of each option (the config's concurrency.global, minGlobal and loopLagTargetMs). */
 export const LOOP_LIMIT_BOUNDS = Object.freeze({
   maxLimit: POSITIVE_INT,
   minLimit: POSITIVE_INT,
@@ -65,7 +46,7 @@ export const LOOP_LIMIT_BOUNDS = Object.freeze({
 
 type Settings = Required<LoopLimitOptions>;
 
-/** Checks the options (a config with bad ones must fail at load, not at the first window). */
+/** A config with bad options must fail at load, not at the first window. */
 export function loopLimitSettings(options: LoopLimitOptions): Settings {
   const o = { ...loopLimitDefaults, ...options };
   for (const [option, bound] of Object.entries(LOOP_LIMIT_BOUNDS))
@@ -76,7 +57,7 @@ export function loopLimitSettings(options: LoopLimitOptions): Settings {
 export class LoopLimit {
   readonly #o: Settings;
   #limit: number;
-  readonly #listeners = new Set<(limit: number, reason: 'loop_saturated' | 'loop_room') => void>();
+  readonly #listeners = new Listeners<[number, 'loop_saturated' | 'loop_room']>('limitChange');
 
   constructor(options: LoopLimitOptions) {
     this.#o = loopLimitSettings(options);
@@ -87,7 +68,6 @@ export class LoopLimit {
     return this.#limit;
   }
 
-  /** The floor that applies: minLimit, or the ceiling when that is lower (a fixed ceiling). */
   get floor(): number {
     return Math.min(this.#o.minLimit, this.#o.maxLimit);
   }
@@ -97,7 +77,7 @@ export class LoopLimit {
     if (!Number.isFinite(w.elu) || !Number.isFinite(w.lagMs)) return;
     const saturated = w.elu >= o.saturatedElu;
     if (saturated && w.lagMs > o.targetLagMs) {
-      // Proportional: a loop four times over its target lag is not cut by a tenth a window.
+      // Proportional: a loop four times over target is not cut by a tenth a window.
       const ratio = Math.max(o.maxCutRatio, o.targetLagMs / w.lagMs);
       this.#set(Math.max(this.floor, Math.floor(this.#limit * ratio)), 'loop_saturated');
       return;
@@ -107,15 +87,13 @@ export class LoopLimit {
     }
   }
 
-  /** Called with the new limit whenever it changes; returns an unsubscribe. */
   onChange(listener: (limit: number, reason: 'loop_saturated' | 'loop_room') => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   #set(limit: number, reason: 'loop_saturated' | 'loop_room'): void {
     if (limit === this.#limit) return;
     this.#limit = limit;
-    for (const l of this.#listeners) l(limit, reason);
+    this.#listeners.emit(limit, reason);
   }
 }

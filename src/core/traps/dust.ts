@@ -3,17 +3,11 @@ import { alike } from './alike.js';
 import type { Fingerprint } from './fingerprint.js';
 
 /**
- * Learning which query parameters of a host do not change its pages ("DUST": Bar-Yossef,
- * Keidar, Schonfeld, "Do not crawl in the DUST: different URLs with similar text", WWW 2007).
- * Two pages whose URLs differ only in one parameter's value are a test of that parameter: alike
- * (own text, alike.ts) is a vote that it does not matter, different is proof that it does. A
- * parameter is learned once tests on two different URLs agreed (or three on one URL, a page that
- * links to itself under a new value at each visit) and none disagreed; one disagreement settles
- * it the other way for good, so a listing's `page` or a real facet is never dropped from the keys.
+ * Learns which query parameters do not change a host's pages (DUST, Bar-Yossef et al., WWW 2007): agreeing tests
+ * on two URLs learn one; a single disagreement keeps it for good, so a real `page` parameter is never dropped.
  */
 const AGREEING_URLS = 2;
 const AGREEING_TESTS = 3;
-/** URLs remembered per host while their parameters are on test. */
 const MAX_PENDING = 256;
 
 interface Pending {
@@ -23,11 +17,8 @@ interface Pending {
 
 export class ParamLearner {
   readonly #similarity: number;
-  /** Parameters found not to matter (lower-case names). */
   readonly ignored = new Set<string>();
-  /** Parameters found to matter: no longer tested. */
   readonly #relevant = new Set<string>();
-  /** Agreeing tests per parameter, and the URLs (without the parameter) they were on. */
   readonly #agreed = new Map<string, { tests: number; urls: Set<string> }>();
   readonly #pending = new LruMap<string, Pending>(MAX_PENDING);
 
@@ -35,15 +26,11 @@ export class ParamLearner {
     this.#similarity = similarity;
   }
 
-  /** Whether any parameter of this query is still on test (the page then needs a fingerprint). */
   testing(pairs: readonly (readonly [string, string])[]): boolean {
     return pairs.some(([name]) => !this.ignored.has(name) && !this.#relevant.has(name));
   }
 
-  /**
-   * Takes a page's query (lower-case names, raw values; session ids and ignored ones already
-   * out) and own text; returns the parameters learned by it.
-   */
+  /** Names lower case, values raw, session ids already out; returns the parameters learned. */
   observe(path: string, pairs: readonly (readonly [string, string])[], own: Fingerprint): string[] {
     const learned: string[] = [];
     for (let k = 0; k < pairs.length; k++) {

@@ -1,27 +1,14 @@
 /**
- * A page's content fingerprint for near-duplicate checks: the set of the words of its visible
- * text, hashed (a sorted array of distinct 32-bit hashes). Sets of words rather than of shingles
- * (Broder's resemblance over 1-shingles): a sort or print variant reorders a page without
- * changing it, and a calendar day differs from the next by a word or two, not by every shingle
- * around them. Being the whole set, not a sketch, two fingerprints intersect and subtract as the
- * pages' vocabularies do, which is what taking a host's shared template out of a page needs
- * (alike.ts).
- *
- * Numbers are words like any other, also those of the page's own URL: a site's pages that say
- * nothing but "page 700" are 700 pages, not a series (a calendar's days are alike by the words
- * around their date).
- *
- * Pure and byte-level: it reads the body as sent (any ASCII-compatible encoding: bytes >= 0x80
- * are word characters, so a UTF-8 or GBK word is one token), skips markup, comments, and the
- * contents of script, style and template elements, and folds ASCII case.
+ * A page's word set, hashed (sorted distinct 32-bit): words not shingles, as sort variants reorder a page. Byte level:
+ * bytes >= 0x80 are word characters, markup and script/style/template skipped, ASCII case folded. Numbers are words
+ * too: pages that say nothing but "page 700" are 700 pages, not a series.
  */
 
-/** A page's fingerprint holds at most this many words (the smallest hashes). */
+/** The smallest hashes are kept. */
 export const MAX_WORDS = 8192;
-/** Bytes of a body read for its fingerprint: a page's text beyond 512 KB changes nothing. */
+/** A page's text beyond this changes nothing. */
 const MAX_SCAN_BYTES = 512 * 1024;
 
-/** A sorted array of distinct word hashes. */
 export type Fingerprint = Uint32Array;
 
 const WORD = new Uint8Array(256);
@@ -30,10 +17,8 @@ for (let c = 0; c < 256; c++) {
     (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c >= 0x80 ? 1 : 0;
 }
 
-/** Elements whose content is not text a reader sees. */
 const SKIPPED = ['script', 'style', 'template'];
 
-/** Whether b[at..] starts with `name` (lower case), in any case. */
 function namedAt(b: Uint8Array, at: number, name: string, end: number): boolean {
   if (at + name.length > end) return false;
   for (let k = 0; k < name.length; k++)
@@ -42,7 +27,6 @@ function namedAt(b: Uint8Array, at: number, name: string, end: number): boolean 
   return at + name.length === end || WORD[b[at + name.length] as number] === 0;
 }
 
-/** After '<' at i: where a raw-text element this tag opens is closed (its '</'), or -1. */
 function rawTextEnd(b: Uint8Array, i: number, end: number): number {
   for (const name of SKIPPED) {
     if (!namedAt(b, i + 1, name, end)) continue;
@@ -57,7 +41,6 @@ function rawTextEnd(b: Uint8Array, i: number, end: number): number {
   return -1;
 }
 
-/** The index just past the markup that starts at b[i] === '<' (a tag, a comment, a declaration). */
 function skipMarkup(b: Uint8Array, i: number, end: number): number {
   const next = b[i + 1] as number;
   if (next === 0x21 && b[i + 2] === 0x2d && b[i + 3] === 0x2d) {
@@ -72,7 +55,7 @@ function skipMarkup(b: Uint8Array, i: number, end: number): number {
   return gt < 0 || gt >= end ? end : gt + 1;
 }
 
-/** Mixes a hash's bits (murmur3's finaliser), so the mod-m choice does not follow the text. */
+/** murmur3's finaliser, so the mod-m choice does not follow the text. */
 function fmix(h: number): number {
   let x = h ^ (h >>> 16);
   x = Math.imul(x, 0x85ebca6b);
@@ -81,10 +64,7 @@ function fmix(h: number): number {
   return (x ^ (x >>> 16)) >>> 0;
 }
 
-/**
- * The fingerprint of an HTML (or plain text) body. Entities such as `&amp;` split words and are
- * not decoded.
- */
+/** Entities split words and are not decoded. */
 export function fingerprint(body: Uint8Array): Fingerprint {
   const end = Math.min(body.length, MAX_SCAN_BYTES);
   let n = 0;
@@ -103,7 +83,7 @@ export function fingerprint(body: Uint8Array): Fingerprint {
       i++;
       continue;
     }
-    // FNV-1a over the word's bytes, ASCII letters folded to lower case.
+    // FNV-1a, ASCII folded to lower case.
     let h = 0x811c9dc5;
     while (i < end) {
       const w = body[i] as number;
@@ -117,7 +97,7 @@ export function fingerprint(body: Uint8Array): Fingerprint {
   return toSample(scratch, n);
 }
 
-/** The words of the page being read: a typed array reused between pages (no array of boxed numbers). */
+/** Reused between pages: no array of boxed numbers. */
 let scratch: Uint32Array = new Uint32Array(4096);
 
 function grow(a: Uint32Array): Uint32Array {
@@ -126,7 +106,6 @@ function grow(a: Uint32Array): Uint32Array {
   return b;
 }
 
-/** An entity (&amp; &#8212;) separates words and is skipped whole; a lone '&' is one byte. */
 function skipEntity(b: Uint8Array, i: number, end: number): number {
   let j = i + 1;
   if (b[j] === 0x23) j++;
@@ -134,7 +113,6 @@ function skipEntity(b: Uint8Array, i: number, end: number): number {
   return b[j] === 0x3b ? j + 1 : i + 1;
 }
 
-/** The distinct values of words[0..n), sorted (at most MAX_WORDS, the smallest). */
 function toSample(words: Uint32Array, n: number): Fingerprint {
   const sorted = words.subarray(0, n).sort();
   let distinct = 0;
@@ -145,7 +123,6 @@ function toSample(words: Uint32Array, n: number): Fingerprint {
   return sorted.slice(0, Math.min(distinct, MAX_WORDS));
 }
 
-/** |a ∩ b| of two sorted samples. */
 export function intersectionSize(a: Fingerprint, b: Fingerprint): number {
   let i = 0;
   let j = 0;
@@ -163,7 +140,6 @@ export function intersectionSize(a: Fingerprint, b: Fingerprint): number {
   return n;
 }
 
-/** The hashes of `a` that are not in `b`. */
 export function without(a: Fingerprint, b: Fingerprint | undefined): Fingerprint {
   if (b === undefined || b.length === 0) return a;
   const out: number[] = [];
@@ -176,7 +152,6 @@ export function without(a: Fingerprint, b: Fingerprint | undefined): Fingerprint
   return Uint32Array.from(out);
 }
 
-/** The hashes in both. */
 export function intersect(a: Fingerprint, b: Fingerprint): Fingerprint {
   const out: number[] = [];
   let i = 0;
@@ -194,24 +169,20 @@ export function intersect(a: Fingerprint, b: Fingerprint): Fingerprint {
   return Uint32Array.from(out);
 }
 
-/**
- * Jaccard resemblance of two samples (Broder 1997): |A ∩ B| / |A ∪ B|. Two empty samples
- * (pages without text) are alike.
- */
+/** Jaccard (Broder 1997); two empty samples are alike. */
 export function resemblance(a: Fingerprint, b: Fingerprint): number {
   if (a.length === 0 && b.length === 0) return 1;
   const common = intersectionSize(a, b);
   return common / (a.length + b.length - common);
 }
 
-/** The fingerprint as text, for the store beside the frontier. */
 export function encodeFingerprint(f: Fingerprint): string {
   const bytes = Buffer.alloc(f.length * 4);
   for (let k = 0; k < f.length; k++) bytes.writeUInt32LE(f[k] as number, k * 4);
   return bytes.toString('base64');
 }
 
-/** encodeFingerprint's inverse; undefined for anything it did not write. */
+/** undefined for anything it did not write. */
 export function decodeFingerprint(s: string): Fingerprint | undefined {
   const bytes = Buffer.from(s, 'base64');
   if (bytes.length % 4 !== 0) return undefined;

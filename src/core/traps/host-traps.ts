@@ -9,43 +9,29 @@ import { isSoft404, type Soft404 } from './soft-404.js';
 import type { TrapOptions, TrapReason } from './trap-options.js';
 import { splitKey, urlPattern } from './url-pattern.js';
 
-/**
- * What one host has taught a job about its traps, and the rules that read a fetched page
- * against it: soft 404s, a page that is a shorter path's page again, parameters that do not
- * change the page (dust.ts), URL patterns whose pages keep coming out alike (series-watch.ts). Pure:
- * the caller fetches, persists and counts.
- */
+/** What a host taught a job about its traps, and the rules reading a page against it. Pure. */
 
-/** A fetched 2xx HTML page, as the rules read it. */
 export interface ObservedPage {
-  /** The URL requested (as the site wrote it). */
   readonly url: string;
-  /**
-   * Its dedupe key (canonical: session ids and learned parameters out, the query sorted):
-   * patterns, paths and the parameters on test are read from it.
-   */
+  /** Canonical: session ids and learned parameters out, query sorted. */
   readonly key: string;
-  /** Where the fetch ended after redirects. */
   readonly finalUrl: string;
   readonly depth: number;
-  /** The body's content hash (the record's contentHash). */
   readonly contentHash: string;
-  /** The body's fingerprint: computed only when a rule needs it. */
+  /** Computed only when a rule needs it. */
   readonly fingerprint: () => Fingerprint;
 }
 
 export interface PageVerdict {
   /** Undefined: follow the page's links. */
   readonly notExpanded?: Extract<TrapReason, 'soft_404' | 'repeated_path' | 'near_duplicate_series'>;
-  /** Parameters learned by this page (now dropped from the host's keys). */
   readonly learnedParams: readonly string[];
-  /** The pattern this page stopped, if it did. */
   readonly stoppedPattern?: string;
-  /** The host's stored state changed (persist it). */
+  /** Persist it. */
   readonly changed: boolean;
 }
 
-/** The state kept beside the frontier, so a restart (or another daemon) does not relearn it. */
+/** Kept beside the frontier, so a restart or another daemon does not relearn it. */
 export interface StoredHostTraps {
   readonly params?: readonly string[];
   readonly stopped?: readonly string[];
@@ -55,21 +41,11 @@ export interface StoredHostTraps {
     | { readonly kind: 'redirect'; readonly target: string };
 }
 
-/**
- * The host's template is the words its first page shares with a later one, once they share this
- * many: a home page that lists every page by name shares few with any of them, a shop whose
- * pages carry the same 13 KB of boilerplate shares that.
- */
+/** Words a first and later page must share to be a template (a shop's boilerplate, not a home page's links). */
 const MIN_TEMPLATE = 16;
-/** URL patterns watched per host (most have one page and are forgotten first). */
 const MAX_PATTERNS = 256;
-/** Content hashes remembered per host for the repeated-path rule. */
 const MAX_CONTENTS = 1024;
-/**
- * HTML pages of a host read before its soft 404 is probed: a site of a few pages costs no extra
- * request (nor a breadth crawl's thousands of small hosts), and a soft-404 trap, whose pages
- * multiply by their relative links, gets there within its first few pages.
- */
+/** A small site costs no probe; a soft-404 trap, whose pages multiply, gets there within a few pages. */
 export const SOFT_404_PROBE_AFTER = 10;
 
 export class HostTraps {
@@ -77,15 +53,11 @@ export class HostTraps {
   readonly #params: ParamLearner;
   readonly #patterns = new LruMap<string, SeriesWatch>(MAX_PATTERNS);
   readonly #stopped = new Set<string>();
-  /** Patterns whose alike sample was all found at one depth, and that depth (SeriesWatch.flatDepth). */
   readonly #flat = new LruMap<string, number>(MAX_PATTERNS);
   readonly #contents = new LruMap<string, string>(MAX_CONTENTS);
-  /** The host's first page with some text, until the template is found. */
   #first: Fingerprint | undefined;
-  /** The words of the host's template (header, menus, footer), taken out of every page. */
   #reference: Fingerprint | undefined;
   #soft404: Soft404 = { kind: 'unknown' };
-  /** HTML pages read (up to SOFT_404_PROBE_AFTER: only the probe's start needs the count). */
   #pagesRead = 0;
 
   constructor(options: TrapOptions) {
@@ -93,7 +65,6 @@ export class HostTraps {
     this.#params = new ParamLearner(options.similarity);
   }
 
-  /** Query parameters found not to change this host's pages (lower case). */
   get ignoredParams(): ReadonlySet<string> {
     return this.#params.ignored;
   }
@@ -102,7 +73,7 @@ export class HostTraps {
     return this.#soft404.kind;
   }
 
-  /** Whether the host's "not found" should be probed now (marks it probing). */
+  /** Marks it probing. */
   takeProbe(): boolean {
     if (!this.#o.soft404 || this.#soft404.kind !== 'unknown' || this.#pagesRead < SOFT_404_PROBE_AFTER)
       return false;
@@ -110,7 +81,6 @@ export class HostTraps {
     return true;
   }
 
-  /** The probe's answer: a 2xx page (and where it ended), or anything else (`undefined`). */
   probed(page: Omit<ObservedPage, 'depth' | 'key'> | undefined): void {
     if (page === undefined) {
       this.#soft404 = { kind: 'none' };
@@ -127,7 +97,6 @@ export class HostTraps {
     };
   }
 
-  /** Reads a fetched page against what the host taught. */
   observe(page: ObservedPage): PageVerdict {
     if (this.#pagesRead < SOFT_404_PROBE_AFTER) this.#pagesRead++;
     let fp: Fingerprint | undefined;
@@ -135,7 +104,7 @@ export class HostTraps {
       fp ??= page.fingerprint();
       return fp;
     };
-    // Not stored: after a restart the template is found again from the first pages read.
+    // Not stored: found again from the first pages after a restart.
     if (this.#reference === undefined) this.#findTemplate(full());
     const own = () => ownText(full(), this.#reference);
     const { path, search } = splitKey(page.key);
@@ -180,29 +149,21 @@ export class HostTraps {
     this.#patterns.delete(pattern);
   }
 
-  /** The URL's pattern, without session ids and the parameters learned not to matter. */
   patternOf(path: string, search: string): string {
     return urlPattern(path, search, (name) => this.#ignores(name));
   }
 
-  /** Whether URLs of this pattern are no longer fetched (a near-duplicate series). */
   isStopped(pattern: string): boolean {
     return this.#stopped.has(pattern);
   }
 
-  /**
-   * Whether a queued URL is held back before its fetch: its pattern's pages came out alike, all
-   * found at one depth (a family the pages above list, fetched in full), and it was found deeper,
-   * which would make them a series (the next month's days below a calendar's month). In the
-   * process only: after a restart the pattern is sampled again.
-   */
+  /** A pattern whose alike pages were all found at one depth holds back one found deeper (it would make a series). */
   holdsBack(path: string, search: string, depth: number): boolean {
     if (this.#flat.size === 0) return false;
     const flat = this.#flat.get(this.patternOf(path, search));
     return flat !== undefined && depth > flat;
   }
 
-  /** Whether any pattern of the host is stopped (the per-link check is skipped otherwise). */
   get hasStopped(): boolean {
     return this.#stopped.size > 0;
   }
@@ -226,10 +187,7 @@ export class HostTraps {
     return this.#params.ignored.has(name) || (this.#o.sessionIds && isSessionParam(name, 'x'.repeat(8)));
   }
 
-  /**
-   * The page is byte for byte the page of a path its own path extends into a directory below
-   * (`/docs/` and `/docs/docs/`; not `/` and `/index.html`).
-   */
+  /** `/docs/` and `/docs/docs/`, not `/` and `/index.html`. */
   #repeatsShorterPath(contentHash: string, path: string): boolean {
     const key = contentHash.slice(0, 16);
     const before = this.#contents.get(key);
@@ -238,7 +196,6 @@ export class HostTraps {
     return false;
   }
 
-  /** The key's path and query: session ids and parameters already learned are out of it. */
   #learnParams(path: string, search: string, own: () => Fingerprint): string[] {
     if (search.length <= 1) return [];
     const pairs: [string, string][] = [];
@@ -254,7 +211,6 @@ export class HostTraps {
     return this.#params.observe(path, pairs, own());
   }
 
-  /** The state to keep beside the frontier. */
   stored(): StoredHostTraps {
     const s = this.#soft404;
     return {
@@ -269,10 +225,7 @@ export class HostTraps {
     };
   }
 
-  /**
-   * Takes what was kept (by this daemon before a restart, or by another one). The store is
-   * shared and outlives versions: what it cannot read is ignored, never thrown.
-   */
+  /** The store is shared and outlives versions: what it cannot read is ignored. */
   restore(s: StoredHostTraps): void {
     for (const p of strings(s.params)) this.#params.ignored.add(p);
     for (const p of strings(s.stopped)) this.#stopped.add(p);

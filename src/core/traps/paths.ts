@@ -1,15 +1,8 @@
-/**
- * Path rules that need no fetch: a run of segments that follows itself more than `maxRepeats`
- * times (`/docs/docs/docs/`, `/a/b/a/b/a/b/`: relative links resolved under a path the server
- * answers anyway), as Heritrix's PathologicalPathDecideRule (2 repetitions) and BUbiNG's
- * DuplicateSegmentsLessThan(3) refuse; and a path of more segments than a site is ever built
- * with (Heritrix's TooManyPathSegmentsDecideRule).
- */
+/** Path rules that need no fetch: repeated segment runs (Heritrix's PathologicalPath) and too many segments. */
 
-/** Where each segment of path[from, to) starts and ends (reused: this runs on every link). */
+/** Reused: this runs on every link. */
 let bounds = new Int32Array(128);
 
-/** Fills `bounds` with [start, end) pairs of the path's segments; returns their count. */
 function segmentBounds(path: string, from: number, to: number): number {
   let n = 0;
   let at = path.indexOf('/', from);
@@ -41,10 +34,7 @@ function sameSegment(path: string, a: number, b: number): boolean {
   return true;
 }
 
-/**
- * Whether some run of 1 or more segments occurs more than `maxRepeats` times in a row in the
- * path (or in path[from, to), a canonical URL's path read in place). No string is cut.
- */
+/** Reads path[from, to) in place; no string is cut. */
 export function hasRepeatedRun(path: string, maxRepeats: number, from = 0, to = path.length): boolean {
   const times = maxRepeats + 1;
   const n = segmentBounds(path, from, to);
@@ -66,25 +56,19 @@ function sameRun(path: string, a: number, b: number, len: number): boolean {
   return true;
 }
 
-/** The number of segments of a path (`/a/b/` and `/a/b` have 2). */
+/** `/a/b/` and `/a/b` have 2. */
 export function segmentCount(path: string): number {
   let n = 0;
   for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) n++;
   return path.endsWith('/') ? n - 1 : n;
 }
 
-/** Whether `shorter` is a proper ancestor of `longer` as paths (`/docs/` of `/docs/docs/x`). */
 export function isPathPrefix(shorter: string, longer: string): boolean {
   if (shorter.length >= longer.length || !longer.startsWith(shorter)) return false;
   return shorter.endsWith('/') || longer[shorter.length] === '/';
 }
 
-/**
- * Whether `longer` extends `shorter` (isPathPrefix) into a directory below `shorter`'s own.
- * Relative links resolve against a page's directory: the same page at `/docs/` and at
- * `/docs/docs/` leads further down at every visit, while `/` and `/index.html` (a directory and
- * its index file) resolve them alike and are one page under two names.
- */
+/** Relative links resolve against the directory, so `/docs/docs/` leads further down; `/index.html` does not. */
 export function isDeeperPath(shorter: string, longer: string): boolean {
   return isPathPrefix(shorter, longer) && longer.lastIndexOf('/') >= shorter.length;
 }

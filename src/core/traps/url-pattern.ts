@@ -1,11 +1,4 @@
-/**
- * A URL's pattern within its host: the path with every run of digits written `#` (page
- * numbers, ids, dates: `/events/2026/12` and `/events/2027/1` are both `/events/#/#`) and the
- * names of its query parameters, sorted, without their values. The pages of an endless series
- * (a calendar, a facet grid, sort and print variants) share one pattern.
- * `search` is the query with its '?' ('' for none); `ignored` names parameters left out (session
- * ids, parameters found not to change the page).
- */
+/** Digit runs as `#` and sorted parameter names: an endless series' pages share one pattern. */
 export function urlPattern(path: string, search: string, ignored?: (name: string) => boolean): string {
   const p = path.replace(/\d+/g, '#');
   if (search.length <= 1) return p;
@@ -19,7 +12,6 @@ export function urlPattern(path: string, search: string, ignored?: (name: string
   return names.size === 0 ? p : `${p}?${[...names].sort().join('&')}`;
 }
 
-/** The host, path and query ('?' included, '' for none) of a canonical URL, without parsing it again. */
 export function splitKey(key: string): { host: string; path: string; search: string } {
   const hostStart = key.indexOf('//') + 2;
   let pathStart = key.indexOf('/', hostStart);

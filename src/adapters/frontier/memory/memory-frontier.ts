@@ -192,9 +192,12 @@ export class MemoryFrontier implements Frontier {
     return times.length ? Math.min(...times) : undefined;
   }
 
-  async listLeased(): Promise<Task[]> {
+  async listLeased(options?: { owner?: string }): Promise<Task[]> {
     this.#check();
-    return [...this.#leased.values()].sort((a, b) => a.id - b.id).map((rec) => this.#toTask(rec));
+    return [...this.#leased.values()]
+      .filter((rec) => options?.owner === undefined || rec.leaseOwner === options.owner)
+      .sort((a, b) => a.id - b.id)
+      .map((rec) => this.#toTask(rec));
   }
 
   async listDead(options?: { limit?: number; offset?: number; jobId?: string }): Promise<DeadLetter[]> {

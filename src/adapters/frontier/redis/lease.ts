@@ -4,7 +4,7 @@
  * round trips). Cluster (a script touches one slot): PEEK each host, merge here, LEASE each
  * host's share, publish (four round trips).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { LeaseOptions, Task } from '../../../ports/frontier.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from '../../redis/redis-client.js';
 import type { RedisKeys } from './keys.js';
@@ -43,7 +43,8 @@ export async function leaseTasks(
   const best = ranked.slice(0, options.max);
   const hosts = [...new Set([...best.map((r) => r.host), ...due])].filter((h) => !exclude.has(h));
   // One Redis: TAKE even without candidates: it takes expired leases back (not in the index).
-  if (hosts.length === 0) return ctx.single ? take(ctx, now, options, [], '+inf', randomUUID()) : [];
+  if (hosts.length === 0)
+    return ctx.single ? take(ctx, now, options, [], '+inf', leaseToken(options.owner)) : [];
   // The host ranked k can hold at most max - k of the global top max, none worse than the
   // max-th host's best. A stale index costs at most a lease of fewer tasks than max.
   const rank = new Map(ranked.map((r, k) => [r.host, k]));
@@ -60,7 +61,7 @@ export async function leaseTasks(
     for (const c of candidates)
       c.limit = Math.max(0, Math.min(c.limit, Math.floor(options.maxPerHost(c.host))));
   }
-  const token = randomUUID();
+  const token = leaseToken(options.owner);
   if (ctx.single) return take(ctx, now, options, candidates, bound, token);
   return peekAndLease(ctx, now, options, candidates, bound, token);
 }
@@ -98,7 +99,14 @@ function takeFromIndex(
   scanHosts: number,
 ): Promise<Task[]> {
   const exclude = [...(options.excludeHosts ?? [])];
-  const args: ScriptArg[] = [now, options.max, '+inf', now + options.leaseMs, options.owner, randomUUID()];
+  const args: ScriptArg[] = [
+    now,
+    options.max,
+    '+inf',
+    now + options.leaseMs,
+    options.owner,
+    leaseToken(options.owner),
+  ];
   args.push(-1, scanHosts, ctx.keys.prefix, ...exclude);
   return runTake(ctx, ctx.keys.singleList(), args);
 }
@@ -207,4 +215,13 @@ async function readIndex(
   }
   if (keys.buckets.length > 1) ready.sort((a, b) => a.score - b.score);
   return { ready: ready.slice(0, scan), due: due.slice(0, dueLimit) };
+}
+
+/** A lease's token starts with its owner's tag: GL (single Redis) stores no owner, and listLeased finds them by it. */
+export function ownerTag(owner: string): string {
+  return `${createHash('sha1').update(owner).digest('hex').slice(0, 16)}_`;
+}
+
+function leaseToken(owner: string): string {
+  return ownerTag(owner) + randomUUID();
 }

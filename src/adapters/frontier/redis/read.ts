@@ -2,6 +2,7 @@
 import type { DeadLetter, FrontierStats, Task } from '../../../ports/frontier.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from '../../redis/redis-client.js';
 import type { RedisKeys } from './keys.js';
+import { ownerTag } from './lease.js';
 import {
   type DeadRow,
   type Snapshot,
@@ -95,15 +96,26 @@ async function hostSet(client: RedisLike, keys: RedisKeys, which: 'deadHosts' | 
   return (await execAll(pipe)).flat() as string[];
 }
 
-export async function readLeased(client: RedisLike, keys: RedisKeys, single: boolean): Promise<Task[]> {
+/** `owner`: only that owner's leases ('' for all). */
+export async function readLeased(
+  client: RedisLike,
+  keys: RedisKeys,
+  single: boolean,
+  owner: string,
+): Promise<Task[]> {
   if (single) {
-    const reply = await script(client, 'crawldListLeasedAll', [keys.leases], [keys.prefix]);
+    const reply = await script(
+      client,
+      'crawldListLeasedAll',
+      [keys.leases],
+      [keys.prefix, owner === '' ? '' : ownerTag(owner)],
+    );
     return sortLeased(toHostTaskRows(reply));
   }
   const hosts = await hostSet(client, keys, 'leasedHosts');
   if (hosts.length === 0) return [];
   const pipe = batch(client);
-  for (const host of hosts) script(pipe, 'crawldListLeased', keys.hostList(host), []);
+  for (const host of hosts) script(pipe, 'crawldListLeased', keys.hostList(host), [owner]);
   const replies = await execAll(pipe);
   return sortLeased(
     replies.flatMap((reply, i) => (reply as unknown[]).map((row) => toTaskRow(hosts[i]!, row))),

@@ -196,9 +196,9 @@ export class RedisFrontier implements Frontier {
     return this.#run(() => readNextReadyAt(c, this.#keys, this.#clock.now(), !this.#cluster));
   }
 
-  async listLeased(): Promise<Task[]> {
+  async listLeased(options?: { owner?: string }): Promise<Task[]> {
     const c = this.#conn();
-    return this.#run(() => readLeased(c, this.#keys, !this.#cluster));
+    return this.#run(() => readLeased(c, this.#keys, !this.#cluster, options?.owner ?? ''));
   }
 
   async listDead(options?: { limit?: number; offset?: number; jobId?: string }): Promise<DeadLetter[]> {

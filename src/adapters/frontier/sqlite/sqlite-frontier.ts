@@ -184,10 +184,10 @@ export class SqliteFrontier implements Frontier {
     return this.#conn().tx.nextReadyAt();
   }
 
-  async listLeased(): Promise<Task[]> {
-    return this.#conn()
-      .st.leased.all()
-      .map((row) => this.#toTask(row));
+  async listLeased(options?: { owner?: string }): Promise<Task[]> {
+    const { st } = this.#conn();
+    const rows = options?.owner === undefined ? st.leased.all() : st.leasedBy.all(options.owner);
+    return rows.map((row) => this.#toTask(row));
   }
 
   async listDead(options?: { limit?: number; offset?: number; jobId?: string }): Promise<DeadLetter[]> {

@@ -175,6 +175,9 @@ function readStatements(db: Database.Database) {
       .prepare<[], number | null>("SELECT min(lease_expires_at) FROM tasks WHERE state = 'leased'")
       .pluck(),
     leased: db.prepare<[], TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE state = 'leased' ORDER BY id`),
+    leasedBy: db.prepare<[string], TaskRow>(
+      `SELECT ${TASK_COLUMNS} FROM tasks WHERE state = 'leased' AND lease_owner = ? ORDER BY id`,
+    ),
 
     dead: db.prepare<{ job: number | null; limit: number; offset: number }, DeadRow>(
       'SELECT id, url, request_url, job, priority, depth, attempts, dead_reason, dead_at FROM tasks ' +
