@@ -13,20 +13,26 @@
 // reads its own files (browser protocol tables, package.json) at run time, and the browser
 // fetcher imports it only when a job renders with a browser.
 //
-// The Redis frontier's Lua files (src/adapters/frontier/redis/lua/*.lua, read by lua-files.ts)
-// are copied beside the tsc output, which tests and benches import, and put into the bundle as
-// text (esbuild's define: CRAWLD_LUA_FILES, name -> text), so that dist/crawld.mjs reads no
-// file of its own. Both from the one source, at every build: neither copy can go stale.
-import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// The Redis adapters' Lua files (src/**/lua/*.lua, read by src/adapters/redis/lua-files.ts) are
+// copied beside the tsc output, which tests and benches import, and put into the bundle as text
+// (esbuild's define: CRAWLD_LUA_FILES, path under src/ without .lua -> text), so that
+// dist/crawld.mjs reads no file of its own and runs from any directory. Both from the one
+// source, at every build: neither copy can go stale.
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { build } from 'esbuild';
 
-const LUA_SRC = 'src/adapters/frontier/redis/lua';
-const LUA_DIST = 'dist/src/adapters/frontier/redis/lua';
-const luaNames = readdirSync(LUA_SRC).filter((f) => f.endsWith('.lua'));
-rmSync(LUA_DIST, { recursive: true, force: true });
-for (const f of luaNames) cpSync(`${LUA_SRC}/${f}`, `${LUA_DIST}/${f}`);
+const luaPaths = readdirSync('src', { recursive: true })
+  .map((p) => String(p).replaceAll('\\', '/'))
+  .filter((p) => p.endsWith('.lua'))
+  .sort();
+// Stale copies (a Lua file renamed or removed) go; nothing else in those folders is touched.
+for (const dir of new Set(luaPaths.map(dirname)))
+  for (const f of existsSync(`dist/src/${dir}`) ? readdirSync(`dist/src/${dir}`) : [])
+    if (f.endsWith('.lua')) rmSync(`dist/src/${dir}/${f}`);
+for (const p of luaPaths) cpSync(`src/${p}`, `dist/src/${p}`);
 const luaFiles = Object.fromEntries(
-  luaNames.map((f) => [f.slice(0, -'.lua'.length), readFileSync(`${LUA_SRC}/${f}`, 'utf8')]),
+  luaPaths.map((p) => [p.slice(0, -'.lua'.length), readFileSync(`src/${p}`, 'utf8')]),
 );
 
 await build({

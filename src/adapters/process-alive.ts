@@ -1,9 +1,8 @@
-/** Whether a process of this host with that pid exists (EPERM: it does, under another user). */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // it exists, under another user
   }
 }

@@ -1,13 +1,7 @@
-import { Cluster, Redis } from 'ioredis';
-import {
-  clientOptions,
-  clusterOptions,
-  parseNode,
-  type RedisLike,
-} from '../adapters/frontier/redis/client.js';
 import { RedisFrontier } from '../adapters/frontier/redis/redis-frontier.js';
 import { RedisWorkSharing } from '../adapters/peers/redis-work-sharing.js';
 import { RedisRateLimiter } from '../adapters/rate/redis-rate-limiter.js';
+import { createRedisClient, type RedisLike } from '../adapters/redis/redis-client.js';
 import { RedisMapStore } from '../adapters/shared-map/redis-map-store.js';
 import type { CrawldConfig } from '../config/config.js';
 import { ConfigError, RedisUnavailableError } from '../core/errors.js';
@@ -23,9 +17,7 @@ export function createRedisStore(config: CrawldConfig, deps: FrontierDeps): Buil
   const f = config.frontier;
   const nodes = f.kind === 'redis-cluster' ? (f.nodes ?? []) : undefined;
   // One client for the frontier and the rate buckets: one health state, one reconnect.
-  const client: RedisLike = nodes
-    ? new Cluster(nodes.map(parseNode), clusterOptions)
-    : new Redis(f.url!, clientOptions);
+  const client: RedisLike = createRedisClient({ url: f.url, nodes });
   // Reported once per outage: at the first close after 'ready', and at the next 'ready'.
   let up = false;
   let closing = false;

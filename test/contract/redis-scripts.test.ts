@@ -1,6 +1,7 @@
 // The Redis frontier's scripts as composed from src/adapters/frontier/redis/lua/*.lua
 // (scripts.ts): every file is part of a script, every script compiles in a real Redis, and the
-// copy the build puts beside the tsc output (dist/src/..., which benches import) is the source.
+// copy the build puts beside the tsc output (dist/src/..., which benches import) of every .lua
+// file under src/ is the source.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect, it } from 'vitest';
@@ -11,6 +12,12 @@ const redis = useRedis();
 const SRC = resolve(import.meta.dirname, '../../src/adapters/frontier/redis/lua');
 const DIST = resolve(import.meta.dirname, '../../dist/src/adapters/frontier/redis/lua');
 const names = readdirSync(SRC).filter((f) => f.endsWith('.lua'));
+const SRC_ROOT = resolve(import.meta.dirname, '../../src');
+const DIST_ROOT = resolve(import.meta.dirname, '../../dist/src');
+/** Every .lua file under src/, by its path there. */
+const allLua = readdirSync(SRC_ROOT, { recursive: true })
+  .map(String)
+  .filter((p) => p.endsWith('.lua'));
 
 /** A file's script text: what follows its documentation block. */
 function body(file: string): string {
@@ -42,6 +49,9 @@ it('builds with the Lua beside the compiled modules, the same as the sources', (
   // Only after `npm run build`: without a build there is nothing to compare.
   if (!existsSync(join(DIST, '..', 'scripts.js'))) return;
   expect(readdirSync(DIST).sort()).toEqual([...names].sort());
-  for (const file of names)
-    expect(readFileSync(join(DIST, file), 'utf8'), file).toBe(readFileSync(join(SRC, file), 'utf8'));
+  expect(allLua.length).toBeGreaterThan(names.length);
+  for (const path of allLua)
+    expect(readFileSync(join(DIST_ROOT, path), 'utf8'), path).toBe(
+      readFileSync(join(SRC_ROOT, path), 'utf8'),
+    );
 });

@@ -5,8 +5,8 @@
  */
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { clusterOptions, parseNode } from '../../src/adapters/frontier/redis/client.js';
 import { RedisRateLimiter } from '../../src/adapters/rate/redis-rate-limiter.js';
+import { clusterOptions, parseNode } from '../../src/adapters/redis/redis-client.js';
 import { systemClock } from '../../src/core/clock.js';
 import { globalRate, hammer } from '../helpers/rate-hammer.js';
 import { type RedisClusterServer, startRedisCluster } from '../helpers/redis-cluster.js';

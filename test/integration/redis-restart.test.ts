@@ -4,8 +4,8 @@
  * enqueued or leased before the restart is lost.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { RedisUnavailableError } from '../../src/adapters/frontier/redis/client.js';
 import { RedisFrontier } from '../../src/adapters/frontier/redis/redis-frontier.js';
+import { RedisUnavailableError } from '../../src/adapters/redis/redis-client.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { type RedisServer, startRedis } from '../helpers/redis-server.js';
 import { waitFor } from '../helpers/wait.js';

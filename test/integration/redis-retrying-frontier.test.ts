@@ -4,8 +4,8 @@
  * lease expires), and giveUp() ends the wait at once (shutdown).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { RedisUnavailableError } from '../../src/adapters/frontier/redis/client.js';
 import { RedisFrontier } from '../../src/adapters/frontier/redis/redis-frontier.js';
+import { RedisUnavailableError } from '../../src/adapters/redis/redis-client.js';
 import { systemClock } from '../../src/core/clock.js';
 import { RetryingFrontier } from '../../src/engine/recovery/retrying-frontier.js';
 import { type RedisServer, startRedis } from '../helpers/redis-server.js';

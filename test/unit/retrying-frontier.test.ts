@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryFrontier } from '../../src/adapters/frontier/memory/memory-frontier.js';
-import { RedisUnavailableError } from '../../src/adapters/frontier/redis/client.js';
+import { RedisUnavailableError } from '../../src/adapters/redis/redis-client.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
 import { RetryingFrontier } from '../../src/engine/recovery/retrying-frontier.js';

@@ -23,27 +23,9 @@ const REPORTED_FAILURE = new Error('reported failure');
 const replay = (ok: boolean): Promise<void> => (ok ? Promise.resolve() : Promise.reject(REPORTED_FAILURE));
 
 /**
- * HostBreakerRegistry backed by opossum 9. opossum is built to wrap the call itself
- * (`breaker.fire(...)`); the scheduler instead needs to ask "may this host pass?" before
- * leasing work and to report the outcome afterwards. So each host's CircuitBreaker wraps a
- * function that replays the reported outcome: onSuccess() fires it with true, onFailure()
- * with false, and opossum's own rolling window, threshold and reset timer make the decisions.
- *
- * Consequences, which is why core/host-breakers.ts exists as the default:
- * - opossum settles a fired action on a microtask, so state changes appear one tick after
- *   onFailure()/onSuccess(), not synchronously.
- * - its reset timer and bucket rotation use the global Date.now/setTimeout, not an injected
- *   Clock: its tests fake those globals (vitest fake timers) instead.
- * - in half-open opossum lets exactly one fire through and the first outcome decides; this
- *   adapter admits up to halfOpenMaxProbes requests but the first reported outcome decides.
- * - opossum opens when the failure rate is strictly greater than the threshold (the pure
- *   policy: greater or equal).
- * opossum has neither a consecutive-failure trip nor a growing open time; the adapter adds
- * both with the pure policy's TripRules: a run of consecutiveFailures calls circuit.open(),
- * and opossum reads options.resetTimeout each time it opens, so the adapter keeps it set to
- * the next trip's open time (docs/control-plane.md).
- * To keep timers bounded, all breakers share one unref'd bucket-rotation interval (opossum's
- * rotateBucketController) and per-breaker snapshots are disabled; evicted breakers are shut down.
+ * HostBreakerRegistry on opossum 9: each host's breaker wraps a function that replays the outcome
+ * the scheduler reports, and TripRules add what opossum lacks (consecutive failures, growing open
+ * times). Caveats and why core/host-breakers.ts is the default: docs/control-plane.md.
  */
 export class OpossumHostBreakers implements HostBreakerRegistry {
   readonly #o: Required<BreakerPolicyOptions>;
@@ -112,12 +94,10 @@ class OpossumHostBreaker implements HostBreaker {
   #last: BreakerState = 'closed';
   readonly #trip: TripRules;
   readonly #maxProbes: number;
-  /** When it last opened (Date.now, opossum's clock) and for how long. */
+  /** When it last opened (Date.now: opossum's clock) and for how long. */
   #openedAt = 0;
   #openMs = 0;
-  /** How long ago the failure being reported happened (onFailure's agoMs), while it is reported. */
   #ago = 0;
-  /** opossum's options object, whose resetTimeout it reads each time it opens. */
   readonly #options: { resetTimeout: number };
 
   readonly #circuit: CircuitBreaker<[boolean], void>;
@@ -138,8 +118,7 @@ class OpossumHostBreaker implements HostBreaker {
       const from = this.#last;
       this.#last = to;
       this.#probes = 0;
-      // opossum's own 'open' listener has armed its reset timer with options.resetTimeout;
-      // from here on it holds the open time of the trip after this one.
+      // opossum armed its reset timer; resetTimeout now holds the next trip's open time.
       if (to === 'open') {
         this.#openedAt = Date.now() - this.#ago;
         this.#openMs = this.#trip.opened();
@@ -189,11 +168,9 @@ class OpossumHostBreaker implements HostBreaker {
   }
 
   #report(ok: boolean, agoMs = 0, tail = false): void {
-    // Outcomes of requests started before the breaker opened are not news: opossum would
-    // count them as rejections, so they are dropped here, as in the pure policy.
+    // Outcomes of requests started before it opened are not news (as in the pure policy).
     if (this.#circuit.opened || this.#circuit.isShutdown) return;
-    // A failure from agoMs ago that opens the breaker opens it as if then: opossum arms its
-    // reset timer with options.resetTimeout when it opens (the 'open' listener restores it).
+    // A failure from agoMs ago opens it as if then (the 'open' listener restores resetTimeout).
     this.#ago = agoMs;
     this.#options.resetTimeout = Math.max(1, this.#trip.nextOpenMs - agoMs);
     if (!this.#circuit.halfOpen) {

@@ -1,9 +1,5 @@
-/**
- * tough-cookie's in-memory store with RFC 6265 §5.3's limits: at most `maxPerDomain` cookies
- * share a domain and `maxTotal` are kept; past a limit the expired go first, then the least
- * recently used (RFC 6265 §5.3 step 12). A crawl over 100,000 hosts keeps `maxTotal` cookies,
- * not every host's. It also records each change (put or removal) for the persistent store.
- */
+/** tough-cookie's memory store with RFC 6265 §5.3's limits (per domain, in all; expired first, then
+ *  least recently used, step 12), recording each change for the persistent store. */
 import { type Callback, Cookie, type ErrorCallback, MemoryCookieStore, type Nullable } from 'tough-cookie';
 import { type CookieLimits, checkCookieLimits } from '../../core/cookie-limits.js';
 import type { MapChange } from '../../ports/shared-map.js';
@@ -54,8 +50,7 @@ export class BoundedCookieStore extends MemoryCookieStore {
         ch,
         cookie: ch.json === undefined ? undefined : parseStored(ch.json),
       }));
-      // A load comes in the store's order: put the cookies back oldest first, so that cookies
-      // of one path length are sent in creation order again (RFC 6265 §5.4).
+      // Oldest first: cookies of one path length are sent in creation order (RFC 6265 §5.4).
       if (reset) parsed.sort((a, b) => creationOf(a.cookie) - creationOf(b.cookie));
       for (const { ch, cookie } of parsed) {
         if (cookie) {
@@ -180,8 +175,7 @@ export class BoundedCookieStore extends MemoryCookieStore {
         break;
       }
       victim ??= c;
-      // The first candidate is the least recently used; keep looking only for an expired one
-      // while the scan is short (a domain's cookies), not through the whole jar.
+      // Look past the least recently used for an expired one only in a short scan (a domain's).
       if (domain === undefined) break;
     }
     if (victim) this.#remove(victim.domain ?? '', victim.path ?? '', victim.key);

@@ -1,10 +1,5 @@
-/**
- * A job's cookie jar: tough-cookie (RFC 6265 parsing, domain and path matching, host-only and
- * domain cookies, Secure, expiry, public suffixes refused) on a bounded in-memory store, kept
- * in a CookieStore so it outlives a restart. On a shared store (Redis) each request first takes
- * the changes the other daemons wrote, so a session one daemon opened serves them all: a link
- * found after a cookie was stored is leased after it was written, and fetched with it.
- */
+/** A job's cookie jar: tough-cookie on a bounded store, kept in a CookieStore; on a shared store each
+ *  request first takes the others' changes, so a session one daemon opened serves them all. */
 import { CookieJar as ToughJar } from 'tough-cookie';
 import type { CookieLimits } from '../../core/cookie-limits.js';
 import type { CookieJar } from '../../ports/cookie-jar.js';
@@ -12,10 +7,7 @@ import type { SharedMapStore } from '../../ports/shared-map.js';
 import { type MapOp, MapSync } from '../shared-map/map-sync.js';
 import { BoundedCookieStore } from './bounded-store.js';
 
-/**
- * RFC 6265bis §5.7 (and every browser): a cookie whose name and value together pass 4096
- * bytes is ignored whole; so is an attribute value over 1024 bytes (§5.6).
- */
+/** RFC 6265bis §5.7 and §5.6 (and every browser): name + value over 4096 bytes, attribute over 1024. */
 export const MAX_COOKIE_NAME_VALUE_BYTES = 4096;
 export const MAX_COOKIE_ATTRIBUTE_BYTES = 1024;
 
@@ -60,7 +52,6 @@ export class JobCookieJar implements CookieJar {
     return this.#o.jobId;
   }
 
-  /** Cookies in the jar now. */
   get size(): number {
     return this.#mem.size;
   }
@@ -70,10 +61,7 @@ export class JobCookieJar implements CookieJar {
     return this.#sync.load();
   }
 
-  /**
-   * The config's `request.cookies`, set for `url` as that URL's server would set them: host-only
-   * on its host, or for `domain` and its subdomains.
-   */
+  /** The config's `request.cookies`, set as `url`'s server would (host-only, or for `domain`). */
   async seed(url: URL, cookies: Readonly<Record<string, string>>, domain?: string): Promise<void> {
     const attrs = domain === undefined ? '; Path=/' : `; Path=/; Domain=${domain}`;
     for (const [name, value] of Object.entries(cookies)) {
@@ -112,10 +100,7 @@ export class JobCookieJar implements CookieJar {
   }
 }
 
-/**
- * A Set-Cookie line within RFC 6265bis's size limits: undefined when its name and value pass
- * 4096 bytes (the line is ignored whole); attributes whose value passes 1024 bytes dropped.
- */
+/** A Set-Cookie line within those limits: undefined when ignored whole; long attributes dropped. */
 export function withinSizeLimits(line: string): string | undefined {
   const parts = line.split(';');
   const pair = parts[0] ?? '';

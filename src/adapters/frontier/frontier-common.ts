@@ -1,7 +1,4 @@
-/**
- * Validation and helpers shared by the frontier adapters, so that every adapter rejects
- * the same inputs and derives the same host key.
- */
+/** Validation shared by the frontier adapters: each rejects the same inputs, derives the same host. */
 import { CrawldError, InvalidArgumentError, InvalidUrlError } from '../../core/errors.js';
 import type { EnqueueRequest, LeaseOptions, Task } from '../../ports/frontier.js';
 
@@ -36,10 +33,7 @@ function integer(value: number | undefined, fallback: number, field: string): nu
   return value;
 }
 
-/**
- * Validates the whole batch before anything is written, so a bad request rejects the
- * batch instead of leaving half of it enqueued.
- */
+/** Validates the whole batch first: a bad request rejects it instead of leaving half enqueued. */
 export function prepareRequests(
   requests: readonly EnqueueRequest[],
   now: number,

@@ -2,21 +2,10 @@ import type { EnqueueRequest, EnqueueResult } from '../../ports/frontier.js';
 import { type PreparedRequest, prepareRequests } from './frontier-common.js';
 
 /**
- * URLs known to be in the frontier already, per job, kept in process so that the links a crawl
- * finds again and again (every page's navigation) are answered "duplicate" without a store
- * round trip. Sound because a frontier never forgets a URL: records are never deleted, so a
- * URL once stored stays a duplicate for every later enqueue that is not `force`d.
- *
- * Bounded, and cleared when full: it only saves lookups for links seen again soon, which recent
- * pages' links mostly are. At 1,000,000 entries it was most of the 256 MB peak RSS of a
- * 1M-URL SQLite frontier. On Redis, where each enqueue is three round trips and a script per
- * host, a 20,000-page crawl of the demo site took 9.6–9.8 s of CPU with it and 13.0 s without
- * (SQLite: 7.4 s), and ran 2,089–2,147 pages/s instead of 1,559.
- *
- * Held per adapter instance: the Redis adapter clears it whenever its client (re)connects,
- * since a Redis restarted without persistence has lost the URLs. A store emptied behind a live
- * connection (FLUSHDB) is not detected: links in the cache are then not enqueued again until
- * it is cleared (full, or a restart of the daemon).
+ * URLs known to be in the frontier, per job, so that links found again (every page's navigation)
+ * are answered "duplicate" without a store round trip: sound because records are never deleted.
+ * Bounded and cleared when full (figures: docs/performance.md). The Redis adapter clears it on
+ * every (re)connect; a FLUSHDB behind a live connection is not detected.
  */
 export class SeenCache {
   readonly #max: number;
@@ -28,10 +17,8 @@ export class SeenCache {
   }
 
   /**
-   * An adapter's enqueue through the cache: prepares (validates) every request, answers those
-   * known as duplicates, hands the rest to `store`, and remembers them when none was dropped (a
-   * batch with drops cannot tell which URLs were stored). `check` sees every prepared request
-   * first, known ones included, for checks of the adapter's own.
+   * Prepares every request, answers the known ones, stores the rest and remembers them unless
+   * some were dropped (then which were stored is unknown). `check` sees every prepared request.
    */
   async enqueue(
     requests: readonly EnqueueRequest[],
@@ -39,9 +26,7 @@ export class SeenCache {
     store: (fresh: PreparedRequest[]) => EnqueueResult | Promise<EnqueueResult>,
     check?: (prepared: readonly PreparedRequest[]) => void,
   ): Promise<EnqueueResult> {
-    // One lookup per URL (a Set of 200k strings is a cache miss or two): the requests known
-    // are kept by identity, which prepareRequests asks about again (a known one's URL is
-    // not parsed for its host).
+    // Known requests by identity: prepareRequests skips parsing their hosts.
     const known = this.#known(requests);
     const prepared = prepareRequests(requests, now, (r) => known.has(r));
     check?.(prepared);

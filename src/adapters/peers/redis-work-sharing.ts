@@ -1,13 +1,7 @@
-/**
- * Work sharing (ports/work-sharing.ts) in the frontier's Redis: one sorted set
- * `{PREFIX}:hungry`, daemon instance id → the epoch ms until which it is hungry. A mark
- * lapses by itself (a daemon that dies hungry stops counting at its mark's time); marking
- * also drops the lapsed marks, so the set holds about one entry per daemon. Times are the
- * daemons' clocks, as for leases: daemons whose clocks differ by a second or more see each
- * other's hunger that much shorter or longer.
- */
+/** Work sharing in the frontier's Redis: a zset instance id → hungry until (epoch ms, the daemons'
+ *  clocks); a mark lapses by itself, so a daemon that dies hungry stops counting. */
 import type { WorkSharing } from '../../ports/work-sharing.js';
-import { execAll, type RedisLike, redisCall } from '../frontier/redis/client.js';
+import { execAll, type RedisLike, redisCall } from '../redis/redis-client.js';
 
 export class RedisWorkSharing implements WorkSharing {
   readonly #key: string;
@@ -18,13 +12,10 @@ export class RedisWorkSharing implements WorkSharing {
   constructor(client: RedisLike, keyPrefix: string, instanceId: string) {
     this.#client = client;
     this.#instanceId = instanceId;
-    // The frontier's global tag: one slot on a Cluster, beside its sequence and layout keys.
     this.#key = `{${keyPrefix}}:hungry`;
   }
 
   async hungry(now: number, untilMs: number): Promise<void> {
-    // Lapsed marks (fed or dead daemons) go first: the set holds about one entry per daemon.
-    // Both on the one key: one slot on a Cluster, one round trip.
     await redisCall(() =>
       execAll(
         this.#client
@@ -40,7 +31,7 @@ export class RedisWorkSharing implements WorkSharing {
   }
 
   async othersHungry(now: number): Promise<boolean> {
-    // Two at most: one of them may be this daemon's own mark.
+    // Two: one may be this daemon's own.
     const marks = await redisCall(() =>
       this.#client.zrangebyscore(this.#key, `(${now}`, '+inf', 'LIMIT', 0, 2),
     );

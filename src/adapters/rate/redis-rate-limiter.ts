@@ -1,24 +1,6 @@
 /**
- * RateLimiter shared by several daemons through Redis, with the rules of LocalRateLimiter
- * (an optional global bucket plus per-host buckets from the first matching rule).
- *
- * The control plane's admit() is synchronous and Redis is not, so buckets are leased in
- * small batches: take() answers from a local cache of tokens already taken from the shared
- * bucket, and when the cache runs low it fetches up to `batch` more in the background
- * (one Lua script per bucket, redis-token-bucket.ts). While the cache is empty take() says
- * { ok: false, waitMs } with the shared bucket's wait (or a short poll while a fetch is in
- * flight), so the scheduler retries later exactly as with LocalRateLimiter.
- *
- * Accuracy: every admitted request spent a token of the shared bucket, so the long-run
- * rate is exact. The cost is timing: cached tokens are spent up to `holdMs` after they
- * were taken, so in any window a daemon may exceed its share by at most one batch (all
- * daemons together: rate × window + burst + daemons × batch). Cached tokens unused after
- * holdMs are dropped, never returned (under-admission, not over-admission). Host and
- * global buckets are separate slots (a host's bucket sits under its `{host}` hash tag), so
- * they are fetched independently; a request goes only when both caches hold tokens.
- *
- * Redis unavailable: fetches fail, nothing is admitted for rate-limited keys (fail closed:
- * politeness first) and take() answers wait `errorBackoffMs`; `onError` sees the error.
+ * LocalRateLimiter's rules through Redis: the synchronous take() answers from a local cache of
+ * shared tokens refilled `batch` at a time. Redis down: nothing rate-limited goes. docs/redis.md.
  */
 
 import { POSITIVE_INT } from '../../core/bound.js';
@@ -34,7 +16,7 @@ import {
 import { LruMap } from '../../core/lru-map.js';
 import { TOKEN_BUCKET_BOUNDS } from '../../core/token-bucket.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
-import type { RedisLike } from '../frontier/redis/client.js';
+import type { RedisLike } from '../redis/redis-client.js';
 import { type BucketSpec, defineTokenBucket, takeTokens } from './redis-token-bucket.js';
 
 export interface RedisRateLimiterOptions extends LocalRateLimiterOptions {
@@ -59,9 +41,8 @@ interface Cache {
   readonly batch: number;
   readonly holdMs: number;
   tokens: number;
-  /** Monotonic ms after which the cached tokens are dropped. */
+  /** Monotonic ms: cached tokens dropped after; no fetch before (the bucket said wait, or Redis failed). */
   expiresAt: number;
-  /** Monotonic ms before which no fetch is tried (the shared bucket said wait, or Redis failed). */
   retryAt: number;
   fetching: Promise<void> | undefined;
 }
@@ -90,7 +71,7 @@ export class RedisRateLimiter implements RateLimiter {
     this.#hosts = new LruMap(o.maxKeys, (c) => c?.fetching === undefined);
   }
 
-  /** Synchronous, same contract as LocalRateLimiter.take: takes n from every bucket or from none. */
+  /** LocalRateLimiter.take's contract: n from every bucket or from none. */
   take(key: string, n = 1): { ok: boolean; waitMs: number } {
     const caches = this.#cachesFor(key);
     const mono = this.#clock.monotonic();

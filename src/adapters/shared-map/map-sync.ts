@@ -1,10 +1,5 @@
-/**
- * One process's copy of a map kept in a SharedMapStore: loads it, writes its own changes in
- * order, and (on a shared store) takes the other daemons' changes before each read that must
- * see them. A read that starts after a write (by any daemon) was stored sees that write: a sync
- * already in flight may have read the store before it, so callers arriving during one share
- * the next, which starts after it.
- */
+/** One process's copy of a SharedMapStore map: writes in order, others' changes read before a read
+ *  that must see them (callers during a sync share the next: the one in flight may predate them). */
 import type { MapChange, SharedMapStore } from '../../ports/shared-map.js';
 
 export type MapOp = 'load' | 'write' | 'sync';
@@ -16,7 +11,7 @@ export interface MapSyncOptions {
   readonly apply: (changes: readonly MapChange[], reset: boolean) => void;
   /** The store failed: the local copy goes on as it is. */
   readonly onError?: (op: MapOp, error: unknown) => void;
-  /** The clock refresh() reads. @default Date.now */
+  /** @default Date.now */
   readonly now?: () => number;
   /** refresh() reads other daemons' changes at most this often. @default 1000 */
   readonly refreshMs?: number;
@@ -24,7 +19,6 @@ export interface MapSyncOptions {
 
 export class MapSync {
   readonly #o: MapSyncOptions;
-  /** The store's version this copy has applied. */
   #version = 0;
   #syncing: Promise<void> | undefined;
   #nextSync: Promise<void> | undefined;
@@ -36,7 +30,7 @@ export class MapSync {
     this.#o = options;
   }
 
-  /** Loads what the store kept. A store that cannot be read leaves the copy empty. */
+  /** A store that cannot be read leaves the copy empty. */
   async load(): Promise<void> {
     this.#refreshedAt = this.#now();
     try {
@@ -48,10 +42,7 @@ export class MapSync {
     }
   }
 
-  /**
-   * For readers on a hot path: starts a fresh() (not awaited) once `refreshMs` passed since the
-   * last, so other daemons' changes arrive within about that, at one read of the store a period.
-   */
+  /** For hot paths: starts a fresh() (not awaited) once `refreshMs` passed since the last. */
   refresh(): void {
     const now = this.#now();
     if (now - this.#refreshedAt < (this.#o.refreshMs ?? 1000)) return;

@@ -1,9 +1,5 @@
-/**
- * One auto-render job's decisions per host in a SharedMapStore (map named for the job, entry
- * per host, JSON `"http"` or `"browser"`). The counters of a host still learning stay in this
- * process; only decisions are stored. On a shared store another daemon's decisions arrive
- * within `refreshMs`: meanwhile this one may sample a host a little more, never less.
- */
+/** An auto-render job's decisions per host in a SharedMapStore (`"http"` or `"browser"`);
+ *  a host's learning counters stay in this process. */
 import { type HostRender, LEARNING, type RenderDecision } from '../../core/render-choice.js';
 import type { RenderDecisions } from '../../ports/render-decisions.js';
 import type { MapChange, SharedMapStore } from '../../ports/shared-map.js';
@@ -26,7 +22,7 @@ export class StoredRenderDecisions implements RenderDecisions {
   readonly #o: StoredRenderDecisionsOptions;
   readonly #hosts = new Map<string, HostRender>();
   readonly #sync: MapSync;
-  /** Decisions kept from before (a restart) are not new decisions: not told to onDecision. */
+  /** Decisions from before a restart are not told to onDecision. */
   #loading = false;
 
   constructor(options: StoredRenderDecisionsOptions) {

@@ -1,9 +1,5 @@
-/**
- * One job's trap decisions per host in a SharedMapStore (map named for the job, entry per host,
- * JSON StoredHostTraps). Only decisions are stored (learned parameters, stopped patterns, the
- * soft 404); the samples a host is being judged on stay in this process. Hosts in memory are
- * bounded: a forgotten host comes back with its stored decisions.
- */
+/** A job's trap decisions per host in a SharedMapStore; samples stay in this process. Hosts in
+ *  memory are bounded: a forgotten host comes back with its stored decisions. */
 
 import { LruMap } from '../../core/lru-map.js';
 import { HostTraps, type StoredHostTraps } from '../../core/traps/host-traps.js';
@@ -19,7 +15,7 @@ export interface StoredTrapMemoryOptions {
   readonly now: () => number;
   /** How often other daemons' decisions are read (shared stores). @default 1000 */
   readonly refreshMs?: number;
-  /** Hosts whose state is kept in memory. @default 4096 */
+  /** @default 4096 */
   readonly maxHosts?: number;
   readonly onError?: (op: MapOp, error: unknown) => void;
 }
@@ -27,7 +23,6 @@ export interface StoredTrapMemoryOptions {
 export class StoredTrapMemory implements TrapMemory {
   readonly #o: StoredTrapMemoryOptions;
   readonly #hosts: LruMap<string, HostTraps>;
-  /** What the store holds per host (kept decisions are small: names and patterns). */
   readonly #stored = new Map<string, StoredHostTraps>();
   readonly #sync: MapSync;
   #anyStopped = false;
@@ -57,7 +52,7 @@ export class StoredTrapMemory implements TrapMemory {
   peek(host: string): HostTraps | undefined {
     const h = this.#hosts.peek(host);
     if (h !== undefined) return h;
-    // A host that taught something before (a restart, another daemon): its rules apply at once.
+    // Rules learned before (a restart, another daemon) apply at once.
     return this.#stored.has(host) ? this.#create(host) : undefined;
   }
 

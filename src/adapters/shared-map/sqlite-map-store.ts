@@ -2,10 +2,7 @@ import type Database from 'better-sqlite3';
 import type { MapChange, MapChanges, MapSnapshot, SharedMapStore } from '../../ports/shared-map.js';
 import { openSqliteFile } from '../sqlite-file.js';
 
-/**
- * Named maps in a SQLite file beside a SQLite frontier (one daemon writes it): one table, the
- * map's name and the entry's id as its key.
- */
+/** Named maps in a SQLite file beside a SQLite frontier: one table keyed by (map, id). */
 export class SqliteMapStore implements SharedMapStore {
   readonly shared = false;
   #db: Database.Database | undefined;

@@ -1,22 +1,15 @@
-/**
- * Limit hints in a shared frontier's map store (core/limit/limit-hints.ts): one map of the
- * daemons' http host limits, an entry per host and daemon (id `host|instance`, JSON
- * `{"l": limit, "t": written at, epoch ms}`). Every `periodMs` this daemon writes what its
- * LimitPublisher says is due (one write for all hosts) and reads what the others changed since
- * (one round trip, nothing when nothing changed); a daemon that starts loads the map first, so
- * it starts every host the others crawl near their limits.
- */
+/** Limit hints (core/limit/limit-hints.ts) per host and daemon (`host|instance` → `{"l", "t"}`),
+ *  written and read every `periodMs`: a new daemon starts each host near the others' limits. */
 import type { Clock, Timer } from '../../core/clock.js';
 import { HostLimitHints, LimitPublisher } from '../../core/limit/limit-hints.js';
 import type { MapChange, SharedMapStore } from '../../ports/shared-map.js';
 import { type MapOp, MapSync } from './map-sync.js';
 
-/** The map of http limits (a browser host's limit depends on each daemon's pool: none kept). */
+/** http limits only: a browser host's limit depends on each daemon's pool. */
 export const HTTP_LIMITS_MAP = 'http';
 
 export interface StoredLimitHintsOptions {
   readonly store: SharedMapStore;
-  /** This daemon's instance id: its entries' part of the id. */
   readonly instanceId: string;
   readonly clock: Clock;
   /** The host's limit here if it has an http limiter (undefined: forgotten, or not http). */
@@ -45,7 +38,6 @@ export class StoredLimitHints {
     });
   }
 
-  /** Loads the entries the daemons wrote so far, then writes and reads every periodMs. */
   async open(): Promise<void> {
     await this.#sync.load();
     this.#arm();
@@ -61,12 +53,12 @@ export class StoredLimitHints {
     this.#publisher.changed(host, limit, initialLimit);
   }
 
-  /** One round: what is due is written, the others' changes read. Resolves when both are done. */
+  /** One round: what is due written, the others' changes read. */
   async tick(): Promise<void> {
     await Promise.all([this.#publish(), this.#sync.fresh()]);
   }
 
-  /** Stops the rounds, writes what is due (a daemon's last limits help the next one); resolves when stored. */
+  /** Stops the rounds and writes what is due (a daemon's last limits help the next one). */
   close(): Promise<void> {
     this.#closed = true;
     this.#timer?.cancel();

@@ -1,8 +1,4 @@
-/**
- * In-process frontier for tests, demos and one-shot crawls. Nothing survives the process;
- * close() keeps the data so open() after close() behaves like reopening a durable store.
- * Same semantics as the SQLite adapter, down to nextReadyAt's answer and FIFO on requeue.
- */
+/** In-process frontier (tests, demos, one-shot crawls) with the SQLite adapter's semantics; close() keeps the data. */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../core/clock.js';
 import type {
@@ -190,8 +186,7 @@ export class MemoryFrontier implements Frontier {
 
   async nextReadyAt(): Promise<number | undefined> {
     this.#check();
-    // Like the SQLite adapter: the head of the ready list stands for all ready tasks (any
-    // of them means "now" to the caller), so no exact minimum over them is kept.
+    // As in SQLite: the ready head stands for all ready tasks (any means "now").
     const times = this.#pending.headTimes();
     for (const rec of this.#leased.values()) times.push(rec.leaseExpiresAt!);
     return times.length ? Math.min(...times) : undefined;

@@ -1,9 +1,4 @@
-/**
- * The pending part of the memory frontier: ready tasks sorted by (priority, seq) and
- * delayed tasks sorted by notBefore, so lease() walks tasks in contract order without
- * sorting the whole queue per call. Inserting is an O(n) memmove, which is fine at the
- * sizes the memory adapter is meant for.
- */
+/** The memory frontier's pending tasks: ready by (priority, seq), delayed by notBefore (O(n) inserts). */
 
 export type State = 'ready' | 'delayed' | 'leased' | 'done' | 'dead';
 
@@ -64,7 +59,6 @@ export class PendingQueue {
     }
   }
 
-  /** Moves delayed tasks whose time has come to the ready list. */
   promote(now: number): void {
     let due = 0;
     while (due < this.#delayed.length && this.#delayed[due]!.notBefore <= now) due++;

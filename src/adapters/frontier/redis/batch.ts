@@ -1,14 +1,8 @@
 /**
- * Per-turn batching of the Redis frontier's host operations. Every enqueue, peek, lease, ack,
- * retry and dead-letter of one turn of the event loop (a daemon's workers finish together, and
- * lease() peeks many hosts at once) is queued here and sent at the end of the turn as BATCH
- * script calls (lua/batch.lua): on one Redis one call for all of them, on a Cluster one per host
- * (a script touches one slot). On one Redis the call also applies the hosts' snapshots to the
- * index (replies then carry an empty snapshot: nothing to publish). Each caller gets its own
- * operation's reply. Likewise the FIFO sequence numbers the turn's calls need come from one
- * INCRBY.
+ * The host operations of one event-loop turn (a daemon's workers finish together) sent as BATCH
+ * calls (lua/batch.lua): one on one Redis, one per host on a Cluster; the turn's seqs from one INCRBY.
  */
-import { batch, type RedisLike, type ScriptArg } from './client.js';
+import { batch, type RedisLike, type ScriptArg } from '../../redis/redis-client.js';
 import type { RedisKeys } from './keys.js';
 import { BATCH_ENTRY } from './replies.js';
 import { BATCH_OPS, type BatchOp } from './scripts.js';
@@ -75,8 +69,7 @@ export class HostOpBatcher {
       return;
     }
     const run = pipe as unknown as Record<string, (...a: ScriptArg[]) => unknown>;
-    // One key per operation (the host's task hash; the script names the host's other keys
-    // after it) and, on one Redis, the index keys the script applies snapshots to.
+    // One key per operation (the host's task hash), then on one Redis the index keys.
     const inline = this.#perHost ? 0 : 1;
     for (const group of groups) {
       const keys: string[] = [];

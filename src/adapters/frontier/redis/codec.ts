@@ -1,11 +1,6 @@
-/** How a task record stores its URLs (lua/prelude.lua, task-record.ts): without what the key says. */
-
 /**
- * A task's URL as stored: the key already names the host, so `https://HOST/path` is stored
- * as `/path` and `http://HOST/path` as `h/path` (saves the ~25 bytes of scheme and host per
- * record); any other URL (userinfo, an unusual form) is stored whole, which can never begin
- * with `/` or `h/` (a URL begins with its scheme and `:`). Dedupe compares packed forms,
- * which are a function of (url, host).
+ * A task's URL as stored (the key names the host): `https://HOST/path` as `/path`, `http://HOST/path`
+ * as `h/path`, anything else whole (a URL never begins with `/` or `h/`).
  */
 export function packUrl(url: string, host: string): string {
   const n = host.length;

@@ -1,9 +1,6 @@
 /**
- * The wire form of one ENQUEUE_MANY call (lua/enqueue-many.lua): the hosts and the requests
- * as two binary strings that the script reads with struct.unpack, instead of three to seven
- * arguments a request. Per argument, ioredis builds a RESP bulk string and Redis an object
- * and a Lua string: at one URL per host per call, the arguments cost the client about as
- * much CPU as Redis spent running the whole script.
+ * One ENQUEUE_MANY call (lua/enqueue-many.lua) as two binary strings read with struct.unpack,
+ * not three to seven arguments a request: each argument costs ioredis and Redis an object.
  */
 import { hash } from 'node:crypto';
 import type { PreparedRequest } from '../frontier-common.js';
@@ -67,13 +64,7 @@ const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_
  *  bits, then two zero bits). */
 const LAST = new Map([...B64URL].map((c, i) => [c, B64URL[i & 0x3c]!]));
 
-/**
- * 64 bits of SHA-1 over (job, url) in base64url: 11 characters (a 16-byte allocation in Redis
- * where 16 hex digits took 24, once in the task hash and once per queue entry). Collisions are
- * resolved by probing in Lua. crypto.hash (one shot) costs less than createHash per URL, and
- * its base64url string cut to 11 characters less than a Buffer cut to 8 bytes and encoded
- * (0.5 against 1.3-2.7 us a URL).
- */
+/** 64 bits of SHA-1 over (job, url), 11 base64url characters (16 bytes in Redis); collisions probed in Lua. */
 export function hashOf(r: PreparedRequest): string {
   const b = hash('sha1', `${r.jobId}\n${r.url}`, 'base64url');
   return b.slice(0, 10) + LAST.get(b[10]!)!;

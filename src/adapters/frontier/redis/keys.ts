@@ -1,13 +1,10 @@
 /**
- * Key layout of the Redis frontier, designed for Redis Cluster: everything about one host
- * shares the hash tag `{host}` (one slot), so every per-host Lua script touches one slot;
- * the global index is split into buckets, each under its own tag (`{prefix}` when there is
- * one bucket, `{prefix:i}` on a Cluster), and the FIFO sequence sits under `{prefix}`. No
- * script ever touches two slots. docs/redis.md explains the layout and what it costs.
+ * Key layout of the Redis frontier: a host's keys share the hash tag `{host}`, each index bucket
+ * its own tag, so no script touches two slots on a Cluster (docs/redis.md).
  */
 import { InvalidArgumentError } from '../../../core/errors.js';
 
-/** The per-host keys, in the order every host script receives them as KEYS[1..6]. */
+/** The per-host keys, in KEYS[1..6] order. */
 export interface HostKeys {
   /** HASH task suffix → packed record; bucket 0 of the host's task hash (buckets b > 0: this key + b, lua/prelude.lua). Also the dedupe set. */
   readonly tasks: string;
@@ -23,7 +20,7 @@ export interface HostKeys {
   readonly meta: string;
 }
 
-/** The global index, one copy per bucket; a host's entries live in bucket indexBucket(host). */
+/** The global index, one copy per bucket. */
 export interface IndexKeys {
   /** SET of every host ever enqueued (add-only; the source for repair()). */
   readonly hosts: string;
@@ -47,25 +44,13 @@ export class RedisKeys {
   readonly seq: string;
   /** STRING the version of the data layout (layout.ts), tag `{prefix}`. */
   readonly layout: string;
-  /**
-   * The index buckets. One (tag `{prefix}`, the layout of every Redis frontier before
-   * buckets existed, so old data needs no migration) on a single Redis; on a Cluster
-   * CLUSTER_INDEX_BUCKETS (tags `{prefix:0}` ...), so the index and its PUBLISH load are
-   * spread over the shards instead of one hot slot. Every daemon on a frontier must use
-   * the same count: it is fixed by the kind, never configured.
-   */
+  /** One bucket (`{prefix}`) on a single Redis; CLUSTER_INDEX_BUCKETS (`{prefix:i}`) on a Cluster,
+   *  spread over the shards. Fixed by the kind, never configured: every daemon must agree. */
   readonly buckets: readonly IndexKeys[];
-  /**
-   * ZSET host|suffix|token → lease expiry: every lease, on a single Redis (layout 3), tag
-   * `{prefix}`. Unused on a Cluster, where each host's leases stay in its own zset.
-   */
+  /** ZSET host|suffix|token → lease expiry, single Redis only (a Cluster keeps them per host). */
   readonly leases: string;
-  /**
-   * HASH host → its task hash bucket count, for hosts of more than one (a copy of each meta
-   * hash's `tb`), on a single Redis (layout 3): one HMGET gives a call's hosts' counts.
-   */
+  /** HASH host → task hash bucket count when > 1 (copy of meta `tb`), single Redis: one HMGET per call. */
   readonly taskBuckets: string;
-  /** The key prefix (per-host keys are `prefix:{host}:...`). */
   readonly prefix: string;
 
   constructor(prefix: string, buckets = 1) {
@@ -102,7 +87,7 @@ export class RedisKeys {
     return this.buckets[(h >>> 0) % n]!;
   }
 
-  /** URL.host never contains braces, so `{host}` is always exactly the hash tag. */
+  /** URL.host has no braces: `{host}` is exactly the hash tag. */
   host(host: string): HostKeys {
     const h = `${this.prefix}:{${host}}`;
     return {
@@ -147,8 +132,5 @@ export function splitTaskId(id: string): { host: string; suffix: string } | unde
   return { host: id.slice(0, at), suffix: id.slice(at + 1) };
 }
 
-/**
- * Priority and seq share one exact double: 12 bits of priority (REDIS_PRIORITY_MIN and _MAX,
- * ports/frontier.ts), 41 bits of sequence.
- */
+/** Priority (12 bits, ports/frontier.ts) and seq (41 bits) share one exact double. */
 export const SEQ_LIMIT = 2 ** 41;

@@ -1,16 +1,12 @@
 /**
- * lease() of the Redis frontier. The global ready index (host → score of its best task)
- * orders hosts; the global top `max` tasks lie in the first `max` ready hosts, so lease()
- * reads that many (plus the hosts whose delayed tasks or leases fell due). On a single Redis
- * one TAKE script then reads each candidate's best entries, merges them by score (priority,
- * then FIFO across hosts) and leases the best `max`, keeping the index itself: two round
- * trips. On a Cluster (a script touches one slot) it PEEKs each host's best entries, merges
- * them here and LEASEs each host's share, one script call per host per round (batch.ts),
- * then publishes: four round trips; with one candidate host the PEEK is skipped.
+ * lease() of the Redis frontier: the global top `max` tasks lie in the first `max` hosts of the
+ * ready index (plus the due hosts). One Redis: a TAKE script merges and leases them (one or two
+ * round trips). Cluster (a script touches one slot): PEEK each host, merge here, LEASE each
+ * host's share, publish (four round trips).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { LeaseOptions, Task } from '../../../ports/frontier.js';
-import { batch, execAll, type RedisLike, type ScriptArg, script } from './client.js';
+import { batch, execAll, type RedisLike, type ScriptArg, script } from '../../redis/redis-client.js';
 import type { RedisKeys } from './keys.js';
 import { REPLY, type Snapshot, snapshotOf, type TaskRow, toHostTaskRows, toTaskRow } from './replies.js';
 import type { BatchOp } from './scripts.js';
@@ -21,11 +17,10 @@ export interface LeaseContext {
   readonly keys: RedisKeys;
   readonly call: (host: string, op: BatchOp, args: readonly ScriptArg[]) => Promise<unknown[]>;
   readonly publish: (snaps: readonly (readonly [string, Snapshot])[]) => Promise<void>;
-  /** One Redis: one TAKE script per lease (it keeps the index); else PEEK, LEASE and publish. */
   readonly single: boolean;
 }
 
-/** A candidate host: how many of its best tasks it may give, and whether it is due (refresh it first). */
+/** A candidate host: how many of its best tasks it may give; due: refresh it first. */
 interface Candidate {
   readonly host: string;
   limit: number;
@@ -43,19 +38,15 @@ export async function leaseTasks(
   if (ctx.single && !options.maxPerHost) return takeFromIndex(ctx, now, options, scanHosts);
   const scan = Math.min(options.max + exclude.size, scanHosts);
   const { ready, due } = await readIndex(ctx.client, ctx.keys, now, scan, scanHosts);
-  // The global top `max` tasks lie in the first `max` ready hosts; due hosts may have
-  // tasks that became ready (or leases that expired) since their last publish.
+  // Due hosts may hold tasks that fell due (or expired leases) since their last publish.
   const ranked = ready.filter((r) => !exclude.has(r.host));
   const best = ranked.slice(0, options.max);
   const hosts = [...new Set([...best.map((r) => r.host), ...due])].filter((h) => !exclude.has(h));
-  // One Redis: a TAKE even without candidates, since it is what takes expired leases back
-  // (they are in the lease zset, not in the index: nothing here would show them).
+  // One Redis: TAKE even without candidates: it takes expired leases back (not in the index).
   if (hosts.length === 0)
     return ctx.single ? take(ctx, now, options, [], '+inf', leaseToken(options.owner)) : [];
-  // The host ranked k in the index (by its best task) can hold at most max - k of the global
-  // top max, and none of them scores worse than the max-th host's best (those max hosts
-  // hold max tasks at least that good): with many hosts each gives a task or two, not max.
-  // A stale index costs at most a lease of fewer tasks than max.
+  // The host ranked k can hold at most max - k of the global top max, none worse than the
+  // max-th host's best. A stale index costs at most a lease of fewer tasks than max.
   const rank = new Map(ranked.map((r, k) => [r.host, k]));
   const single = hosts.length === 1;
   const bound = !single && ranked.length >= options.max ? String(ranked[options.max - 1]!.score) : '+inf';
@@ -65,7 +56,7 @@ export async function leaseTasks(
     limit: single ? options.max : Math.max(1, options.max - (rank.get(host) ?? 0)),
     due: dueSet.has(host),
   }));
-  // What the daemon can start soon, per host: the rest stays for the other daemons.
+  // What the daemon can start soon; the rest stays for the other daemons.
   if (options.maxPerHost) {
     for (const c of candidates)
       c.limit = Math.max(0, Math.min(c.limit, Math.floor(options.maxPerHost(c.host))));
@@ -100,7 +91,7 @@ async function take(
   return runTake(ctx, keys, args);
 }
 
-/** Single Redis, no per-host caps: one TAKE call that also reads the index (one round trip). */
+/** Single Redis, no per-host caps: one TAKE that also reads the index. */
 function takeFromIndex(
   ctx: LeaseContext,
   now: number,
@@ -140,9 +131,7 @@ async function peekAndLease(
 ): Promise<Task[]> {
   const snaps: [string, Snapshot][] = [];
   let plan: Map<string, { count: number; bound: number | string }>;
-  // A host just PEEKed was refreshed (due tasks promoted, expired leases taken back) in this
-  // same lease(): its LEASE skips that work (two range reads per host). What fell due in the
-  // round trip between them is taken by the next lease().
+  // A host just PEEKed was refreshed: its LEASE skips that work (the next lease() takes what fell due).
   const peeked = candidates.length === 1 ? 0 : 1;
   if (candidates.length === 1) {
     plan = new Map([[candidates[0]!.host, { count: options.max, bound: '+inf' }]]);
@@ -174,16 +163,13 @@ async function peekAndLease(
     for (const row of reply[REPLY.lease.rows] as unknown[]) rows.push(toTaskRow(host, row));
     snaps.push([host, snapshotOf('lease', reply)]);
   }
-  // The newest snapshot of each host wins in publish, so the PEEK ones cost nothing extra.
   await ctx.publish(snaps);
   return rows.sort((a, b) => a.score - b.score).map((r) => r.task);
 }
 
 /**
- * Which hosts lease() takes how many tasks from, given each candidate host's best ready
- * entries (suffix, score, suffix, score, ...): the global top `max` by score, i.e. priority
- * then FIFO across hosts. `bound` is the worst score planned per host, so that a host whose
- * queue changed meanwhile (another daemon leased) never yields worse tasks than planned.
+ * How many of the global top `max` (by score) each host gives, from each host's best entries
+ * (suffix, score, ...). `bound`: the worst score planned, so a host changed meanwhile gives no worse.
  */
 function planLease(
   tops: ReadonlyMap<string, readonly string[]>,
@@ -205,12 +191,8 @@ function planLease(
   return plan;
 }
 
-/**
- * The first `scan` hosts of the ready index (by their best task's score) and the hosts
- * whose due time has come. With several index buckets (Cluster) each bucket's first `scan`
- * are read and merged by score: the global first `scan` are among them, so lease() keeps
- * exact priority-then-FIFO order across hosts whatever the bucket count.
- */
+/** The first `scan` ready hosts by score and the due hosts; with several buckets, each bucket's
+ *  first `scan` merged (the global first `scan` are among them). */
 async function readIndex(
   c: RedisLike,
   keys: RedisKeys,
@@ -235,10 +217,7 @@ async function readIndex(
   return { ready: ready.slice(0, scan), due: due.slice(0, dueLimit) };
 }
 
-/**
- * A lease's token starts with its owner's tag: a lease in GL (single Redis) stores no owner,
- * and a daemon restarted under its owner finds its own leases by that prefix (listLeased).
- */
+/** A lease's token starts with its owner's tag: GL (single Redis) stores no owner, and listLeased finds them by it. */
 export function ownerTag(owner: string): string {
   return `${createHash('sha1').update(owner).digest('hex').slice(0, 16)}_`;
 }

@@ -1,14 +1,10 @@
 /**
- * Publishing of host snapshots to the index (Cluster; on a single Redis the scripts keep the
- * index themselves and replies carry empty snapshots, which are skipped). Coalesced over one
- * turn of the event loop: of a host's snapshots queued in a turn only the newest (highest
- * version) is sent, since PUBLISH ignores one older than what it applied and totals move by
- * the difference between applied snapshots. A daemon's workers ack together, and one PUBLISH
- * per ack was a round trip and a script each.
+ * Publishing of host snapshots to the index (Cluster), coalesced over one event-loop turn: only
+ * a host's newest is sent (PUBLISH ignores older ones), since a daemon's workers ack together.
  */
 import type { Clock } from '../../../core/clock.js';
+import { batch, execAll, type RedisLike } from '../../redis/redis-client.js';
 import { notOpenError } from '../frontier-common.js';
-import { batch, execAll, type RedisLike } from './client.js';
 import type { RedisKeys } from './keys.js';
 import { publish } from './read.js';
 import { type Snapshot, snapshotVersion } from './replies.js';
@@ -72,11 +68,8 @@ export class SnapshotPublisher {
     execAll(pipe).then(
       () => settle(),
       () => {
-        // The host scripts are applied (the host's state is the truth); only the global
-        // view lags. Failing the caller would make it retry an ack whose token is spent
-        // (answered false) and the snapshot would never be published: the totals would
-        // keep the task leased, and --once would wait forever. So the snapshots stay
-        // queued (a newer one of a host wins) and are published again until it works.
+        // The host's state is applied, only the index lags: failing the caller would retry an
+        // ack whose token is spent, never publishing (--once would wait forever). Retry instead.
         this.#requeue(snaps);
         settle();
       },

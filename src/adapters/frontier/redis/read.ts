@@ -1,9 +1,6 @@
-/**
- * The read side of the Redis frontier (stats, nextReadyAt, listLeased, listDead) and
- * repair(): functions over a client and the key layout, kept apart from the write path.
- */
+/** The read side of the Redis frontier (stats, nextReadyAt, listLeased, listDead) and repair(). */
 import type { DeadLetter, FrontierStats, Task } from '../../../ports/frontier.js';
-import { batch, execAll, type RedisLike, type ScriptArg, script } from './client.js';
+import { batch, execAll, type RedisLike, type ScriptArg, script } from '../../redis/redis-client.js';
 import type { RedisKeys } from './keys.js';
 import { ownerTag } from './lease.js';
 import {
@@ -15,10 +12,7 @@ import {
   toTaskRow,
 } from './replies.js';
 
-/**
- * Queues on `target` the PUBLISH of host snapshots: one script call per index bucket, carrying
- * every host of that bucket (one call in all on a single Redis).
- */
+/** Queues on `target` the PUBLISH of host snapshots: one script call per index bucket. */
 export function publish(
   target: Parameters<typeof script>[0],
   keys: RedisKeys,
@@ -37,11 +31,7 @@ export function publish(
   return byBucket.size;
 }
 
-/**
- * Counts come from the published totals (one HGETALL). `delayed` depends on the time of
- * the question, so it is counted per host, only over hosts in the due index (hosts with
- * delayed or leased tasks).
- */
+/** The published totals; `delayed` depends on now, so it is counted over the due index's hosts. */
 export async function readStats(client: RedisLike, keys: RedisKeys, now: number): Promise<FrontierStats> {
   const pipe0 = batch(client);
   for (const b of keys.buckets) pipe0.hgetall(b.totals).zrange(b.due, 0, -1);
@@ -160,11 +150,7 @@ export async function readDead(
   return rows.slice(offset, want < 0 ? undefined : want).map((r) => r.dead);
 }
 
-/**
- * Republishes every host's snapshot: rebuilds the global indexes and totals after a client
- * died between a host script and its PUBLISH (the only window in which they can go stale).
- * O(hosts ever enqueued), in chunks; run at open() and on demand.
- */
+/** Republishes every host's snapshot (a client may have died before a PUBLISH); O(hosts ever enqueued). */
 export async function repairIndexes(client: RedisLike, keys: RedisKeys, chunk = 500): Promise<number> {
   let hosts = 0;
   for (const bucket of keys.buckets) {
@@ -180,7 +166,6 @@ export async function repairIndexes(client: RedisLike, keys: RedisKeys, chunk = 
       publish(
         pub,
         keys,
-        // SNAPSHOT answers the bare snapshot.
         found.map((host, i) => [host, snaps[i] as Snapshot] as const),
       );
       await execAll(pub);
@@ -190,10 +175,7 @@ export async function repairIndexes(client: RedisLike, keys: RedisKeys, chunk = 
   return hosts;
 }
 
-/**
- * repair() on a single Redis, where the scripts keep the index by deltas and no snapshots are
- * stored: one atomic recount of every host (lua/repair.lua).
- */
+/** repair() on a single Redis: one atomic recount of every host (lua/repair.lua). */
 export async function repairSingle(client: RedisLike, keys: RedisKeys, prefix: string): Promise<number> {
   const b = keys.buckets[0]!;
   const list = [b.hosts, ...keys.singleList()];

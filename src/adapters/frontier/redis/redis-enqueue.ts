@@ -1,22 +1,16 @@
-/**
- * The calls of the Redis frontier that put tasks into queues: enqueue (new URLs, forced ones
- * back) and redrive (dead letters back). Both take FIFO sequence numbers from `{prefix}:seq`
- * and run one host operation per host through the turn's batch (batch.ts), or on one Redis
- * one ENQUEUE_MANY script per part of an enqueue call (lua/enqueue-many.lua).
- */
+/** enqueue and redrive of the Redis frontier: FIFO seqs from `{prefix}:seq`, one host operation per
+ *  host (batch.ts), or on one Redis ENQUEUE_MANY scripts (lua/enqueue-many.lua). */
 import { InvalidArgumentError } from '../../../core/errors.js';
 import { type EnqueueResult, REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../../../ports/frontier.js';
+import { batch, execAll, type RedisLike, type ScriptArg, script } from '../../redis/redis-client.js';
 import type { PreparedRequest } from '../frontier-common.js';
 import type { HostOpBatcher } from './batch.js';
-import { batch, execAll, type RedisLike, type ScriptArg, script } from './client.js';
 import { packUrl } from './codec.js';
 import { encodeEnqueue, hashOf } from './enqueue-wire.js';
 import { type RedisKeys, SEQ_LIMIT, splitTaskId } from './keys.js';
 import { ENQUEUE_MANY, REPLY, type Snapshot, snapshotOf } from './replies.js';
 
-/** What the write calls need from the frontier. */
 export interface WriteContext {
-  /** One Redis: a whole enqueue call is one ENQUEUE_MANY script (else one script per host). */
   readonly single: boolean;
   readonly keys: RedisKeys;
   readonly ops: HostOpBatcher;
@@ -29,11 +23,8 @@ export function checkSeq(end: number): number {
   return end;
 }
 
-/**
- * One round trip reads the sequence (INCRBY), the pending count (for maxPending) and adds the
- * hosts to the host set; then every host's share goes in the turn's batch (one script call on
- * one Redis), or host by host near the bound, each told the room the previous ones left.
- */
+/** One round trip for the seqs, the pending count and the host set; then each host's share, one by
+ *  one near the bound (each told the room left). */
 export async function enqueuePrepared(
   ctx: WriteContext,
   c: RedisLike,
@@ -59,7 +50,7 @@ export async function enqueuePrepared(
   let room = ctx.maxPending - pending;
   const replies = new Map<string, unknown[]>();
   if (room >= prepared.length) {
-    // Nothing can be dropped: every host in one round trip (one script call on one Redis).
+    // Nothing can be dropped: every host in one round trip.
     const out = await Promise.all(
       [...argsOf].map(([host, args]) => ctx.ops.call(host, 'enqueue', [now, prepared.length, ...args])),
     );
@@ -99,10 +90,8 @@ const MAX_PER_CALL = 2000;
 const PART = 512;
 
 /**
- * One Redis: the whole call in one round trip of ENQUEUE_MANY scripts (enqueue-wire.ts),
- * in parts of about a quarter of the call (at least PART requests, at most MAX_PER_CALL), each
- * written to the connection as soon as it is encoded: the client's encoding of a part overlaps
- * Redis's run of the one before. Each part is atomic and sees the room the previous ones left.
+ * One Redis: ENQUEUE_MANY parts of about a quarter of the call, each sent once encoded so that
+ * encoding overlaps Redis's run of the one before; each part atomic, seeing the room left.
  */
 async function enqueueSingle(
   ctx: WriteContext,
@@ -123,8 +112,7 @@ async function enqueueSingle(
     part = new Map();
     n = 0;
   };
-  // Whole hosts per part (a host's fixed costs are paid once a call), in the order of their
-  // first request, as one call would take them; a host of more than MAX_PER_CALL in pieces.
+  // Whole hosts per part (a host's fixed costs once a call), in first-request order.
   for (const [host, rs] of groupBy(prepared, (r) => r.host)) {
     for (let i = 0; i < rs.length; i += MAX_PER_CALL) {
       const piece = rs.length <= MAX_PER_CALL ? rs : rs.slice(i, i + MAX_PER_CALL);

@@ -1,17 +1,9 @@
 /**
- * Frontier on Redis, shared by several daemons. Each host's queues live under the hash tag
- * `{host}`. On a single Redis every call is one script (or one per 256 operations of a turn)
- * that changes the hosts and keeps the global index and totals by deltas, atomically
- * (lua/batch.lua, lua/take.lua, lua/enqueue-many.lua). On a Cluster every change to a host is one Lua script on that slot,
- * then a PUBLISH of the host's snapshot to its index bucket (versioned, so out-of-order
- * publishes converge). Layout, costs and failure behaviour: docs/redis.md.
- *
- * Deviations from the single-store adapters, all documented there: an enqueue batch is
- * atomic per host, not as a whole; on a Cluster maxPending is checked against a global
- * counter read before the batch (approximate under concurrent enqueues); priorities must lie
- * in [REDIS_PRIORITY_MIN, REDIS_PRIORITY_MAX] (ports/frontier.ts: [-2048, 2047]).
+ * Frontier on Redis, shared by several daemons. One Redis: each call is one script that keeps
+ * the index by deltas, atomically. Cluster: one script per host on its slot, then a versioned
+ * PUBLISH of its snapshot to its index bucket. Layout, costs, deviations: docs/redis.md.
  */
-import { Cluster, Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import type { Clock } from '../../../core/clock.js';
 import { InvalidArgumentError } from '../../../core/errors.js';
 import type {
@@ -26,6 +18,13 @@ import type {
   Task,
 } from '../../../ports/frontier.js';
 import {
+  createRedisClient,
+  mapRedisError,
+  type RedisLike,
+  redisCall,
+  type ScriptArg,
+} from '../../redis/redis-client.js';
+import {
   checkLeaseOptions,
   checkMaxPending,
   notOpenError,
@@ -33,16 +32,6 @@ import {
 } from '../frontier-common.js';
 import { SeenCache } from '../seen-cache.js';
 import { HostOpBatcher, SeqBatcher } from './batch.js';
-import {
-  clientOptions,
-  clusterOptions,
-  defineFrontierScripts,
-  mapRedisError,
-  parseNode,
-  type RedisLike,
-  redisCall,
-  type ScriptArg,
-} from './client.js';
 import { CLUSTER_INDEX_BUCKETS, RedisKeys, splitTaskId } from './keys.js';
 import { checkLayout } from './layout.js';
 import { type LeaseContext, leaseTasks } from './lease.js';
@@ -56,6 +45,7 @@ import {
   type WriteContext,
 } from './redis-enqueue.js';
 import { REPLY, snapshotOf } from './replies.js';
+import { defineFrontierScripts } from './scripts.js';
 
 /** The host operations on a leased task (the task's token checked in the script). */
 type LeasedOp = 'ack' | 'retry' | 'dead' | 'extend';
@@ -65,10 +55,7 @@ export interface RedisFrontierOptions {
   url?: string;
   /** Or the "host:port" start-up nodes of a Redis Cluster; the adapter creates the ioredis Cluster. */
   nodes?: readonly string[];
-  /**
-   * Or an ioredis client (Redis or Cluster) owned by the caller (close() leaves it
-   * connected). Exactly one of url / nodes / client.
-   */
+  /** Or a client the caller owns (close() leaves it connected). Exactly one of url / nodes / client. */
   client?: RedisLike;
   clock: Clock;
   /** Bound on pending tasks across all daemons sharing the prefix; unbounded when omitted. */
@@ -85,7 +72,6 @@ export class RedisFrontier implements Frontier {
   readonly #options: RedisFrontierOptions;
   readonly #clock: Clock;
   readonly #keys: RedisKeys;
-  /** A Redis Cluster: per-host scripts, snapshots published by the client (else one Redis). */
   readonly #cluster: boolean;
   readonly #seen = new SeenCache();
   readonly #scanHosts: number;
@@ -126,30 +112,22 @@ export class RedisFrontier implements Frontier {
   async open(): Promise<void> {
     if (this.#client) return;
     const owned = this.#options.client === undefined;
-    const client = this.#options.client ?? this.#newClient();
-    // Connection errors surface on the commands (RedisUnavailableError); without a
-    // listener ioredis would also print each reconnect failure as an unhandled event.
+    const client = this.#options.client ?? createRedisClient(this.#options);
+    // Errors surface on the commands; without a listener ioredis prints each reconnect failure.
     if (owned) client.on('error', (err: unknown) => this.#options.onConnectionError?.(err));
     try {
       if (client.status === 'wait') await client.connect();
       defineFrontierScripts(client);
       await checkLayout(client, this.#keys, this.#options.keyPrefix ?? 'crawld', !this.#cluster);
-      // On one Redis each script keeps the index atomically with its change: nothing to
-      // repair after a crash. On a Cluster a client may die between a host script and its publish.
+      // Only a Cluster can crash between a host script and its publish.
       if (this.#cluster) await repairIndexes(client, this.#keys);
     } catch (err) {
       if (!this.#options.client) client.disconnect();
       throw mapRedisError(err);
     }
-    // A Redis that restarted may have come back without its data (no persistence): then the
-    // URLs the cache holds are not stored any more, and must be enqueued again when found.
+    // A restarted Redis may have lost its data: the cached URLs must be enqueued again.
     client.on('ready', this.#forgetSeen);
     this.#client = client;
-  }
-
-  #newClient(): RedisLike {
-    const { url, nodes } = this.#options;
-    return nodes ? new Cluster(nodes.map(parseNode), clusterOptions) : new Redis(url!, clientOptions);
   }
 
   readonly #forgetSeen = (): void => this.#seen.clear();
@@ -175,8 +153,7 @@ export class RedisFrontier implements Frontier {
   async enqueue(requests: readonly EnqueueRequest[]): Promise<EnqueueResult> {
     const c = this.#conn();
     const now = this.#clock.now();
-    // Links found again (most of every page's) are answered from the cache, without the
-    // round trips and the script an enqueue costs.
+    // Links found again (most of every page's) are answered from the cache.
     const store = (fresh: readonly PreparedRequest[]) =>
       this.#run(() => enqueuePrepared(this.#write, c, fresh, now));
     return this.#seen.enqueue(requests, now, store, checkPriorities);
@@ -238,11 +215,7 @@ export class RedisFrontier implements Frontier {
     });
   }
 
-  /**
-   * ack / retry / deadLetter: one host operation on the task's slot (and on a Cluster its
-   * publish). The operations (and sequence numbers) of one turn go together (batch.ts):
-   * a daemon's workers finish together, and 100 acks cost one script call, not 100.
-   */
+  /** ack / retry / deadLetter: one host operation, batched per turn (batch.ts): 100 acks, one call. */
   async #onLeased(
     task: Task,
     needsSeq: boolean,

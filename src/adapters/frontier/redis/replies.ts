@@ -1,10 +1,4 @@
-/**
- * The replies of the Redis frontier's scripts (lua/*.lua): each reply's layout, written once
- * as a table of its fields' positions (0-based: ioredis hands a Lua array over as a JS
- * array), and the decoders, which read every field through these tables. The Lua side writes
- * the same orders: task() and snapshot() in lua/prelude.lua, and each script's return, whose
- * documentation block names its table here.
- */
+/** The Redis frontier's script replies: each layout once, as 0-based field positions (lua/prelude.lua matches). */
 import type { DeadLetter, Task } from '../../../ports/frontier.js';
 import { makeTask } from '../frontier-common.js';
 import { unpackUrl } from './codec.js';
@@ -42,11 +36,8 @@ export const DEAD_ROW = {
   requestUrl: 9,
 } as const;
 
-/**
- * A host's snapshot (prelude.lua snapshot(); apply.lua reads it 1-based): version, best ready
- * score or '', due time or '', its counts, then from `priorities` on pairs (priority, pending).
- * The client passes it to PUBLISH unread, but for its version.
- */
+/** A host's snapshot (prelude.lua snapshot()), passed to PUBLISH unread but for its version;
+ *  from `priorities` on, (priority, pending) pairs. */
 export const SNAPSHOT = {
   version: 0,
   head: 1,
@@ -58,11 +49,7 @@ export const SNAPSHOT = {
   priorities: 7,
 } as const;
 
-/**
- * The reply of each host operation (its host script, or its value in a BATCH entry). The
- * snapshot is empty on a single Redis (nothing to publish), and PEEK's is false when the
- * refresh changed nothing.
- */
+/** Each host operation's reply; the snapshot is empty on one Redis, PEEK's false when nothing changed. */
 export const REPLY = {
   enqueue: { added: 0, duplicates: 1, dropped: 2, snapshot: 3 },
   peek: { top: 0, snapshot: 1 },
@@ -105,7 +92,6 @@ export interface TaskRow {
   readonly score: number;
 }
 
-/** The fields a task row and a dead row both have (each table gives their positions). */
 type RowFields = Record<'suffix' | 'url' | 'job' | 'priority' | 'depth' | 'attempts' | 'requestUrl', number>;
 
 /** What a task and a dead letter both read from their rows; requestUrl null when absent. */
@@ -154,7 +140,7 @@ export interface DeadRow {
 export function toDeadRow(host: string, row: unknown): DeadRow {
   const r = row as unknown[];
   const F = DEAD_ROW;
-  // The order of the other frontiers' dead letters (dlq list --json prints it).
+  // The other frontiers' field order (dlq list --json prints it).
   const { id, url, requestUrl, ...fields } = commonFields(host, r, F);
   return {
     dead: {

@@ -1,21 +1,11 @@
 /**
- * The Redis frontier's scripts, composed from the Lua files of lua/ (one script or shared
- * fragment per file; each file's opening --[[ ]] block documents it: KEYS, ARGV, reply). This
- * is the one place that says which fragments make which script:
- *
- * - prelude.lua: the primitives of every script but PUBLISH (records, buckets, pend, take,
- *   snapshot, the index marks);
- * - apply.lua: a snapshot applied to an index bucket (PUBLISH; bump() for settle.lua);
- * - settle.lua: the index kept by deltas on one Redis (BATCH, TAKE, ENQUEUE_MANY);
- * - recover.lua (TAKE), withq.lua (ENQUEUE_MANY);
- * - the host operations (enqueue, peek, lease, ack, retry, dead, extend, redrive): each a host
- *   script of its own after the prelude (Cluster) and an operation of BATCH.
- *
- * A fragment enters a script as a line break then its text (its documentation block left
- * out), which is exactly how the scripts were written when they were TypeScript strings: the
- * scripts, and so their SHA-1s (EVALSHA), did not change when they moved into files.
+ * The Redis frontier's scripts, composed from lua/ (each file's --[[ ]] block documents it):
+ * prelude.lua (primitives of all but PUBLISH), apply.lua (a snapshot into an index bucket),
+ * settle.lua (the index by deltas, one Redis), and each host operation, a host script of its own
+ * (Cluster) and an operation of BATCH. Fragments join as a line break then their text.
  */
-import { luaFile } from './lua-files.js';
+import { luaScript } from '../../redis/lua-files.js';
+import { defineScripts, type RedisLike, type ScriptDef } from '../../redis/redis-client.js';
 
 /** The host operations a BATCH call can carry, by their index in it (batch.lua's ops table). */
 export const BATCH_OPS = {
@@ -30,19 +20,8 @@ export const BATCH_OPS = {
 } as const satisfies Record<string, number>;
 export type BatchOp = keyof typeof BATCH_OPS;
 
-/** A script as ioredis's defineCommand takes it: numberOfKeys absent when the call passes it first. */
-export interface ScriptDef {
-  readonly numberOfKeys?: number;
-  readonly lua: string;
-}
-
-/** A Lua file's script text, after its documentation block (a leading --[[ ... ]] and its line break). */
 function body(name: string): string {
-  const text = luaFile(name);
-  if (!text.startsWith('--[[')) return text;
-  const end = text.indexOf(']]\n');
-  if (end < 0) throw new Error(`lua/${name}.lua: documentation block not closed`);
-  return text.slice(end + 3);
+  return luaScript(`adapters/frontier/redis/lua/${name}`);
 }
 
 /** A fragment as scripts join it: a line break, then its text. */
@@ -106,4 +85,9 @@ let scripts: Readonly<Record<ScriptName, ScriptDef>> | undefined;
 export function frontierScripts(): Readonly<Record<ScriptName, ScriptDef>> {
   scripts ??= compose();
   return scripts;
+}
+
+/** Registers every frontier script once per client. */
+export function defineFrontierScripts(client: RedisLike): void {
+  defineScripts(client, frontierScripts());
 }

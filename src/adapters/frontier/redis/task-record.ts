@@ -1,12 +1,5 @@
-/**
- * A new task's record (lua/prelude.lua, the msgpack array FS ... FRU) packed by the client, so
- * that ENQUEUE_MANY does no per-URL table building or cmsgpack packing in Lua: the script
- * only puts the first seq (FC, known there alone) between the two parts, `head .. pack(q) ..
- * tail`. The bytes are those Lua's cmsgpack.pack writes for the same record (the smallest
- * encoding of each value; test/contract/redis-record.test.ts compares them with a real Redis),
- * so a record costs the same memory and reads the same, whichever side packed it.
- * The parts are written straight into the call's wire form (ByteWriter, enqueue-wire.ts).
- */
+// A new task's record packed by the client (ENQUEUE_MANY puts the seq between the parts), the same
+// bytes as Lua's cmsgpack.pack (test/contract/redis-record.test.ts).
 
 /** A new record's fields before and after the seq: {s, u, j, p, dp, 0, 0} and, when the
  *  request URL differs, {false x 6, ru}. */
@@ -33,7 +26,7 @@ export class ByteWriter {
     return this.#len;
   }
 
-  /** Makes room for n more bytes; answers where they go (#buf may be a new buffer after). */
+  /** Makes room for n more bytes; answers where they go. */
   #room(n: number): number {
     const at = this.#len;
     if (at + n > this.#buf.length) {
@@ -91,7 +84,6 @@ export class ByteWriter {
     this.#buf.set(b, at);
   }
 
-  /** The bytes written (a view: the writer is done with). */
   take(): Buffer {
     return this.#buf.subarray(0, this.#len);
   }
@@ -137,7 +129,6 @@ function str(w: ByteWriter, s: string): void {
 
 /** A number as cmsgpack packs it: an integer in the smallest int encoding, else a float64. */
 function num(w: ByteWriter, v: number): void {
-  /** A 64-bit integer: the tag, then its 8 bytes, big-endian. */
   const int64 = (tag: number, x: bigint) => {
     w.u8(tag);
     for (let i = 7; i >= 0; i--) w.u8(Number((x >> BigInt(8 * i)) & 0xffn));

@@ -9,15 +9,9 @@ interface Op {
 }
 
 /**
- * Groups the writes issued within one turn of the event loop into one transaction. A commit
- * is the expensive part of a small SQLite write (WAL append and lock round trip), and a
- * crawler at full speed issues thousands of small writes a second (an enqueue of a page's
- * links, an ack). Each call keeps its own atomicity: alone in a turn, it is the whole
- * transaction; with others, each runs in a savepoint, so one failing call rolls back alone
- * and rejects alone while the others commit. (Not a savepoint always: a savepoint copies
- * every page it changes to a sub-journal first, and an enqueue of 1000 new URLs changes
- * hundreds of pages of the dedupe tables and indexes.) A call's promise settles only after
- * the commit, so a caller that awaits sees its write durable.
+ * The writes of one event-loop turn in one transaction (a commit is most of a small write's cost).
+ * With others, each call runs in a savepoint and fails alone; alone, it is the transaction (a
+ * savepoint copies every page it changes). A promise settles after the commit.
  */
 export class WriteBatcher {
   #ops: Op[] = [];
@@ -70,8 +64,7 @@ export class WriteBatcher {
         }
       });
     } catch (err) {
-      // The commit itself failed (disk full, database locked past busy_timeout): nothing of
-      // the batch is written, so every call fails.
+      // The commit failed: nothing of the batch is written.
       for (const op of ops) op.reject(err);
       return;
     }

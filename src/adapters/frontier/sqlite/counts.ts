@@ -1,7 +1,3 @@
-/**
- * The SQLite frontier's per-bucket counters (pending per priority, dead, all) change many
- * times in one transaction; CountDeltas sums the changes and writes each counter once.
- */
 import type { Statements } from './statements.js';
 
 type Bucket = 'pending' | 'dead' | 'all';

@@ -1,23 +1,15 @@
 /**
- * The SQLite frontier's dedupe: which URLs each job has seen, in two tables (a two-level
- * log-structured merge; layout and figures in sqlite-schema.ts). New slots go to the small
- * table dedupe_new, whose pages stay in the cache and are few, so a commit writes few of
- * them; rows move to the big table dedupe later, many at once in key order, so each big-table
- * page a move dirties takes several rows instead of one. A slot is taken when either table
- * holds it, and never both: a slot is only claimed after both were looked at.
- *
- * Every function runs inside the caller's write transaction; nothing is cached across
- * transactions, since another instance (a CLI on the daemon's file) may write in between.
+ * The SQLite frontier's dedupe in two tables (a two-level LSM; sqlite-schema.ts): new slots go
+ * to the small dedupe_new, whose few pages stay cached; rows move to dedupe in key order, so a
+ * page a move dirties takes several rows. A slot is in one table, never both.
+ * Runs inside the caller's transaction; nothing cached across them (a CLI may write in between).
  */
 import type Database from 'better-sqlite3';
 import { CrawldError } from '../../../core/errors.js';
 import { nextSlot } from './sqlite-schema.js';
 
-/**
- * 53-bit hash of a URL for the dedupe tables: two 32-bit multiplicative hashes (FNV-1a and
- * a murmur-style multiplier), 32 + 21 bits, so it stays an exact JS number. Persisted in
- * every row (as the first slot a URL probes): changing it requires a schema migration.
- */
+/** 53-bit URL hash (FNV-1a 32 bits + murmur-style 21 bits: an exact JS number). Persisted:
+ *  changing it requires a schema migration. */
 export function urlHash(url: string): number {
   let a = 0x811c9dc5;
   let b = 0x9747b28c;
@@ -30,7 +22,6 @@ export function urlHash(url: string): number {
   return (a >>> 0) * 0x200000 + ((b >>> 0) & 0x1fffff);
 }
 
-/** The task in a dedupe slot. */
 export interface KeyRow {
   id: number;
   url: string;
@@ -38,7 +29,7 @@ export interface KeyRow {
   priority: number;
 }
 
-/** A slot to take for a new task: its URL's hash and the id the task row will have. */
+/** A slot to take for a new task, and the id its row will have. */
 export interface Claim {
   job: number;
   slot: number;
@@ -53,31 +44,20 @@ interface Key {
 /** Below every key (jobs and slots are >= 0): where the merge cursor starts and wraps to. */
 const START: Key = { job: -1, hash: -1 };
 
-// The merge: move the rows after the cursor, in key order, up to and including `end`. OR
-// IGNORE for the reason given at claim; a slot already in dedupe (which the claims rule out)
-// would show as fewer rows inserted than deleted, and fails the transaction (see merge).
+// OR IGNORE as in claim; a slot already in dedupe shows as fewer inserted than deleted (merge throws).
 const MOVE = 'INSERT OR IGNORE INTO dedupe (job, url_hash, id) SELECT job, url_hash, id FROM dedupe_new';
 const AFTER = 'WHERE (job, url_hash) > (@job, @hash)';
 const UP_TO = 'AND (job, url_hash) <= (@endJob, @endHash)';
 
 function prepare(db: Database.Database) {
   const claim = new Map<number, Database.Statement<unknown[], number>>();
-  /** One integer in meta, read and written by statements prepared once. */
   const meta = (key: string) => {
     const get = db.prepare<[], number>(`SELECT value FROM meta WHERE key = '${key}'`).pluck();
     const set = db.prepare<[number]>(`UPDATE meta SET value = ? WHERE key = '${key}'`);
     return { get: () => get.get()!, set: (value: number) => set.run(value) };
   };
   return {
-    /**
-     * `rows` claims in one statement; returns the id of each claim that got its slot. A slot
-     * taken in either table is skipped: dedupe is read (a read dirties no page), dedupe_new
-     * is written. VALUES rows are inserted in order, so of two claims on one slot the first
-     * wins. OR IGNORE, not ON CONFLICT DO NOTHING: the same for the key, and it also turns
-     * the NOT NULL checks (no value here is null) from abort into ignore, so that the
-     * statement cannot fail halfway and SQLite keeps no statement journal for it (a copy of
-     * each page before its first change: -20% of the insert time in the replica).
-     */
+    /** `rows` claims in one statement. OR IGNORE: it cannot fail halfway, so no statement journal. */
     claim: (rows: number) => {
       let stmt = claim.get(rows);
       if (stmt === undefined) {
@@ -95,7 +75,6 @@ function prepare(db: Database.Database) {
       return stmt;
     },
     add: db.prepare<[number, number, number]>('INSERT INTO dedupe_new (job, url_hash, id) VALUES (?, ?, ?)'),
-    // The task in a slot, whichever table holds it (the small one is looked at first).
     find: db.prepare<{ job: number; slot: number }, KeyRow>(
       'SELECT id, url, state, priority FROM tasks WHERE id = coalesce(' +
         '(SELECT id FROM dedupe_new WHERE job = @job AND url_hash = @slot), ' +
@@ -105,7 +84,6 @@ function prepare(db: Database.Database) {
     newRows: meta('dedupe_new'),
     cursorJob: meta('merge_job'),
     cursorHash: meta('merge_hash'),
-    /** The key `skip` rows after the cursor: the end of a merge slice; none if the table ends first. */
     sliceEnd: db.prepare<Key & { skip: number }, Key>(
       `SELECT job, url_hash AS hash FROM dedupe_new ${AFTER} ORDER BY job, url_hash LIMIT 1 OFFSET @skip`,
     ),
@@ -119,23 +97,13 @@ function prepare(db: Database.Database) {
 }
 
 /**
- * Moves `n` rows from dedupe_new to dedupe: the next `n` in key order after the cursor,
- * wrapping at the end, and leaves the cursor after them. Returns the rows moved, fewer
- * than `n` only when dedupe_new is then empty.
- *
- * Why a moving slice and not the whole table once it reaches mergeRows: both write each
- * dedupe page once per mergeRows new rows (a slice of 1/k of dedupe_new's rows spans 1/k
- * of the key space, so 1/k of dedupe's pages), but the whole-table merge does it in one
- * transaction that blocks the event loop: 37-40 ms median, 53 ms at most at 1M URLs in
- * calls of 1000 (50-140 ms in a raw better-sqlite3 replica), growing with the table once it
- * outgrows the page cache. A slice is as large as the call that causes it: 2 ms median,
- * 6-11 ms at most, for the same total merge time and throughput. The cost is a cursor in
- * meta and at most two range moves per call.
+ * Moves the next `n` rows after the cursor (wrapping) from dedupe_new to dedupe; fewer only
+ * when dedupe_new is then empty. A moving slice, not the whole table at once: the same pages
+ * written in total, but no long transaction blocking the event loop (docs/performance.md).
  */
 function merge(st: ReturnType<typeof prepare>, n: number): number {
   let at: Key = { job: st.cursorJob.get(), hash: st.cursorHash.get() };
   let moved = 0;
-  // Two passes at most: the rows after the cursor, then from the start of the key space.
   for (let pass = 0; pass < 2 && moved < n; pass++) {
     const end = st.sliceEnd.get({ ...at, skip: n - moved - 1 });
     let inserted: number;
@@ -158,10 +126,7 @@ function merge(st: ReturnType<typeof prepare>, n: number): number {
   return moved;
 }
 
-/**
- * `mergeRows`: how many rows dedupe_new keeps; each call that takes it past that moves the
- * excess to dedupe (see settle).
- */
+/** `mergeRows`: the rows dedupe_new keeps; settle() moves the excess to dedupe. */
 export function makeDedupe(db: Database.Database, mergeRows: number) {
   const st = prepare(db);
 
@@ -186,11 +151,7 @@ export function makeDedupe(db: Database.Database, mergeRows: number) {
       st.add.run(job, slot, id);
     },
 
-    /**
-     * Records `added` new rows in dedupe_new and moves what exceeds mergeRows to dedupe. The
-     * row count lives in meta, read and written here inside the transaction, so that it is
-     * never counted and stays right with several instances writing the file.
-     */
+    /** Records `added` rows in dedupe_new, moving what exceeds mergeRows (the count lives in meta). */
     settle(added: number): void {
       if (added === 0) return;
       let rows = st.newRows.get() + added;

@@ -1,18 +1,7 @@
 /**
- * Fair turns across hosts in the SQLite frontier's lease order (start-time fair queuing).
- *
- * A task's `seq` column is its start tag: lease() takes ready tasks by (priority, seq). A
- * host's next task gets max(V, the host's last tag + 1), where V (meta 'vtime') is the
- * largest tag leased so far. So each host's tasks stay FIFO, a host with a long backlog gets
- * one turn per round like every other host instead of holding the front of the queue, and a
- * host that had nothing queued joins at the current round, not behind every older task.
- *
- * Why: with one FIFO across hosts, a host's next page waited behind everything enqueued
- * before it (2-3 s in bench/breadth.mjs), at every depth of its site, so the hosts found last
- * finished seconds after the rest while the crawler idled (commit a3713b0).
- *
- * Per-host last tags live in host_tags. A row whose tag is below V says nothing a missing row
- * would not (both give V), so SqliteFrontier.open() deletes those (hostTagsPrune).
+ * Fair turns across hosts (start-time fair queuing): a host's next task's `seq` is max(V, its
+ * last tag + 1), V (meta 'vtime') the largest tag leased. Each host stays FIFO, a backlog gets one
+ * turn per round, a new host joins the current round instead of waiting behind every older task.
  */
 import type { Statements } from './statements.js';
 

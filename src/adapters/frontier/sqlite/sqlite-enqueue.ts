@@ -1,8 +1,5 @@
-/**
- * The SQLite frontier's enqueue, the largest of its writes: new URLs are claimed in the
- * dedupe tables and inserted 50 rows per statement; a chunk that may drop rows (maxPending)
- * or force a recrawl goes row by row. Run by WriteBatcher inside a transaction (tx.ts).
- */
+/** The SQLite frontier's enqueue: chunks claimed and inserted 50 rows a statement, or row by row
+ *  when rows may drop (maxPending) or be forced. */
 import { CrawldError } from '../../../core/errors.js';
 import type { EnqueueResult } from '../../../ports/frontier.js';
 import type { PreparedRequest } from '../frontier-common.js';
@@ -14,7 +11,6 @@ import type { Statements } from './statements.js';
 /** Rows per INSERT statement of an enqueue (10 parameters each). */
 const INSERT_ROWS = 50;
 
-/** The values of one new task row, in the order of the insert statements' columns. */
 function taskRow(r: PreparedRequest, id: number, job: number, slot: number, state: string, tag: number) {
   return [
     id,
@@ -36,7 +32,6 @@ export function makeEnqueue(st: Statements, dedupe: Dedupe, maxPending: number) 
     new EnqueueCall(st, dedupe, maxPending, now).run(batch, jobs);
 }
 
-/** The state of one enqueue call: the next id, the pending total, the counts it reports. */
 class EnqueueCall {
   readonly #deltas = new CountDeltas();
   readonly #tags: FairTags;
@@ -107,10 +102,7 @@ class EnqueueCall {
     return true;
   }
 
-  /**
-   * A chunk all at once: each row claims its hash slot, and a row whose slot is taken is a
-   * duplicate (also of an earlier row of the chunk) or a collision, settled by #one().
-   */
+  /** A chunk at once: a row whose slot is taken (duplicate or collision) is settled by #one(). */
   #chunk(chunk: readonly PreparedRequest[], jobs: Map<string, number>): void {
     const claims: Claim[] = chunk.map((r, i) => ({
       job: jobs.get(r.jobId)!,
@@ -123,13 +115,11 @@ class EnqueueCall {
     chunk.forEach((r, i) => {
       const { job, slot, id } = claims[i]!;
       if (!stored.has(id)) return;
-      // Tags only for rows stored: a duplicate link must not cost its host a turn. (A row
-      // whose hash slot another URL holds is inserted by #one() below, after them: in the
-      // rare chunk with such a collision it goes after its host's later rows.)
+      // Tags only for rows stored: a duplicate link must not cost its host a turn.
       args.push(...taskRow(r, id, job, slot, stateAt(r.notBefore, this.#now), this.#tags.next(r.host)));
     });
     if (stored.size > 0 && this.#st.insertMany(stored.size).run(args).changes !== stored.size) {
-      // An id taken (seq behind the ids, which the schema rules out): fail the call whole.
+      // seq behind the ids (the schema rules it out): fail the call whole.
       throw new CrawldError('frontier: a new task id is taken');
     }
     this.#claimed += stored.size;

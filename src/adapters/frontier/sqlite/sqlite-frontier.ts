@@ -1,9 +1,6 @@
 /**
- * Durable frontier on one SQLite file (better-sqlite3). Each method is one transaction, so
- * a crash leaves every task before or after a call. Several instances may open the same
- * file (the daemon, a `crawld dlq` command): writes take the write lock up front
- * (BEGIN IMMEDIATE) and shared counters are read inside the transaction, never cached.
- * Schema and sizing notes: sqlite-schema.ts.
+ * Durable frontier on one SQLite file: each method is one transaction. Several instances may
+ * open the file (daemon, `crawld dlq`): writes BEGIN IMMEDIATE, shared counters are never cached.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -49,22 +46,14 @@ export interface SqliteFrontierOptions {
   /** Bound on pending (ready + delayed) tasks; unbounded when omitted. */
   maxPending?: number;
   /**
-   * How many ready tasks, in lease order, lease() looks at when excludeHosts is set. When
-   * excluded hosts hold all of them, lease() returns fewer tasks (maybe none) even if
-   * eligible tasks sit further back; they are reached once those hosts are served or no
-   * longer excluded. The bound keeps a lease call at a few milliseconds whatever the skew.
+   * Ready tasks lease() looks at when excludeHosts is set (keeps a lease at a few ms); fewer
+   * tasks, maybe none, when excluded hosts hold them all.
    * @default 20000
    */
   leaseScanLimit?: number;
   /**
-   * How many rows the small dedupe table (dedupe_new) keeps before an enqueue moves the
-   * excess into the big one (dedupe), in key order (sqlite-schema.ts, dedupe.ts).
-   * Larger makes each big-table page a move writes take more rows, but makes the small table
-   * itself more pages to write per commit. At 1M URLs (raw better-sqlite3 replica) 20,000
-   * was best with whole-table merges (10,000 slower, 50,000 alike); with the moving slice
-   * used now, 10,000 to 40,000 were within noise. Per process: instances sharing a file may
-   * differ. 0 moves every new row by the end of its enqueue. Tests set it small so that rows
-   * move.
+   * Rows dedupe_new keeps before an enqueue moves the excess to dedupe (dedupe.ts); 0 moves
+   * every new row. Per process (docs/performance.md).
    * @default 20000
    */
   dedupeMergeRows?: number;
@@ -77,16 +66,10 @@ export class SqliteFrontier implements Frontier {
   readonly #scanLimit: number;
   readonly #mergeRows: number;
   #c: Connection | undefined;
-  // Job rows are never changed or deleted, so caching the name <-> key mapping is safe
-  // even with another instance writing the same file.
+  // Job rows are never changed or deleted: safe to cache with another instance on the file.
   readonly #jobKeys = new Map<string, number>();
   readonly #jobNames = new Map<number, string>();
-  /**
-   * URLs known to have a row, per job. Rows are never deleted, so a hit is a certain
-   * duplicate and skips the index lookup; most links a crawl discovers are duplicates.
-   * Per job rather than one set of `job\nurl`: building that key string cost more than the
-   * lookup it saved.
-   */
+  /** URLs known to have a row, per job: rows are never deleted, so a hit is a certain duplicate. */
   readonly #seen = new SeenCache();
 
   constructor(options: SqliteFrontierOptions) {
@@ -105,8 +88,7 @@ export class SqliteFrontier implements Frontier {
       configure(db);
       migrate(db);
       const st = prepareStatements(db);
-      // Rows that say no more than a missing row would (fair.ts): host_tags holds only
-      // hosts with work queued in the current round or later.
+      // host_tags holds only hosts with work queued in the current round or later (fair.ts).
       st.hostTagsPrune.run();
       const tx = makeTransactions(db, st, makeDedupe(db, this.#mergeRows), this.#maxPending);
       this.#c = { db, st, tx, batch: new WriteBatcher(db) };
@@ -239,11 +221,7 @@ export class SqliteFrontier implements Frontier {
     return this.#c;
   }
 
-  /**
-   * Registers unseen jobs in their own committed transaction, before the enqueue
-   * transaction: a key cached from a transaction that later rolled back would point at
-   * no row. A job row left behind by a failed enqueue is harmless.
-   */
+  /** Registers unseen jobs in a transaction of their own: a key cached from a rolled-back one would name no row. */
   #createJobs(names: readonly string[]): Map<string, number> {
     const { db, st } = this.#conn();
     const distinct = [...new Set(names)];

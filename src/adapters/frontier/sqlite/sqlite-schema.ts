@@ -1,51 +1,20 @@
 /**
- * Schema and connection settings of the SQLite frontier.
+ * Schema and connection settings of the SQLite frontier. Nothing scales with the queue in
+ * memory (1,000,000 queued URLs in well under 250 MB RSS): the queue lives in indexes, the
+ * counters the hot paths need in a small table.
  *
- * Sizing target: 1,000,000 queued URLs in well under 250 MB of process RSS, so nothing
- * scales with the queue in memory: the queue lives in indexes, and the counters the hot
- * paths need (pending total for maxPending, per-priority stats) live in a small table.
+ * Pending is split into 'ready' and 'delayed' so that the lease index holds only leasable
+ * rows, not a block of future retries and recrawls walked on every lease.
  *
- * States: pending is split into 'ready' and 'delayed' so that the lease index holds only
- * leasable rows. With one 'pending' state, a large block of future tasks (retries,
- * recrawls scheduled a day ahead) sorting ahead of the ready ones in (priority, seq)
- * order would be walked on every lease. A delayed row is promoted to 'ready' by lease()
- * once its notBefore has passed.
- *
- * Dedupe (schema 3): which URLs each job has seen lives in two tables of (job, slot) -> task
- * id, not in an index on tasks. New URLs land at random places in any dedupe index, so in
- * one index of 1M entries (~4,800 pages) each enqueue of 1000 new URLs dirtied ~900 distinct
- * pages, all written to the WAL at commit and again at checkpoint: half of the enqueue time
- * (commit 13.1 s of ~26 s per 1M URLs, raw better-sqlite3 replica). Page size, cache size,
- * checkpoint interval and sorting a batch did not help. So new slots go to dedupe_new, which
- * stays small (dedupeMergeRows, 20,000 rows: ~100 pages, all cached), and move to dedupe in
- * key order, a slice per enqueue (dedupe.ts): at 1M, ~4 rows land on each big-table
- * page a move writes instead of 1. An enqueue reads dedupe (reads dirty nothing) and writes
- * dedupe_new. The gain shrinks as dedupe grows: at ~5M URLs (~24,000 pages) a move writes
- * about one page per row again, unless dedupeMergeRows grows with it (not measured).
- *
- * Measured at 1M URLs in calls of 1000 (bench/frontier-scale.mjs, taskset -c 1, 3 runs each
- * interleaved with schema 2, in a slow phase of the machine): enqueue 46,359-48,438/s
- * against 33,179-34,828/s (1.39x; CPU 19.5-20.5 s against 24.6-25.1 s; another sitting
- * 43,239-45,783 against 32,089-34,553/s); lease+ack 30,784-35,841/s against
- * 30,369-31,911/s; peak RSS 171-196 MB against 161-189 MB; file size the same (189 MiB),
- * 4,775 + 97 pages of dedupe tables against 4,845 of tasks_url. Part of the gain is
- * the statement journal that OR IGNORE spares (see claim in dedupe.ts): without it,
- * 1.21-1.23x in an earlier sitting. Merges: 2 ms median, 6-11 ms at most per call;
- * whole-table merges of 20,000 rows would take 37-40 ms median, 53 ms at most, for the same
- * total (1.8-2.0 s per 1M).
+ * Dedupe (schema 3) lives in two tables of (job, slot) -> task id: new URLs dirty random pages
+ * of any index, so new slots go to the small dedupe_new (all cached) and move to dedupe in key
+ * order, a slice per enqueue (dedupe.ts). Figures: docs/performance.md.
  */
 import type Database from 'better-sqlite3';
 import { CrawldError } from '../../../core/errors.js';
 
-/**
- * 2: the dedupe index is UNIQUE, hash collisions are resolved by probing (see dedupe).
- * 3: dedupe moves from the index tasks_url to the tables dedupe and dedupe_new; task ids are
- * given (the seq at insertion).
- * 4: tasks gain request_url, the URL to request when it differs from the dedupe key url
- * (NULL otherwise, and for every task written before).
- * 5: seq is a lease-order tag that gives hosts fair turns (fair.ts), no longer the
- * task's id; host_tags and meta 'vtime' are added (by the DDL, nothing is rewritten).
- */
+/** 2: UNIQUE dedupe index, collisions probed. 3: dedupe tables, ids given. 4: request_url.
+ *  5: seq is the fair lease-order tag (fair.ts); host_tags and meta 'vtime' added. */
 export const SCHEMA_VERSION = 5;
 
 /** Fixed page-cache size; the database file itself may be far larger. */
@@ -150,18 +119,13 @@ CREATE TABLE IF NOT EXISTS host_tags (
 `;
 
 export function configure(db: Database.Database): void {
-  // WAL + synchronous=NORMAL: a commit is in the WAL file (the OS page cache) before the
-  // call returns, so a process crash or kill -9 loses nothing, which is what we promise.
-  // Only the WAL fsync is deferred to checkpoints, so a power loss or kernel panic may lose
-  // the last transactions (never corrupt the file). FULL would fsync every ack and cap
-  // throughput at the disk's fsync rate.
+  // WAL + NORMAL: a commit survives a process crash or kill -9 (what we promise); a power loss
+  // may lose the last transactions. FULL would cap acks at the disk's fsync rate.
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   // Another instance (a CLI against the daemon's data dir) may hold the write lock briefly.
   db.pragma('busy_timeout = 5000');
-  // Checkpoints are where NORMAL fsyncs; the default (every 1000 pages) fsyncs about once
-  // per enqueue batch at scale. 10000 pages (~40 MB of WAL) makes them rare and sequential;
-  // journal_size_limit then truncates the WAL file back after a checkpoint.
+  // Rare, sequential checkpoints: the default fsyncs about once per enqueue batch at scale.
   db.pragma('wal_autocheckpoint = 10000');
   db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   db.pragma(`cache_size = -${CACHE_KIB}`);
@@ -174,12 +138,7 @@ const SLOTS = 2 ** 53;
 /** The slot after `slot`, wrapping around. */
 export const nextSlot = (slot: number): number => (slot + 1) % SLOTS;
 
-/**
- * Version 1 -> 2: the dedupe index (job, url_hash) becomes UNIQUE. Version 1 stored the
- * colliding URLs of a hash under that same hash; all but the first (lowest id) move to the
- * next free slot, which keeps each reachable from its hash. Nothing else changes: tasks,
- * dead letters, counters and seq are left as they are.
- */
+/** 1 -> 2: the dedupe index becomes UNIQUE; all but the first URL of a hash move to the next free slot. */
 function migrateV1(db: Database.Database): void {
   const taken = db
     .prepare<[number, number], number>('SELECT 1 FROM tasks WHERE job = ? AND url_hash = ?')
@@ -204,14 +163,8 @@ function migrateV1(db: Database.Database): void {
 }
 
 /**
- * Version 2 -> 3: the dedupe entries move from the UNIQUE index tasks_url to the table dedupe,
- * one row per task with its slot, unchanged (all of them go to the big table; dedupe_new
- * starts empty). Read in index order, they are appended to dedupe in key order. seq is moved
- * past every id, since new ids are now taken from it; version 2 files already have that
- * (each task used up a seq, ids counted from 1), so this only guards. The index's pages go
- * to the free list and are reused by dedupe as it grows; the file does not shrink. A 1M-task
- * file takes 0.6 s (one transaction) and grows by dedupe's size, ~20 MB; dropping the index
- * first would reuse its pages but sort 1M rows in memory instead of reading them in order.
+ * 2 -> 3: the dedupe entries move from the index tasks_url to the table dedupe, read in key
+ * order; seq is moved past every id (new ids are taken from it). Time: docs/performance.md.
  */
 function migrateV2(db: Database.Database): void {
   db.exec(`
@@ -236,8 +189,7 @@ export function migrate(db: Database.Database): void {
     if (current === 1) migrateV1(db);
     db.exec(DDL);
     if (current === 1 || current === 2) migrateV2(db);
-    // 3 -> 4: a nullable column, added without rewriting rows (tasks already there keep NULL:
-    // they are requested by their key, as before).
+    // 3 -> 4: a nullable column; older tasks keep NULL (requested by their key).
     if (current >= 1 && current <= 3) db.exec('ALTER TABLE tasks ADD COLUMN request_url TEXT');
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();

@@ -1,8 +1,4 @@
-/**
- * Every statement the SQLite frontier runs, prepared once per connection.
- * Bounded statements (LIMIT ?) keep each call's work, and so its event-loop stall,
- * bounded: better-sqlite3 is synchronous.
- */
+/** Every statement of the SQLite frontier, prepared once; LIMIT ? bounds each call's event-loop stall. */
 import type Database from 'better-sqlite3';
 
 export interface TaskRow {
@@ -35,8 +31,7 @@ export interface DeadRow {
 
 const TASK_COLUMNS =
   'id, seq, url, request_url, host, job, priority, depth, attempts, generation, last_error, lease_token, lease_expires_at';
-// One random prefix per lease call plus the row id: unique per task and per lease, and
-// generated in the UPDATE itself so a whole batch is leased by one statement.
+// A random prefix per call plus the row id, made in the UPDATE: one statement leases a batch.
 const TAKE =
   "UPDATE tasks SET state = 'leased', lease_token = @token || '.' || id, lease_owner = @owner, " +
   'lease_expires_at = @expiresAt WHERE id IN';
@@ -44,14 +39,11 @@ const CLEAR_LEASE = 'lease_token = NULL, lease_owner = NULL, lease_expires_at = 
 /** Guard shared by ack, retry and deadLetter: only the holder of the current lease may finish it. */
 const HELD = "id = ? AND state = 'leased' AND lease_token = ?";
 
-// A new task's id is given, not assigned: it is taken from meta 'seq' (see tasks in
-// sqlite-schema.ts), known before the row is written, which is what the dedupe tables store.
-// The seq column is the task's place in the lease order (fair.ts).
+// The id is given (from meta 'seq', before the dedupe row names it); seq is the lease order (fair.ts).
 const COLUMNS =
   'tasks (id, job, url, url_hash, host, priority, depth, state, not_before, seq, request_url) VALUES';
 const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
-/** Every statement, by the groups below. */
 export function prepareStatements(db: Database.Database) {
   return { ...metaStatements(db), ...enqueueStatements(db), ...leaseStatements(db), ...readStatements(db) };
 }
@@ -63,7 +55,6 @@ function metaStatements(db: Database.Database) {
   return {
     seqGet: db.prepare<[], number>("SELECT value FROM meta WHERE key = 'seq'").pluck(),
     seqSet: db.prepare<[number]>("UPDATE meta SET value = ? WHERE key = 'seq'"),
-    // Fair turns across hosts (fair.ts).
     vtimeGet: db.prepare<[], number>("SELECT value FROM meta WHERE key = 'vtime'").pluck(),
     vtimeRaise: db.prepare<[number]>("UPDATE meta SET value = max(value, ?) WHERE key = 'vtime'"),
     hostTagGet: db.prepare<[string], number>('SELECT tag FROM host_tags WHERE host = ?').pluck(),
@@ -99,11 +90,7 @@ function enqueueStatements(db: Database.Database) {
     insert: db.prepare<
       [number, number, string, number, string, number, number, string, number, number, string | null]
     >(`INSERT INTO ${COLUMNS} ${ROW}`),
-    /**
-     * `rows` new tasks in one statement (their dedupe slots are already taken: dedupe.ts).
-     * OR IGNORE spares the statement journal (see claim in dedupe.ts); the caller
-     * checks that every row went in.
-     */
+    /** `rows` new tasks; OR IGNORE spares the statement journal (dedupe.ts claim), the caller checks the count. */
     insertMany: (rows: number) => {
       let stmt = insertMany.get(rows);
       if (stmt === undefined) {

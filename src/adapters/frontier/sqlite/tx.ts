@@ -1,11 +1,5 @@
-/**
- * The SQLite frontier's transactions, built once per connection. Writes run as
- * BEGIN IMMEDIATE (`.immediate(...)`): taking the write lock up front means two instances
- * on one file queue on busy_timeout instead of failing with SQLITE_BUSY on lock upgrade.
- * enqueue, recrawl, retry and bury are plain functions that WriteBatcher runs, each call as
- * a transaction of its own or a savepoint of a shared one (see batcher.ts); enqueue
- * lives in sqlite-enqueue.ts.
- */
+/** The SQLite frontier's transactions. BEGIN IMMEDIATE: two instances on one file queue on
+ *  busy_timeout instead of failing with SQLITE_BUSY on lock upgrade. */
 import type Database from 'better-sqlite3';
 import { CountDeltas, stateAt } from './counts.js';
 import type { Dedupe } from './dedupe.js';
@@ -23,7 +17,6 @@ export interface LeaseArgs {
   expiresAt: number;
   owner: string;
   token: string;
-  /** JSON array of excluded hosts, or undefined when none. */
   hosts: string | undefined;
   scan: number;
 }
@@ -52,17 +45,13 @@ function lease(st: Statements, a: LeaseArgs): TaskRow[] {
     tag = Math.max(tag, row.seq);
   }
   deltas.flush(st);
-  // The turn leased so far (fair.ts).
   if (rows.length > 0) st.vtimeRaise.run(tag);
   // RETURNING order is unspecified: restore lease order.
   return rows.sort((x, y) => x.priority - y.priority || x.seq - y.seq);
 }
 
 export function makeTransactions(db: Database.Database, st: Statements, dedupe: Dedupe, maxPending: number) {
-  /**
-   * Runs a write that moves one leased task of `host` back to pending at `at`, at the back of
-   * its host's turns; false when the lease is stale.
-   */
+  /** A leased task of `host` back to pending, behind its host's turns; false when the lease is stale. */
   const requeueLeased = (host: string, write: (tag: number) => number | undefined): boolean => {
     const tags = new FairTags(st);
     const priority = write(tags.next(host));
