@@ -40,6 +40,7 @@ function onSendHeaders(message: unknown): void {
 
 const PAYLOAD_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
+// Forwarding written out, as in timing.ts (docs/history.md, a shared base class not kept).
 class CaptureHandler implements Dispatcher.DispatchHandler {
   readonly #inner: Dispatcher.DispatchHandler;
   readonly #req: CaptureRequest;

@@ -34,6 +34,7 @@ export interface HopWatch {
 
 type Controller = Dispatcher.DispatchController;
 
+// Forwarding written out, as in exchange-capture.ts: a shared base class cost a call more per callback (docs/history.md).
 class TimingHandler implements Dispatcher.DispatchHandler {
   readonly #inner: Dispatcher.DispatchHandler;
   readonly #timing: HopTiming;
