@@ -1,10 +1,6 @@
 /**
- * Bounded host labels. A crawl can touch millions of hosts; each distinct label value is a
- * new time series in Prometheus, so only the busiest hosts keep their name. A host earns its
- * name once it has made `minRequests` requests while fewer than `maxNamed` hosts are named;
- * a named host keeps its name for the life of the process (series stay stable), every other
- * host is reported as `other`. Candidate counts live in a bounded map so the labeler itself
- * stays small.
+ * Each label value is a series, so only the busiest hosts keep their name (for the process's
+ * life, so series stay stable); every other host is `other`.
  */
 export class HostLabels {
   readonly #named = new Set<string>();
@@ -16,7 +12,6 @@ export class HostLabels {
     readonly maxCandidates = 10_000,
   ) {}
 
-  /** Counts one request for host and returns its label. */
   observe(host: string): string {
     if (this.#named.has(host)) return host;
     if (this.#named.size >= this.maxNamed) return 'other';

@@ -1,9 +1,7 @@
 /**
- * Label values known in advance, one list per label, so every series exists (at 0) from the
- * first scrape: `rate()` of a series that does not exist is not 0 but nothing, which empties
- * panels and silently disables alerts. Adding a reason somewhere in the code? Add it here too
- * (docs/metrics.md lists the same values). Values seen at run time that are not listed still
- * get counted; they just appear with their first event.
+ * Label values known in advance, so every series exists at 0 from the first scrape: `rate()` of
+ * a missing series is nothing, which silently disables alerts. A new reason goes here and in
+ * docs/metrics.md.
  */
 import { TLS_REASONS } from '../core/errors.js';
 import { TIMEOUT_PHASES as TIMEOUT_PHASE_LIST } from '../core/timeout-phase.js';
@@ -16,10 +14,8 @@ const BROWSER_ERROR_REASONS = [
   'blocked_scheme',
 ] as const;
 
-/** crawld_requests_total{status_class}. */
 export const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx', 'other'] as const;
 
-/** crawld_pages_total{result}. */
 export const PAGE_RESULTS = ['ok', 'failed', 'skipped'] as const;
 
 /** crawld_fetch_errors_total{reason}: the `reason` of each FetchError class (src/core/errors.ts). */
@@ -83,7 +79,6 @@ export const DEAD_LETTER_REASONS = [
   'blocked_scheme',
 ] as const;
 
-/** crawld_skipped_total{reason}. */
 export const SKIP_REASONS = [
   'robots',
   'content_type',
@@ -116,7 +111,6 @@ export const DEFER_REASONS = [
 /** crawld_rate_limit_waits_total{reason}, crawld_rate_limit_wait_seconds_total{reason}. */
 export const WAIT_REASONS = ['rate_limit', 'politeness'] as const;
 
-/** crawld_links_total{result}. */
 export const LINK_RESULTS = ['added', 'duplicate', 'dropped', 'out_of_scope', 'over_cap'] as const;
 
 /** crawld_host_timeout_seconds{phase}, and crawld_request_timeouts_total{phase} of learned timeouts. */
@@ -128,7 +122,6 @@ export const CONFIGURED_TIMEOUT_PHASES = [...TIMEOUT_PHASE_LIST, 'total'] as con
 /** crawld_request_timeouts_total{timeout}: the host's learned timeout, or the configured one. */
 export const TIMEOUT_KINDS = ['learned', 'configured'] as const;
 
-/** crawld_hedged_requests_total{result}. */
 export const HEDGE_RESULTS = ['won', 'lost'] as const;
 
 /** The host label every host carries until it earns its own name (src/observe/host-labels.ts). */

@@ -45,10 +45,8 @@ export interface KnownLabels {
 }
 
 /**
- * Every crawld metric (docs/metrics.md lists them), one family per file: requests, pages,
- * hosts, frontier, sinks, robots, cookies, browser, render. One registry per daemon, never
- * prom-client's global one. Counters subscribe to the crawl events; gauges are read from the
- * sources when Prometheus scrapes. A URL is never a label; hosts are bounded (HostLabels).
+ * Every crawld metric (docs/metrics.md), one registry per daemon, never prom-client's global
+ * one. A URL is never a label; hosts are bounded (HostLabels).
  */
 export function createMetrics(
   events: CrawlEmitter,

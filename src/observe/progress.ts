@@ -17,8 +17,7 @@ export interface ProgressSnapshot {
   readonly state: string;
 }
 
-// Made on first use: building a NumberFormat loads ICU data, 26–30 ms of start-up that a run
-// with --no-progress (or no TTY) never needs.
+// Made on first use: a NumberFormat loads ICU data, start-up time a run without a TTY never needs.
 let intFormat: Intl.NumberFormat | undefined;
 const int = {
   format(n: number): string {
@@ -35,10 +34,7 @@ function clock(seconds: number): string {
   return h > 0 ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
 }
 
-/**
- * One progress line, never longer than `columns - 1`: a line that wraps can no longer be
- * redrawn in place with \r. Plain ASCII separators so any terminal and font show it.
- */
+/** Never longer than `columns - 1` (a wrapped line cannot be redrawn with \r); ASCII for any font. */
 export function formatProgress(p: ProgressSnapshot, columns?: number): string {
   const parts = [
     `crawld ${clock(p.elapsedSeconds)}`,
@@ -56,7 +52,6 @@ export function formatProgress(p: ProgressSnapshot, columns?: number): string {
   return line.length > max ? `${line.slice(0, max - 1)}~` : line;
 }
 
-/** The part of a TTY stream the progress line uses (process.stderr, or a fake in tests). */
 export interface ProgressStream {
   write(chunk: string): boolean;
   readonly columns?: number;
@@ -67,13 +62,7 @@ export interface ProgressOptions {
   readonly now?: () => number;
 }
 
-/**
- * Redraws the progress line about twice a second until stop(). The cursor is left at the
- * start of the line after each draw, so a log line written meanwhile (crawl and demo log
- * warnings to the same stderr) overwrites the progress text instead of being glued to its
- * end; the next draw then appears under it. stop() erases the line, leaving the terminal
- * clean for the summary.
- */
+/** The cursor stays at the line's start, so a log line written meanwhile overwrites it cleanly. */
 export function startProgress(daemon: StatusSource, stream: ProgressStream, opts: ProgressOptions = {}) {
   const now = opts.now ?? Date.now;
   const sampler = new RateSampler(5_000);

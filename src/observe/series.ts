@@ -11,11 +11,7 @@ export function zero<L extends string>(
   for (const v of values) c.inc({ ...fixed, [label]: v } as Record<L, string>, 0);
 }
 
-/**
- * The host label of each request (HostLabels, bounded), and the series each metric family keeps
- * per host, started at 0 when a label first appears: a host's series exist from its first task
- * under its label, so a rate over them has a start.
- */
+/** Per-host series start at 0 when a label first appears, so a rate over them has a start. */
 export class HostSeries {
   readonly #hosts: HostLabels;
   readonly #named = new Set<string>();
@@ -31,14 +27,12 @@ export class HostSeries {
     for (const label of this.#named) start(label);
   }
 
-  /** Counts a request of `host` and returns its label. */
   observe(host: string): string {
     const label = this.#hosts.observe(host);
     this.start(label);
     return label;
   }
 
-  /** Starts a label's series (once). */
   start(label: string): void {
     if (this.#named.has(label)) return;
     this.#named.add(label);

@@ -21,21 +21,12 @@ export interface WindowRates {
   readonly failuresPerSec: number | null;
   /** Retries scheduled per second over the window. */
   readonly retriesPerSec: number | null;
-  /**
-   * Share of fetch attempts in the window that did not succeed (retried or dead-lettered),
-   * 0..1; null when none ended in it. Counting retries matters: a failing site shows up here
-   * at once, long before its pages exhaust their retries and become dead letters.
-   */
+  /** Retries count: a failing site shows at once, long before its pages become dead letters. */
   readonly failureRatio: number | null;
   readonly windowSeconds: number;
 }
 
-/**
- * Turns cumulative counters into rates over the last RATE_WINDOW_MS. Sampled lazily, on each
- * request for the status, so an idle daemon with no page open does no work at all; the
- * oldest sample kept is the newest one at least a window old, so the rate always spans
- * about a full window once the page has been open that long.
- */
+/** Sampled lazily, on each status request: a daemon with no page open does no work. */
 export class RateSampler {
   readonly #samples: Sample[] = [];
 
@@ -126,7 +117,6 @@ async function readCrawl(d: StatusSource, now: number) {
   return { frontier, c: d.scheduler.counters, head };
 }
 
-/** The JSON served at /api/stats. */
 export async function collectStats(d: StatusSource, now: number) {
   const { frontier, c, head } = await readCrawl(d, now);
   return {

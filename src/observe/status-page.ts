@@ -24,12 +24,7 @@ function secure(res: Response, type: string, cache: string): Response {
   });
 }
 
-/**
- * The live status page at / for people without Grafana: static HTML at /, its script and
- * stylesheet at /status.js and /status.css, and the JSON it polls every second at
- * /api/status (everything the page shows in one request, with rates computed server-side
- * so a freshly opened page shows a throughput on its second poll).
- */
+/** The live status page for people without Grafana; rates are computed server-side. */
 export function mountStatusPage(app: Express, daemon: StatusSource, clock = systemClock): void {
   const sampler = new RateSampler();
   app.get('/', (_req, res) => {

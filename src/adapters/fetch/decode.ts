@@ -1,7 +1,4 @@
-/**
- * Streams a response body through content decoders with running byte caps on both sides, so
- * neither an endless body nor a decompression bomb is ever buffered past its cap.
- */
+/** Byte caps on both sides of the decoders: no endless body or decompression bomb passes its cap. */
 import { pipeline, Readable, type Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { BodyTooLargeError, DecodedTooLargeError, DecodeError } from '../../core/errors.js';
@@ -20,10 +17,7 @@ export interface DecodedBody {
   readonly wireBytes: number;
 }
 
-/**
- * Parses Content-Encoding into the order decoders must run (last applied first).
- * Throws DecodeError for codings we did not offer in Accept-Encoding.
- */
+/** Decoders in run order (last applied first); DecodeError for codings we did not offer. */
 export function parseContentEncoding(header: string | undefined): Coding[] {
   if (!header) return [];
   const codings: Coding[] = [];
@@ -37,7 +31,7 @@ export function parseContentEncoding(header: string | undefined): Coding[] {
   return codings.reverse();
 }
 
-/** zlib (RFC 1950) header: deflate method, and the two bytes form a multiple of 31. */
+/** RFC 1950 header. */
 function looksLikeZlib(head: Buffer): boolean {
   const cmf = head[0];
   const flg = head[1];
@@ -69,10 +63,7 @@ async function* countWire(
   }
 }
 
-/**
- * One decoding stage. The decoder is created only once input arrives: an empty body with a
- * Content-Encoding header (HEAD-like 204/304, lazy servers) is valid and decodes to nothing.
- */
+/** The decoder starts with the first input: an empty body with a Content-Encoding is valid. */
 async function* decodeStage(input: AsyncIterable<Buffer>, coding: Coding): AsyncGenerator<Buffer> {
   const it = input[Symbol.asyncIterator]();
   const head: Buffer[] = [];
@@ -85,8 +76,7 @@ async function* decodeStage(input: AsyncIterable<Buffer>, coding: Coding): Async
   }
   if (headBytes === 0) return;
 
-  // Errors raised upstream (caps, socket) pass through unchanged; anything else the decoder
-  // throws is corrupt input.
+  // Upstream errors (caps, socket) pass unchanged; anything else the decoder throws is corrupt input.
   let upstreamError: unknown;
   const rest = (async function* () {
     try {
@@ -105,9 +95,8 @@ async function* decodeStage(input: AsyncIterable<Buffer>, coding: Coding): Async
   })();
 
   const decoder = createDecoder(coding, head.length === 1 ? head[0]! : Buffer.concat(head));
-  pipeline(Readable.from(rest, { objectMode: false }), decoder, () => {
-    // Failures surface through the decoder's iterator below.
-  });
+  // Failures surface through the decoder's iterator below.
+  pipeline(Readable.from(rest, { objectMode: false }), decoder, () => {});
   try {
     for await (const chunk of decoder) yield chunk as Buffer;
   } catch (err) {
@@ -118,7 +107,6 @@ async function* decodeStage(input: AsyncIterable<Buffer>, coding: Coding): Async
   }
 }
 
-/** Reads the whole body, decoding `codings` in order; one copy at the end. */
 export async function readBody(
   source: AsyncIterable<Buffer>,
   codings: readonly Coding[],

@@ -1,8 +1,6 @@
 /**
- * The raw exchange of a request, for an exchange tap (WARC archives): the request head as
- * undici wrote it, the status line and header fields as they came, and the body as undici
- * hands it over (de-chunked, content coding intact). Composed into the dispatch only when the
- * fetcher has a tap, so a crawl without archives pays nothing.
+ * A request's raw exchange for a tap (WARC): the head as undici wrote it, the response fields as
+ * they came, the body de-chunked with its coding intact. Composed only when there is a tap.
  */
 import diagnostics from 'node:diagnostics_channel';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -23,11 +21,7 @@ export interface CaptureRequest {
   readonly maxBodyBytes: number;
 }
 
-/**
- * undici publishes the head it writes on 'undici:client:sendHeaders', synchronously after it
- * told the request's handler it starts (onRequestStart): the handler that started last is the
- * one the head belongs to. Subscribed once, on the first capture.
- */
+/** undici publishes a head synchronously after onRequestStart: it is the last starter's. */
 let starting: CaptureHandler | undefined;
 let subscribed = false;
 
@@ -37,8 +31,7 @@ function onSendHeaders(message: unknown): void {
     headers?: unknown;
     socket?: { remoteAddress?: string };
   };
-  // Only the head of the request that started: one whose start was aborted before its head was
-  // written must not take the next head another client publishes.
+  // A start aborted before its head was written must not take another client's next head.
   if (starting && typeof m.headers === 'string' && starting.isFor(m.request?.method, m.request?.path)) {
     starting.sent(m.headers, m.socket?.remoteAddress);
   }
@@ -47,6 +40,7 @@ function onSendHeaders(message: unknown): void {
 
 const PAYLOAD_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
+// Forwarding written out, as in timing.ts (docs/history.md, a shared base class not kept).
 class CaptureHandler implements Dispatcher.DispatchHandler {
   readonly #inner: Dispatcher.DispatchHandler;
   readonly #req: CaptureRequest;
@@ -68,7 +62,6 @@ class CaptureHandler implements Dispatcher.DispatchHandler {
     this.#target = requestTarget(new URL(req.url));
   }
 
-  /** Whether undici's request is this one: its method, and its target (origin or absolute form). */
   isFor(method: unknown, path: unknown): boolean {
     return method === this.#req.method && (path === this.#target || path === this.#req.url);
   }
@@ -189,10 +182,6 @@ function latin1(v: unknown): string {
   return Buffer.isBuffer(v) ? v.toString('latin1') : String(v);
 }
 
-/**
- * A handler wrapper that hands the exchange of one hop to the fetcher's tap (`options.tap`,
- * set), its body kept up to the fetcher's maxBodyBytes.
- */
 export function capturing(
   options: { readonly tap?: ExchangeTap | undefined; readonly maxBodyBytes: number },
   jobId: string | undefined,

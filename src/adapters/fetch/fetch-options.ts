@@ -8,41 +8,29 @@ import type { HostTimeouts } from '../../core/host-timeout.js';
 import type { ExchangeTap } from '../../ports/fetcher.js';
 import { NO_PROXY, type ProxyResult, type ProxySettings, proxyUrlProblem } from './proxy.js';
 
-/** The fetcher's options: its number limits (core/fetch-limits.ts, with their defaults and bounds) and the rest. */
+/** Number limits, defaults and bounds live in core/fetch-limits.ts. */
 export interface UndiciFetcherOptions extends FetchLimits {
   readonly userAgent: string;
-  /**
-   * Cut a 2xx body at maxBodyBytes / maxDecodedBytes and return its head instead of failing
-   * (robots.txt: RFC 9309 §2.5 applies the first 500 KiB of a larger file). @default false
-   */
+  /** Return a too-large 2xx body's head instead of failing (robots.txt, RFC 9309 §2.5). @default false */
   readonly truncateBody?: boolean;
   /** Media types whose 2xx bodies are downloaded; 'type/*' wildcards allowed. */
   readonly acceptContentTypes: readonly string[];
   readonly addressPolicy: AddressPolicy;
-  /** dns.lookup-compatible resolver; tests inject one to map names to local servers. */
+  /** Tests inject one to map names to local servers. */
   readonly lookup?: LookupFunction;
   /** Trusted CA certificates (PEM) for https; unset: Node's default list (and NODE_EXTRA_CA_CERTS). */
   readonly ca?: readonly string[];
   /** Proxies per target scheme and NO_PROXY (fetch.proxy or the environment). */
   readonly proxy: ProxySettings;
-  /**
-   * Other proxies requests may name (jobs' `proxy`): indexed after proxy.http and proxy.https,
-   * in this order, so a proxy's index (its label in errors and metrics) is stable.
-   */
+  /** Jobs' proxies, indexed after proxy.http and proxy.https so an index (a metric label) is stable. */
   readonly extraProxies?: readonly string[];
-  /** Told the outcome of each request sent through a proxy. */
   readonly onProxy?: (index: number, result: ProxyResult) => void;
   /** Told every exchange as it crossed the wire (WARC archives); unset, nothing is captured. */
   readonly tap?: ExchangeTap;
-  /**
-   * Each host's learned timeouts (fetch.adaptiveTimeout): every request is a sample of its
-   * host, and is given up as hung once it outlives its host's timeout. Unset: the configured
-   * timeouts only.
-   */
+  /** fetch.adaptiveTimeout: a request past its host's learned timeout is hung. */
   readonly timeouts?: HostTimeouts;
   /** Hedged requests (fetch.hedge): a GET that waited past its host's p95 is sent twice. Unset: none. */
   readonly hedge?: HedgePolicy;
-  /** Told each hedge: `won` (the second request answered first) or `lost`. */
   readonly onHedge?: (host: string, result: 'won' | 'lost') => void;
 }
 
@@ -73,7 +61,6 @@ function bad(name: string, value: unknown, want: string, bound?: Bound): never {
   );
 }
 
-/** The number options, within their bounds (core/fetch-limits.ts, which the config reads too). */
 function checkLimits(o: FetchLimits): void {
   for (const [name, bound] of Object.entries(FETCH_LIMIT_BOUNDS)) {
     const value = o[name as keyof FetchLimits];
@@ -81,7 +68,7 @@ function checkLimits(o: FetchLimits): void {
   }
 }
 
-/** Merges with the defaults and validates; every failure names the option and the bad value. */
+/** Every failure names the option and the bad value. */
 export function resolveFetcherOptions(input: Partial<UndiciFetcherOptions> = {}): UndiciFetcherOptions {
   const o: UndiciFetcherOptions = { ...DEFAULT_FETCHER_OPTIONS, ...stripUndefined(input) };
   if (typeof o.userAgent !== 'string' || o.userAgent.trim() === '' || /[\r\n]/.test(o.userAgent)) {
@@ -110,7 +97,7 @@ export function resolveFetcherOptions(input: Partial<UndiciFetcherOptions> = {})
   return o;
 }
 
-/** Lets callers pass `{ maxRedirects: undefined }` from optional config without wiping a default. */
+/** `{ maxRedirects: undefined }` from optional config keeps the default. */
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,7 +1,6 @@
 /**
- * The second half of the SSRF guard: DNS answers are checked at connect time, inside the
- * socket's own lookup, so the address that is checked is the address that is dialled
- * (no TOCTOU window for DNS rebinding) and every new pooled connection is re-checked.
+ * The SSRF guard's second half: DNS answers are checked inside the socket's own lookup, so the
+ * address checked is the one dialled (no DNS-rebinding window).
  */
 import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
@@ -14,15 +13,13 @@ type LookupCallback = Parameters<LookupFunction>[2];
 
 const systemLookup: LookupFunction = (hostname, options, callback) => dns.lookup(hostname, options, callback);
 
-/** Wraps a resolver so only addresses the policy allows for `port` are ever returned. */
 export function guardedLookup(policy: AddressPolicy, port: number, base: LookupFunction): LookupFunction {
   return (hostname: string, options: LookupOptions, callback: LookupCallback) => {
     base(hostname, { ...options, all: true }, (err, result) => {
       if (err) return callback(err, '');
       const found: LookupAddress[] =
         typeof result === 'string' ? [{ address: result, family: isIP(result) || 4 }] : result;
-      // Drop refused answers rather than failing the host: a name with one public and one
-      // private record is still reachable, and only the public one is handed to connect().
+      // Drop refused answers rather than fail: a name with a public and a private record stays reachable.
       const allowed = found.filter((a) => checkAddress(policy, a.address, port).allowed);
       const first = allowed[0];
       if (!first) {
@@ -48,23 +45,18 @@ export interface GuardedConnectorOptions {
   readonly policy: AddressPolicy;
   readonly connectTimeoutMs: number;
   readonly lookup?: LookupFunction;
-  /** Trusted CA certificates (PEM) for https, replacing Node's default list; unset: the default. */
+  /** PEM certificates replacing Node's default list. */
   readonly ca?: readonly string[];
-  /** Learned connect timeouts: each new connection is a sample of its host, and held to its timeout. */
   readonly timeouts?: HostTimeouts;
 }
 
-/**
- * An undici `connect` function. The allow-list can name ports, but a lookup function never
- * learns the port, so one undici connector (each with its own lookup) is kept per port.
- */
+/** One connector per port: the allow-list can name ports, a lookup function never sees one. */
 export function guardedConnector(opts: GuardedConnectorOptions): buildConnector.connector {
   const base = opts.lookup ?? systemLookup;
   const byPort = new Map<number, buildConnector.connector>();
   return (connectOpts, callback) => {
     const port = Number(connectOpts.port) || (connectOpts.protocol === 'https:' ? 443 : 80);
-    // Literal hosts skip lookup inside net.connect, so re-check them here as well; the
-    // fetcher already checked the URL, this covers any other path into the agent.
+    // Literal hosts skip the lookup: checked here too, for any path into the agent.
     if (isIP(connectOpts.hostname)) {
       const { allowed, range } = checkAddress(opts.policy, connectOpts.hostname, port);
       if (!allowed) {
@@ -88,12 +80,7 @@ export function guardedConnector(opts: GuardedConnectorOptions): buildConnector.
   };
 }
 
-/**
- * One connection through `connector`, timed: its time (lookup, TCP and TLS handshakes) is a
- * sample of the host's connect phase, and once the host's connect timeout is learned a connect
- * that outlives it is destroyed with HungRequestError (undici fails the requests waiting for it
- * with that error). undici's own connect timeout stays behind it, at the configured one.
- */
+/** A connect past its host's learned timeout is destroyed (HungRequestError); undici's stays behind it. */
 function learnedConnect(
   connector: buildConnector.connector,
   timeouts: HostTimeouts,

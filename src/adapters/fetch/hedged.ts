@@ -1,14 +1,11 @@
 /**
- * A hedged request (core/hedge.ts): the request, and after `delayMs` without its response
- * headers a second one alike, if the budget allows; the first to answer wins and the other is
- * aborted (its body discarded if it answered too). Fails only when both failed, with the
- * first request's error.
+ * After `delayMs` without headers a second request, if the budget allows (core/hedge.ts); the
+ * first to answer wins. Fails only when both fail, with the first's error.
  */
 import type { Readable } from 'node:stream';
 import { AbortedError } from '../../core/errors.js';
 
 export interface HedgeRun {
-  /** How long the first request may wait for its headers before the second goes out. */
   readonly delayMs: number;
   /** Whether a second request may go out now (the budget); called once, when the delay is up. */
   take(): boolean;

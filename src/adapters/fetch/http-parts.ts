@@ -1,8 +1,4 @@
-/**
- * Small pure pieces of an HTTP exchange the fetcher reads: the request URL it accepts (http
- * and https, no fragment) and its request target, response header values, and the media type
- * of a Content-Type.
- */
+/** Pure pieces of an HTTP exchange: the URL accepted, its request target, header values, media type. */
 import type { Dispatcher } from 'undici';
 import { FetchError } from '../../core/errors.js';
 
@@ -21,12 +17,8 @@ export function parseUrl(raw: string): URL {
 }
 
 /**
- * The request target (origin-form, RFC 9112 §3.2.1) of an http(s) URL: its serialisation from
- * the path to before the fragment, as a browser sends it. Not `pathname + search`: `search` is
- * '' for an empty query, so `/a?` would go out as `/a`, another URL to the server (a signed or
- * cached URL, a server that reads the bare `?`). The path of a special URL is never empty and
- * its authority cannot hold a `/` or `#` (userinfo escapes them), so the first `/` after
- * `scheme://` starts the path and the first `#` the fragment.
+ * Origin-form (RFC 9112 §3.2.1) as a browser sends it: not `pathname + search`, which turns `/a?`
+ * into `/a`. A special URL's authority holds no `/` or `#`, so the first of each bounds the path.
  */
 export function requestTarget(url: URL): string {
   const href = url.href;

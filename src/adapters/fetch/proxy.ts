@@ -1,14 +1,12 @@
 /**
- * Egress through HTTP(S) proxies: which proxy (if any) a request goes through, rotation over
- * a list, and a breaker per proxy so one that fails leaves the rotation for a while. A proxy
- * is named by its index in logs, errors and metrics, never by its URL (which may hold
- * credentials).
+ * Egress through HTTP(S) proxies: rotation and a breaker per proxy. A proxy is named by its
+ * index, never by its URL (which may hold credentials).
  */
 import { ProxyAgent } from 'undici';
 import { ProxyError } from '../../core/errors.js';
 import { lightDispatcherFactory } from './light-pool.js';
 
-/** Where requests go: per target scheme a proxy list (empty: direct), and hosts that bypass it. */
+/** Per target scheme a proxy list (empty: direct). */
 export interface ProxySettings {
   readonly http: readonly string[];
   readonly https: readonly string[];
@@ -18,7 +16,6 @@ export interface ProxySettings {
 
 export type ProxyResult = 'ok' | 'proxy_error' | 'proxy_auth';
 
-/** Every proxy in index order: the settings' lists, then the extra ones, each URL once. */
 export function proxyIndexes(settings: ProxySettings, extra: readonly string[] = []): Map<string, number> {
   const out = new Map<string, number>();
   for (const u of [...settings.http, ...settings.https, ...extra]) if (!out.has(u)) out.set(u, out.size);
@@ -27,7 +24,7 @@ export function proxyIndexes(settings: ProxySettings, extra: readonly string[] =
 
 export const NO_PROXY: ProxySettings = Object.freeze({ http: [], https: [], noProxy: [] });
 
-/** The conventional environment variables (upper case wins over lower case, as curl does for most). */
+/** Upper case wins over lower case, as curl does for most. */
 export function proxySettingsFromEnv(env: NodeJS.ProcessEnv): ProxySettings {
   const get = (name: string) => env[name] ?? env[name.toLowerCase()];
   const list = (v: string | undefined) => (v ? [v.trim()].filter((s) => s !== '') : []);
@@ -41,7 +38,6 @@ export function proxySettingsFromEnv(env: NodeJS.ProcessEnv): ProxySettings {
   };
 }
 
-/** Whether a NO_PROXY list exempts host:port. */
 export function bypassesProxy(noProxy: readonly string[], hostname: string, port: number): boolean {
   const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
   for (const raw of noProxy) {
@@ -63,7 +59,6 @@ export function bypassesProxy(noProxy: readonly string[], hostname: string, port
   return false;
 }
 
-/** A proxy URL crawld can use, or a message saying why not (config validation uses it too). */
 export function proxyUrlProblem(raw: string): string | undefined {
   let u: URL;
   try {
@@ -94,10 +89,7 @@ export interface ProxyUse {
   failed(): void;
 }
 
-/**
- * Round-robin over proxies, skipping those whose breaker is open. When every one is open,
- * pick() throws ProxyError: the task is retried later rather than sent direct.
- */
+/** Round-robin over closed breakers; all open: ProxyError, retried later rather than sent direct. */
 export class ProxyPool {
   readonly #entries: Entry[];
   #next = 0;
@@ -112,7 +104,6 @@ export class ProxyPool {
       bodyTimeout: number;
       connectTimeoutMs: number;
     },
-    /** Each proxy's index (its label in errors and metrics). */
     indexes: readonly number[],
     now: () => number = () => performance.now(),
   ) {
@@ -160,7 +151,6 @@ export class ProxyPool {
     throw new ProxyError('every proxy is out of rotation after failures; retry later', false);
   }
 
-  /** As Fetcher.close(): every tunnel and connection goes at once (the fetches are over). */
   async close(): Promise<void> {
     await Promise.all(this.#entries.map((e) => e.agent.destroy()));
   }
@@ -180,10 +170,7 @@ const PROXY_CONNECTION_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-/**
- * The error of a request sent through proxy `index` as a ProxyError when the proxy is to blame
- * (407, CONNECT refused, connection to it failed or closed), else undefined.
- */
+/** A ProxyError when the proxy is to blame (407, CONNECT refused, its connection failed). */
 export function asProxyError(err: unknown, index: number): ProxyError | undefined {
   const e = err as { message?: unknown; code?: unknown; cause?: unknown } | null;
   const message = typeof e?.message === 'string' ? e.message : '';

@@ -1,7 +1,4 @@
-/**
- * Redirects are followed here, not by undici, so every hop passes the address policy and the
- * hop budget before any connection is made. A meta refresh or Refresh header is a hop too.
- */
+/** Redirects followed here, not by undici: every hop passes the address policy and the budget first. */
 import { FetchError, RedirectLoopError, TooManyRedirectsError } from '../../core/errors.js';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -21,9 +18,8 @@ export function isRedirect(status: number, location: string | undefined): locati
 }
 
 /**
- * Tracks the hops of one fetch; throws when the chain loops or runs too long. A loop is the
- * same URL requested again with the same cookies: `/item → /gate → /item` is no loop when the
- * gate set a cookie the second `/item` carries (cookie walls, consent and region choosers).
+ * A loop is the same URL with the same cookies: `/item → /gate → /item` is none when the gate
+ * set a cookie (cookie walls, consent choosers).
  */
 export class RedirectChain {
   readonly visited: string[] = [];
@@ -35,7 +31,6 @@ export class RedirectChain {
     this.#maxRedirects = maxRedirects;
   }
 
-  /** The request about to be sent: `cookies` is the Cookie header it carries ('' for none). */
   enter(url: URL, cookies: string): void {
     const key = visitKey(url, cookies);
     if (this.#seen.has(key)) {
@@ -49,12 +44,10 @@ export class RedirectChain {
     return this.visited.length >= this.#maxRedirects;
   }
 
-  /** Whether requesting `url` with `cookies` would repeat a request of this chain. */
   repeats(url: URL, cookies: string): boolean {
     return this.#seen.has(visitKey(url, cookies));
   }
 
-  /** Computes the next hop for a redirect response from `hop`. */
   next(hop: Hop, status: number, location: string): Hop {
     const target = this.#target(hop, location);
     // 303 always, and 301/302 after POST (what browsers do), switch to a body-less GET.

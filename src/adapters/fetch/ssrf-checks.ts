@@ -1,9 +1,4 @@
-/**
- * The fetcher's SSRF checks before a request is sent: a literal IP host is checked against
- * the address policy, and a target reached through a proxy (which resolves and dials it
- * itself) is resolved here first. Connections made directly are checked again after DNS, by
- * the guarded lookup (guarded-lookup.ts).
- */
+/** SSRF checks before sending; direct connections are checked again after DNS (guarded-lookup.ts). */
 import dns from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { type AddressPolicy, checkAddress, parseHostLiteral } from '../../core/address.js';
@@ -20,10 +15,7 @@ export function checkLiteralHost(policy: AddressPolicy, url: URL): void {
     throw new BlockedAddressError(`${url.href}: address ${ip} is blocked (${range ?? 'blocked'})`);
 }
 
-/**
- * The SSRF guard through a proxy: the proxy resolves and dials the target, so crawld
- * resolves it first and refuses it if every address is one the policy blocks.
- */
+/** The proxy dials the target itself: resolved here first, refused if every address is blocked. */
 export async function checkTargetForProxy(
   policy: AddressPolicy,
   lookup: LookupFunction | undefined,

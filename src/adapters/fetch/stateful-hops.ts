@@ -1,7 +1,4 @@
-/**
- * What makes a hop of the redirect chain depend on the previous one besides its Location:
- * the cookies each hop sends and stores, and the refresh (meta or header) a 2xx page asks for.
- */
+/** What ties a hop to the previous one besides Location: cookies and a 2xx page's refresh. */
 import { parseRefresh } from '../../core/refresh.js';
 import type { FetchResponse } from '../../ports/fetcher.js';
 import { HTML_TYPES } from '../parse/field-values.js';
@@ -20,11 +17,7 @@ export function setCookieLines(v: string | string[] | undefined): readonly strin
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 }
 
-/**
- * Where a 2xx page refreshes to within `maxDelaySeconds`: its Refresh header, else its HTML's
- * meta refresh (the header comes first, as in a browser). A refresh without a URL reloads the
- * page itself and is no redirect; a 404 that refreshes to the home page stays a 404.
- */
+/** The Refresh header first, as in a browser; a refresh without a URL is no redirect. */
 export function refreshTarget(hop: Hop, res: FetchResponse, maxDelaySeconds: number): URL | undefined {
   if (res.status < 200 || res.status > 299 || hop.method === 'HEAD') return undefined;
   const header = res.headers.refresh;

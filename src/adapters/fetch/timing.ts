@@ -1,10 +1,6 @@
 /**
- * Time to first byte measured inside undici's dispatch: onRequestStart fires right before the
- * request is written to a socket (after pool queueing and connect), onResponseStart when the
- * status line and headers are parsed. Timing around `request()` would include both waits.
- *
- * The same handler holds the headers and the body to the host's learned timeouts
- * (core/host-timeout.ts): a request that outlives one is aborted with HungRequestError.
+ * Time to first byte inside undici's dispatch, net of pool queueing and connect (timing around
+ * `request()` would include both), and the hop held to its host's learned timeouts.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -16,7 +12,6 @@ import { type PhaseWatch, watchPhase } from '../../core/phase-watch.js';
 import type { TimeoutPhase } from '../../core/timeout-phase.js';
 import { LoopTurn } from './loop-turn.js';
 
-/** One event loop per process, so one turn tracker for every request of it. */
 const loopTurn = new LoopTurn();
 
 export interface HopTiming {
@@ -28,20 +23,18 @@ export interface HopTiming {
   responseQueued?: number;
 }
 
-/** The learned timeouts one request is held to. */
 export interface HopWatch {
   readonly timeouts: HostTimeouts;
-  /** The host the estimates are kept under (URL.host). */
   readonly host: string;
-  /** For the error's message. */
   readonly url: string;
-  /** The configured timeouts: the ceilings of the learned ones. */
+  /** The ceilings of the learned timeouts. */
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
 }
 
 type Controller = Dispatcher.DispatchController;
 
+// Forwarding written out, as in exchange-capture.ts: a shared base class cost a call more per callback (docs/history.md).
 class TimingHandler implements Dispatcher.DispatchHandler {
   readonly #inner: Dispatcher.DispatchHandler;
   readonly #timing: HopTiming;
@@ -107,8 +100,7 @@ class TimingHandler implements Dispatcher.DispatchHandler {
     if (!hop) return undefined;
     const ceiling = phase === 'headers' ? hop.headersTimeoutMs : hop.bodyTimeoutMs;
     const watch: PhaseWatch = watchPhase(hop.timeouts, systemClock, hop.host, phase, ceiling, () =>
-      // The timer fires before this turn's I/O: the answer may already be in the socket, read
-      // in the poll phase that comes before the immediate.
+      // The answer may already be in the socket: the poll phase runs before the immediate.
       setImmediate(() => {
         // A body we do not read fast enough (undici paused the socket) is our silence, not the host's.
         if (controller.paused) return watch.progress();
@@ -125,11 +117,7 @@ class TimingHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-/**
- * A per-request view of the agent that records `timing`; composing is cheap (a Proxy).
- * `wrap` adds a handler of its own in the same layer (the exchange capture): each composed
- * layer converts the response's headers between undici's two handler forms once more.
- */
+/** `wrap` (the exchange capture) shares the layer: each composed layer converts headers once more. */
 export function timedDispatcher(
   agent: Dispatcher,
   timing: HopTiming,

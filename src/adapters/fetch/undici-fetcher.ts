@@ -53,11 +53,8 @@ export class UndiciFetcher implements Fetcher {
         connections: o.connectionsPerHost,
         pipelining: 1,
         factory: lightDispatcherFactory,
-        // An idle connection is kept at most this long, whatever the server's Keep-Alive hint
-        // (undici's own cap is 10 minutes): the agent holds a pool per host until the host's
-        // last connection closes, so over a crawl of 100,000 hosts the pools are those of the
-        // hosts fetched in the last 10 s, not of the last 10 minutes. A host with work queued
-        // is fetched every politeness delay, far sooner.
+        // Not undici's 10 minutes: the agent keeps a pool per host while a connection lives, so
+        // a wide crawl holds the pools of the last 10 s of hosts only.
         keepAliveMaxTimeout: 10_000,
         headersTimeout: o.headersTimeoutMs,
         bodyTimeout: o.bodyTimeoutMs,
@@ -81,8 +78,8 @@ export class UndiciFetcher implements Fetcher {
     const callerSignal = request.signal;
     if (callerSignal?.aborted) throw new AbortedError(`${request.url}: aborted before start`);
 
-    // One signal for both the caller's abort and our total budget; which one fired is read
-    // from state afterwards, since undici may surface either as a generic abort error.
+    // One signal for the caller's abort and the total budget; undici may report either as a
+    // generic abort, so which one fired is read from state afterwards.
     const controller = new AbortController();
     let timedOut = false;
     const onAbort = () => controller.abort(callerSignal?.reason);
@@ -113,11 +110,7 @@ export class UndiciFetcher implements Fetcher {
     }
   }
 
-  /**
-   * A fetcher with other limits on this one's connection pool (robots.txt: 5 redirects, only
-   * its head read), so it opens no connections of its own. Pool, timeouts and the SSRF guard
-   * stay this fetcher's; closing the variant closes nothing.
-   */
+  /** A fetcher with other limits (robots.txt's) on this one's pool and guard; its close() closes nothing. */
   variant(
     overrides: Partial<
       Pick<
@@ -131,8 +124,7 @@ export class UndiciFetcher implements Fetcher {
 
   async close(): Promise<void> {
     await Promise.all([
-      // destroy, not close: close ends each idle keep-alive socket and waits for it to go,
-      // which made a --once exit with thousands of hosts' sockets open wait (commit 48127d9).
+      // destroy: close waits for each idle keep-alive socket to go, slow with thousands of hosts.
       this.#borrowed ? undefined : this.#agent.destroy(),
       this.#proxies.close(),
     ]);
@@ -189,9 +181,7 @@ export class UndiciFetcher implements Fetcher {
       const target = refreshTarget(hop, done, this.options.maxRefreshDelaySeconds);
       if (target === undefined) return done;
       const targetCookies = jar ? await jar.cookieHeader(target) : '';
-      // A refresh to a request this chain made already would reload forever in a browser, and
-      // one past the hop budget goes nowhere: the page that asks for it is the answer (a 3xx
-      // loop or a 3xx past the budget has no page to give, and fails).
+      // A refresh that loops or passes the hop budget: the page that asks for it is the answer.
       if (chain.repeats(target, targetCookies) || chain.spent) return done;
       hop = this.#follow(request, chain.refresh(hop, target));
       cookies = targetCookies;
@@ -206,10 +196,7 @@ export class UndiciFetcher implements Fetcher {
     return next;
   }
 
-  /**
-   * The hop's request, hedged when the fetcher hedges (fetch.hedge) and it is a GET or HEAD
-   * without a body to a host whose p95 is known; its time to headers is a sample of its host.
-   */
+  /** Hedged (fetch.hedge) only when idempotent and the host's p95 is known. */
   async #send(
     request: FetchRequest,
     hop: Hop,
@@ -325,11 +312,8 @@ export class UndiciFetcher implements Fetcher {
     }
     const codings = parseContentEncoding(headers['content-encoding']);
     const { body, wireBytes } = await readBody(res.body, codings, this.options);
-    // undici hands a keep-alive connection back to its pool one loop turn after the response
-    // ends (setImmediate, for servers that close despite keep-alive). A request the caller sends
-    // before then (robots.txt then the first page; the host's next page when a lagging loop
-    // finds it already due) finds the connection busy and opens another: two connects and two
-    // sockets per host in the breadth benchmark. Returning after that turn reuses the one.
+    // undici frees a keep-alive connection a loop turn after the response ends: a request sent
+    // sooner (robots.txt, then the first page) would open a second connection (docs/history.md).
     await nextLoopTurn();
     return { ...base, body, wireBytes, totalMs: performance.now() - meta.startedAt };
   }

@@ -1,10 +1,7 @@
 import type { ExtractInput, Extraction, Extractor } from '../../ports/extractor.js';
 import { isJsonContentType } from './json-extractor.js';
 
-/**
- * An HTML job may still meet JSON responses (an API link on a page): those go to the JSON
- * extractor instead of being parsed as markup.
- */
+/** An HTML job may meet JSON (an API link on a page): it goes to the JSON extractor. */
 export class ByContentTypeExtractor implements Extractor {
   readonly #html: Extractor;
   readonly #json: Extractor;

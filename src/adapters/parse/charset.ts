@@ -1,22 +1,7 @@
 /**
- * Character encodings of HTML bodies, decided as the WHATWG HTML standard's encoding sniffing
- * algorithm decides them (https://html.spec.whatwg.org/#determining-the-character-encoding) and
- * decoded as the WHATWG Encoding standard says:
- *
- * 1. a byte order mark (UTF-8, UTF-16LE, UTF-16BE) wins over everything;
- * 2. then the `charset` parameter of Content-Type, when its label is one the standard knows
- *    (`iso-8859-1` and `latin1` mean windows-1252, `gb2312` means GBK);
- * 3. then `<meta charset>` or `<meta http-equiv="Content-Type" content="...charset=...">`
- *    found by the prescan of the first 1024 bytes (encoding-sniffer, which also applies the
- *    rule that a meta naming UTF-16 means UTF-8 and x-user-defined means windows-1252);
- * 4. else UTF-8 when the bytes are valid UTF-8 (a body cut mid-character at the size cap
- *    still counts), otherwise windows-1252, the default of browsers in most locales.
- *
- * UTF-8 is decoded by the platform's TextDecoder (the fast path: nothing else runs for a page
- * that declares or is UTF-8). Every other encoding is decoded by @exodus/bytes, which follows
- * the Encoding standard's indexes: Node's ICU decoders do not (on Node 20 they drop bytes
- * 0x80-0x9F of windows-1252, so "€12" would read "12"). Decoding never throws: bytes that are
- * not valid in the encoding become U+FFFD.
+ * HTML encodings as the WHATWG sniffing algorithm decides them: BOM, Content-Type charset, meta
+ * prescan, else UTF-8 if valid, else windows-1252 (docs/encoding.md). Non-UTF-8 is decoded by
+ * @exodus/bytes: Node's ICU decoders drop bytes of windows-1252. Never throws.
  */
 import { isUtf8 } from 'node:buffer';
 import { labelToName, TextDecoder as WhatwgTextDecoder } from '@exodus/bytes/encoding.js';
@@ -26,10 +11,10 @@ export type EncodingSource = 'bom' | 'header' | 'meta' | 'default';
 
 export interface DecodedHtml {
   readonly text: string;
-  /** The encoding's WHATWG name, lower case ('utf-8', 'gbk', 'shift_jis', 'windows-1252'). */
+  /** WHATWG name, lower case. */
   readonly encoding: string;
   readonly source: EncodingSource;
-  /** The page declared a charset the Encoding standard does not know, so the default applied. */
+  /** A declared charset the standard does not know: the default applied. */
   readonly fallback: boolean;
 }
 
@@ -37,14 +22,11 @@ const PRESCAN_BYTES = 1024;
 const utf8Decoder = new TextDecoder('utf-8', { fatal: false });
 const decoders = new Map<string, (bytes: Uint8Array) => string>();
 
-/** The encoding a WHATWG label names, lower case; undefined for a label the standard does not know. */
 export function encodingOfLabel(label: string): string | undefined {
-  // The common case without the label table: most pages declare UTF-8 in these spellings.
   if (label === 'utf-8' || label === 'UTF-8' || label === 'utf8') return 'utf-8';
   return labelToName(label.trim())?.toLowerCase() ?? undefined;
 }
 
-/** The `charset` parameter of a Content-Type header value (quoted or not, any case), if any. */
 export function charsetParam(contentType: string | undefined): string | undefined {
   if (contentType === undefined) return undefined;
   const m = /;\s*charset\s*=\s*("([^"]*)"|[^;\s]*)/i.exec(contentType);
@@ -60,24 +42,21 @@ function bomEncoding(body: Uint8Array): string | undefined {
   return undefined;
 }
 
-/** Valid UTF-8, except possibly for a sequence cut short at the end (a body truncated at a cap). */
+/** A body truncated at a cap may end mid-sequence. */
 function looksUtf8(body: Uint8Array): boolean {
   if (isUtf8(body)) return true;
-  // Drop a trailing lead byte and its continuation bytes (at most 3 bytes) and try again.
   let end = body.length;
   for (let k = 0; k < 3 && end > 0 && (body[end - 1]! & 0xc0) === 0x80; k++) end--;
   if (end > 0 && body[end - 1]! >= 0xc0) end--;
   return end < body.length && isUtf8(body.subarray(0, end));
 }
 
-/** A `charset=` in the prescan window whose label the sniffer did not take: a declared but unknown charset. */
 function declaresUnknownCharset(head: Uint8Array): boolean {
   const text = Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1');
   const m = /<meta[^>]*charset\s*=\s*["']?([^"'\s;>/]+)/i.exec(text);
   return m !== null && encodingOfLabel(m[1]!) === undefined;
 }
 
-/** Decides the encoding of an HTML body (see the module comment for the order). */
 export function sniffHtmlEncoding(
   body: Uint8Array,
   contentTypeHeader: string | undefined,
@@ -89,8 +68,7 @@ export function sniffHtmlEncoding(
   if (declared) return { encoding: declared, source: 'header', fallback: false };
   let fallback = label !== undefined;
   const head = body.subarray(0, PRESCAN_BYTES);
-  // Only its meta prescan is taken: the BOM and the header were decided above with the full
-  // label table, and an XML declaration does not decide an HTML document's encoding.
+  // Only the meta prescan: an XML declaration does not decide an HTML document's encoding.
   const sniffer = new Sniffer({ maxBytes: PRESCAN_BYTES });
   sniffer.write(head);
   const meta = sniffer.resultType === ResultType.META_TAG ? encodingOfLabel(sniffer.encoding) : undefined;
@@ -105,8 +83,7 @@ function decoderFor(encoding: string): (bytes: Uint8Array) => string {
   if (encoding === 'utf-8') {
     decode = (bytes) => utf8Decoder.decode(bytes);
   } else if (encoding === 'replacement') {
-    // The Encoding standard's replacement decoder: one U+FFFD for any non-empty input
-    // (labels such as iso-2022-kr, whose content must not be guessed at).
+    // The standard's replacement decoder (iso-2022-kr and such must not be guessed at).
     decode = (bytes) => (bytes.length === 0 ? '' : '\uFFFD');
   } else {
     const decoder = new WhatwgTextDecoder(encoding, { fatal: false });
@@ -116,18 +93,11 @@ function decoderFor(encoding: string): (bytes: Uint8Array) => string {
   return decode;
 }
 
-/** Decodes a body in an encoding named by `encodingOfLabel`; never throws. */
 export function decodeAs(body: Uint8Array, encoding: string): string {
   return decoderFor(encoding)(body);
 }
 
-/**
- * Decodes an XML body (sitemaps, RSS and Atom feeds) as XML 1.0 Appendix F and RFC 7303 say:
- * a BOM, then the `charset` of Content-Type, then the `encoding` of the XML declaration, then
- * UTF-8. Sitemaps must be UTF-8, but feeds in windows-1251 or ISO-8859-1 are common, and
- * their declaration says so. Bytes that are not valid UTF-8 with nothing declared are read as
- * windows-1252, as feed readers do, rather than turned into U+FFFD. Never throws.
- */
+/** XML 1.0 Appendix F and RFC 7303: feeds in legacy encodings are common (docs/encoding.md). */
 export function decodeXml(body: Uint8Array, contentTypeHeader: string | undefined): string {
   const bom = bomEncoding(body);
   if (bom) return decodeAs(body, bom);
@@ -142,7 +112,6 @@ export function decodeXml(body: Uint8Array, contentTypeHeader: string | undefine
   return decodeAs(body, looksUtf8(body) ? 'utf-8' : 'windows-1252');
 }
 
-/** Sniffs and decodes an HTML body. */
 export function decodeHtml(body: Uint8Array, contentTypeHeader: string | undefined): DecodedHtml {
   const sniffed = sniffHtmlEncoding(body, contentTypeHeader);
   return { ...sniffed, text: decodeAs(body, sniffed.encoding) };

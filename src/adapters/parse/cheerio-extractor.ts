@@ -1,7 +1,5 @@
-// cheerio/slim always parses with htmlparser2 (in HTML mode) and never loads parse5: about
-// 4x faster on a 15 KB page (~0.35 ms vs ~1.5 ms). It is less spec-exact than parse5 on
-// broken markup (no implied <tbody>, different recovery of misnested tags), which does not
-// matter for selector-based extraction of fields and links.
+// cheerio/slim: htmlparser2, never parse5 (docs/performance.md); less spec-exact on broken
+// markup, which selector extraction does not mind.
 import { type CheerioAPI, load } from 'cheerio/slim';
 import { parseDocument } from 'htmlparser2';
 import { HtmlTooDeepError, InvalidArgumentError } from '../../core/errors.js';
@@ -27,24 +25,11 @@ import { queryEncodingOf } from './url-encoding.js';
 export { parseNumber } from './field-values.js';
 
 export interface CheerioExtractorOptions {
-  /**
-   * 'auto': when every selector is simple (tag, #id, .class, [attr], [attr=value]), extract in
-   * one streaming pass without a DOM (same output, about twice as fast); 'never': always
-   * build the DOM. @default 'auto'
-   */
+  /** 'auto': a streaming pass without a DOM when every selector is simple (same output). @default 'auto' */
   readonly streaming?: 'auto' | 'never';
 }
 
-/**
- * Extracts fields and links from HTML with CSS selectors.
- *
- * Charset: bodies are always decoded as UTF-8. The fetcher hands over the media type without
- * parameters, and honouring `<meta charset>` or a charset parameter is out of scope for now;
- * other encodings therefore yield U+FFFD for non-ASCII bytes rather than an error.
- *
- * Non-HTML bodies (JSON, XML, text) produce no fields and no links: JSON extraction is a
- * later feature, and CSS selectors over XML would be a surprising semantics to commit to.
- */
+/** Non-HTML bodies yield nothing: CSS selectors over XML would be a surprising semantics. */
 export class CheerioExtractor implements Extractor {
   readonly #fields: readonly CompiledField[];
   readonly #links: readonly LinkSource[];
@@ -64,7 +49,6 @@ export class CheerioExtractor implements Extractor {
         : undefined;
   }
 
-  /** True when pages are extracted by the streaming pass rather than a DOM. */
   get streaming(): boolean {
     return this.#streaming !== undefined;
   }
@@ -76,7 +60,6 @@ export class CheerioExtractor implements Extractor {
     if (htmlNestingDepth(input.body) > MAX_HTML_DEPTH) {
       throw new HtmlTooDeepError(`HTML nested deeper than ${MAX_HTML_DEPTH}`);
     }
-    // The document cheerio/slim would build (htmlparser2's defaults), on the faster tokenizer.
     const doc = decodeHtml(input.body, input.contentTypeHeader);
     const $ = load(parseDocument(doc.text, { Tokenizer: FastTokenizer }));
     const errors: string[] = [];

@@ -1,16 +1,8 @@
 /**
- * htmlparser2's Tokenizer, with its skips done by `String.prototype.indexOf`.
- *
- * The stock tokenizer looks at every character of text in a JavaScript loop, to find the next
- * `<` (a tag) or `&` (an entity), and `fastForwardTo` is a charCodeAt loop too. On crawled pages,
- * mostly text, that loop was the crawler's largest single cost: 20% of all CPU on the demo site
- * (about 100 µs of a 15 KB page). Here a run of text that holds neither character is skipped in
- * one native search; the character that ends it goes through the stock state function, so the
- * events, their order and their offsets are the same as the stock tokenizer's
- * (test/unit/fast-tokenizer.test.ts compares both on generated HTML).
- *
- * The methods replaced are private in htmlparser2's types, so this leans on its internals: the
- * shape is checked once at load, and if it changed, FastTokenizer is the stock Tokenizer.
+ * htmlparser2's Tokenizer skipping text to the next `<` or `&` with one native `indexOf`: its
+ * per-character loop was the crawler's largest cost (docs/history.md). Events stay the stock
+ * ones (test/unit/fast-tokenizer.test.ts). It leans on internals checked once at load; if
+ * they changed, FastTokenizer is the stock Tokenizer.
  */
 import { Tokenizer } from 'htmlparser2';
 
@@ -19,7 +11,7 @@ const AMP = 0x26;
 const DQUOTE = 0x22;
 const SQUOTE = 0x27;
 
-/** What this file reads and replaces of htmlparser2's Tokenizer (10.x). */
+/** htmlparser2 10.x. */
 interface Internals {
   buffer: string;
   index: number;
@@ -48,15 +40,12 @@ const shapeKnown =
     return typeof t.buffer === 'string' && typeof t.index === 'number' && typeof t.offset === 'number';
   })();
 
-/** Slots of the search cache, one per character searched for. */
 const AMP_SLOT = 0;
 const SLOT_OF: Readonly<Record<number, number>> = { [LT]: 1, [DQUOTE]: 2, [SQUOTE]: 3 };
 
 /**
- * The buffer index of the next `ch` at or after `from`, or the buffer's length. Cached per
- * character: a skip searches for two characters and jumps to the nearer, and searching again
- * for the farther one from every stop would be quadratic (`a&a&a&…` with no `<`: 2 MB took
- * 9.6 s instead of 45 ms). With the cache each character's search passes over the buffer once.
+ * Cached per character: searching again for the farther of two from every stop would be
+ * quadratic on `a&a&a&…` (docs/hardening.md).
  */
 function nextOf(t: Internals, slot: number, ch: string, from: number): number {
   const buf = t.buffer;
@@ -73,11 +62,7 @@ function nextOf(t: Internals, slot: number, ch: string, from: number): number {
   return next === -1 ? buf.length : next;
 }
 
-/**
- * Wraps a state function that, when entities are decoded, stops only at `stop` and `&`: any other
- * character jumps to just before the next of those two (or the buffer's end), where the
- * tokenizer's loop, which increments the index after each state call, resumes.
- */
+/** Jumps to just before the next `stop` or `&`: the tokenizer's loop increments the index. */
 function skipping(base: Method, stop: number): Method {
   const stopChar = String.fromCharCode(stop);
   const slot = SLOT_OF[stop]!;
@@ -122,5 +107,4 @@ if (shapeKnown) {
   };
 }
 
-/** False when htmlparser2's internals were not the expected shape, so nothing was replaced. */
 export const fastTokenizerActive = shapeKnown;

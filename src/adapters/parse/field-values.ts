@@ -1,8 +1,4 @@
-/**
- * What the HTML extractors share once elements are found: compiled rules, value conversion and
- * link resolution. Both extractors (cheerio DOM and streaming) use these, so that they can only
- * differ in which elements they find, and the equivalence test can pin that down.
- */
+/** Shared by both HTML extractors, so they can differ only in which elements they find. */
 import { stripAsciiWhitespace } from '../../core/ascii-whitespace.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { DEFAULT_LINK_TAGS, type ExtractionRules, type FieldRule, LINK_TAGS } from '../../core/rules.js';
@@ -66,10 +62,6 @@ export function cleanValue(raw: string | undefined): string | undefined {
   return v === '' ? undefined : v;
 }
 
-/**
- * A field's value from the raw values of its matches (document order; undefined where a match
- * has no value), with the same nulls and errors whichever extractor found the matches.
- */
 export function fieldValue(
   f: CompiledField,
   raws: readonly (string | undefined)[],
@@ -95,7 +87,7 @@ export function fieldValue(
   return values;
 }
 
-/** Applies regex and type; a failure is reported in `errors` and yields undefined (-> null). */
+/** A failure goes to `errors` and yields undefined (-> null). */
 function convert(raw: string, f: CompiledField, errors: string[]): string | number | undefined {
   let v = raw;
   if (f.regex) {
@@ -113,10 +105,7 @@ function convert(raw: string, f: CompiledField, errors: string[]): string | numb
   return n;
 }
 
-/**
- * '$1,234.50' -> 1234.5. Everything but digits, '.', '-' and ',' is dropped and ',' is read
- * as a thousands separator; decimal commas ('1.234,50') are not supported.
- */
+/** '$1,234.50' -> 1234.5; ',' is a thousands separator (no decimal commas). */
 export function parseNumber(s: string): number | undefined {
   const cleaned = s.replace(/[^0-9.,-]/g, '').replace(/,/g, '');
   if (!/^-?(\d+\.?\d*|\.\d+)$/.test(cleaned)) return undefined;
@@ -128,10 +117,6 @@ function clip(s: string): string {
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }
 
-/**
- * `<base href>` (raw, if any) resolved against the page URL, else the page URL itself. Like
- * every URL read from an attribute, stripped of ASCII whitespace only (see resolveLink).
- */
 export function documentBase(pageUrl: string, baseHref: string | undefined): URL | undefined {
   let page: URL;
   try {
@@ -148,11 +133,8 @@ export function documentBase(pageUrl: string, baseHref: string | undefined): URL
 }
 
 /**
- * Absolute http(s) URL without fragment, or undefined. Keeping only http(s) drops
- * javascript:, mailto:, tel:, data: and any other scheme in one check. `queryEncoding` is the
- * document's encoding when its URLs' queries are not UTF-8 (url-encoding.ts). The attribute
- * is stripped as HTML strips it, of ASCII whitespace only: a U+00A0 or U+3000 around it is
- * part of the URL, as in a browser (trim() dropped them, and fetched another URL).
+ * Only http(s): drops javascript:, mailto: and the rest in one check. Stripped of ASCII
+ * whitespace only, as HTML does: a U+00A0 around it is part of the URL.
  */
 export function resolveLink(raw: string, base: URL, queryEncoding?: string): string | undefined {
   const href = stripAsciiWhitespace(raw);
@@ -170,10 +152,7 @@ export function resolveLink(raw: string, base: URL, queryEncoding?: string): str
   return url.href;
 }
 
-/**
- * Collects links of every source (raw attribute values in document order, per source) into
- * first-seen order; a later source only lowers a URL's priority.
- */
+/** First-seen order; a later source only lowers a URL's priority. */
 export function collectLinks(
   sources: readonly LinkSource[],
   rawsPerSource: readonly (readonly string[])[],

@@ -1,12 +1,6 @@
 /**
- * Fields, items and follow links from JSON bodies, with the path syntax of json-path.ts.
- *
- * - fields: name -> path, evaluated on the document, or on each item when `items` is set.
- * - items: a path to an array; every element becomes one item (one row in a table sink).
- *   Without `fields`, an object item is kept whole.
- * - follow: `path` (the values there are URLs, resolved against the page URL) or `url`, a
- *   template whose `{path}` placeholders are filled from the document, URL-encoded. A
- *   placeholder with no value (null, '', missing: the last page of a cursor) yields no link.
+ * Fields, items and follow links from JSON bodies (paths: json-path.ts). A URL template's
+ * placeholder with no value (the last page of a cursor) yields no link.
  */
 import type { ExtractedLink, ExtractInput, Extraction, Extractor } from '../../ports/extractor.js';
 import { evaluate, type JsonPath, parseJsonPath, select } from './json-path.js';
@@ -20,7 +14,7 @@ export interface JsonFieldRule {
 }
 
 export interface JsonFollowRule {
-  /** Values at this path are URLs. One of path or url. */
+  /** One of path or url. */
   readonly path?: string;
   /** URL template with `{path}` placeholders, e.g. `/items?cursor={$.next_cursor}`. */
   readonly url?: string;
@@ -64,7 +58,7 @@ export class JsonExtractor implements Extractor {
   readonly #items: JsonPath | undefined;
   readonly #follow: readonly CompiledFollow[];
 
-  /** Paths are parsed here, so a bad one fails at config time, not per page. */
+  /** A bad path fails at config time, not per page. */
   constructor(rules: JsonExtractionRules = {}) {
     this.#fields = rules.fields
       ? Object.entries(rules.fields).map(([name, r]) => {

@@ -7,15 +7,10 @@
  *   [0]  [-1]         array index; negative counts from the end
  *   [*]  .*           every element of an array / every value of an object
  *
- * Examples: `$.data.items[*].id`, `items[0].name`, `$.meta['next-cursor']`, `$.rows[-1]`.
- *
- * A path yields a list of matches: missing members and out-of-range indexes yield nothing
- * (never an error), so optional data and the last page of a cursor are not failures. A path
- * is "multi" when it has a wildcard; such a field is an array, a single one its first match.
+ * Missing members yield nothing, never an error: the last page of a cursor is no failure.
  */
 import { JsonPathError } from '../../core/errors.js';
 
-/** Re-exported for the callers that import it from here; defined in core/errors.ts. */
 export { JsonPathError };
 
 export type PathStep =
@@ -94,7 +89,6 @@ function readBracket(s: string, start: number, steps: PathStep[], fail: (at: num
   return end + 1;
 }
 
-/** Every match of `path` in `doc`, in document order. */
 export function evaluate(path: JsonPath, doc: unknown): unknown[] {
   let current: unknown[] = [doc];
   for (const step of path.steps) {
@@ -118,7 +112,7 @@ export function evaluate(path: JsonPath, doc: unknown): unknown[] {
   return current;
 }
 
-/** The path's value: an array of all matches when it is multi, else the first match. */
+/** Multi (a wildcard): all matches; else the first. */
 export function select(path: JsonPath, doc: unknown): unknown {
   const matches = evaluate(path, doc);
   return path.multi ? matches : matches[0];

@@ -1,8 +1,6 @@
 /**
- * `<meta http-equiv="refresh" content="0; url=/new">` in an HTML body, as a browser with
- * scripting on finds it: the first such element whose content parses (core/refresh.ts), in
- * the head or the body, not inside `<noscript>` (raw text when scripts run; Scrapy skips it
- * too) or `<template>` (not part of the document).
+ * The meta refresh a browser with scripting finds: the first that parses, never inside
+ * `<noscript>` (raw text when scripts run) or `<template>`.
  */
 import { Parser } from 'htmlparser2';
 import { MAX_HTML_DEPTH } from '../../core/html-depth.js';
@@ -14,7 +12,6 @@ import { FastTokenizer } from './fast-tokenizer.js';
 const MARKS = [Buffer.from('efresh'), Buffer.from('EFRESH')];
 const HIDING = new Set(['noscript', 'template']);
 
-/** Stops the parser once the answer is known (found, or nested too deep to look further). */
 const STOP = Symbol('stop');
 
 export function findMetaRefresh(body: Buffer, contentTypeHeader: string | undefined): Refresh | undefined {

@@ -6,11 +6,7 @@ type Attribs = Readonly<Record<string, string | undefined>>;
 /** `rel` is a set of tokens split on ASCII whitespace (not `\s`: U+00A0 is part of a token). */
 const CANONICAL = new RegExp(`(^|${ASCII_WHITESPACE})canonical(${ASCII_WHITESPACE}|$)`, 'i');
 
-/**
- * Collects what a page says about itself for the crawler, from its open tags: robots meta
- * tags (the names asked for, e.g. 'robots' and crawld's token) and `<link rel="canonical">`.
- * Both extractors feed it, so both report the same.
- */
+/** Robots meta tags and `<link rel="canonical">`; both extractors feed it, so both report the same. */
 export class PageMeta {
   readonly #names: readonly string[];
   readonly #robots: string[] = [];
@@ -34,7 +30,6 @@ export class PageMeta {
     }
   }
 
-  /** The Extraction fields (absent when the page has none). */
   result(pageUrl: string, baseHref: string | undefined): { robotsMeta?: string[]; canonicalUrl?: string } {
     const base = this.#canonical === undefined ? undefined : documentBase(pageUrl, baseHref);
     const canonicalUrl =

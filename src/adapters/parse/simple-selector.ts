@@ -1,14 +1,6 @@
 /**
- * The subset of CSS selectors the streaming extractor matches without a DOM: a comma list of
- * compound selectors made of an optional tag (or `*`), `#id`, `.class` and `[attr]` /
- * `[attr=value]` (value bare or quoted, no escapes). No combinators, pseudo-classes or other
- * attribute operators: those need the tree, and parseSimpleSelector returns undefined for them
- * so that the caller falls back to cheerio.
- *
- * Matching follows css-select in HTML mode (what cheerio runs): tag and attribute names are
- * compared lower-cased (htmlparser2 lower-cases them in the document), `#id`, `.class` and
- * attribute values case-sensitively, except attribute values of the attributes HTML defines
- * as case-insensitive (css-select's list, e.g. rel and type).
+ * The CSS subset matched without a DOM: tag, `#id`, `.class`, `[attr]`, `[attr=value]`; anything
+ * else needs the tree (undefined: cheerio). Case rules follow css-select in HTML mode.
  */
 
 export type Attribs = Record<string, string>;
@@ -21,7 +13,6 @@ interface AttrTest {
 }
 
 interface Compound {
-  /** Lower-case tag, or undefined for any element. */
   readonly tag: string | undefined;
   readonly id: string | undefined;
   readonly classes: readonly RegExp[];
@@ -97,7 +88,6 @@ function matchCompound(c: Compound, tag: string, attribs: Attribs): boolean {
   return true;
 }
 
-/** The compiled selector, or undefined when it is outside the simple subset. */
 export function parseSimpleSelector(selector: string): SimpleSelector | undefined {
   const compounds: Compound[] = [];
   for (const part of selector.split(',')) {

@@ -1,14 +1,7 @@
 /**
- * Extraction in one htmlparser2 pass without building a DOM, for rules whose selectors are all
- * simple (see simple-selector.ts): the usual case of `a[href]` links and `h1.title`-style
- * fields. Building cheerio's DOM and running css-select over it cost about as much as the
- * tokenizer itself and made most of the crawler's garbage; this keeps only the values the rules
- * ask for.
- *
- * It gives the same output as the cheerio extractor (test/unit/streaming-extractor.test.ts pins
- * that down): the parser is the one cheerio/slim uses, with the same options, and an element's
- * extent is tracked from the same open/close events the DOM builder (domhandler) turns into the
- * tree, implied closes included, so "the text of an element" is the same string.
+ * Extraction in one htmlparser2 pass without a DOM, for simple selectors (simple-selector.ts):
+ * the DOM cost as much as tokenizing and made most of the garbage. Same output as the cheerio
+ * extractor (test/unit/streaming-extractor.test.ts): same parser, same open/close events.
  */
 import { Parser } from 'htmlparser2';
 import { HtmlTooDeepError } from '../../core/errors.js';
@@ -46,7 +39,6 @@ interface LinkMatcher {
   readonly selector: SimpleSelector;
 }
 
-/** The simple selector compiled, or undefined if any rule needs the DOM. */
 function compile(
   rules: ExtractionRules,
 ): { fields: FieldMatcher[]; links: LinkMatcher[]; sources: LinkSource[] } | undefined {
@@ -72,14 +64,12 @@ interface TextCapture {
   depth: number;
 }
 
-/** Per-document state, filled by the parser callbacks. */
 class Pass {
   /** Raw values per field: text captures (filled as text arrives) or attribute values. */
   readonly values: (TextCapture | string | undefined)[][];
   readonly links: string[][];
   baseHref: string | undefined;
   depth = 0;
-  /** Open text captures, innermost last. */
   open: TextCapture[] = [];
 
   constructor(fields: number, sources: number) {
@@ -95,7 +85,6 @@ export class StreamingExtractor implements Extractor {
   /** Tags any selector can match (undefined: any tag); other open tags skip matching. */
   readonly #tags: ReadonlySet<string> | undefined;
 
-  /** True when every rule is simple enough for this extractor. */
   static supports(rules: ExtractionRules): boolean {
     return compile(rules) !== undefined;
   }
@@ -120,9 +109,7 @@ export class StreamingExtractor implements Extractor {
     const parser = new Parser(
       {
         onopentag: (name: string, attribs: Attribs) => {
-          // This pass sees the parser's own open/close events, so it enforces the depth guard
-          // itself, for the price of a counter, instead of a separate pre-scan of every body:
-          // the parser's cost is O(depth) per tag, bounded at MAX_HTML_DEPTH until the throw.
+          // The depth guard as a counter here, instead of a pre-scan of every body.
           if (++pass.depth > MAX_HTML_DEPTH)
             throw new HtmlTooDeepError(`HTML nested deeper than ${MAX_HTML_DEPTH}`);
           if (name === 'base' && pass.baseHref === undefined && Object.hasOwn(attribs, 'href')) {

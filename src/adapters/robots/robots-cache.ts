@@ -21,7 +21,6 @@ import {
 } from './robots-txt.js';
 
 export { ROBOTS_OUTCOMES, type RobotsOutcome, type RobotsVerdict } from '../../ports/robots.js';
-/** The outcomes that make a host unreachable. */
 export const ROBOTS_UNREACHABLE: ReadonlySet<RobotsOutcome> = new Set([
   'rate_limited',
   'server_error',
@@ -35,21 +34,18 @@ export const ROBOTS_MAX_REDIRECTS = 5;
 export interface RobotsCacheOptions {
   readonly fetcher: Fetcher;
   readonly clock: Clock;
-  /** The default User-Agent (fetch.userAgent); its product token is matched. */
+  /** Its product token is matched. */
   readonly userAgent: string;
-  /** How long a fetched (or 4xx) robots.txt is used before it is fetched again. @default 86400000 */
+  /** @default 86400000 */
   readonly ttlMs?: number;
-  /** First refetch after an unreachable robots.txt; doubles per failure up to ttlMs. @default 30000 */
+  /** Unreachable: first refetch, doubling up to ttlMs. @default 30000 */
   readonly retryMs?: number;
   /** @default 10000 */
   readonly maxHosts?: number;
-  /** Bytes of a larger file that are parsed (cut at a line end). @default 512000 */
+  /** @default 512000 */
   readonly maxBytes?: number;
-  /** Called with the Crawl-delay (ms) each time a host's robots.txt is (re)loaded. */
   readonly onCrawlDelay?: (host: string, delayMs: number) => void;
-  /** Called with the Sitemap: URLs each time a host's robots.txt is (re)loaded. */
   readonly onSitemaps?: (host: string, urls: readonly string[]) => void;
-  /** Called once per robots.txt fetch with how it ended. */
   readonly onFetch?: (host: string, outcome: RobotsOutcome) => void;
 }
 
@@ -57,11 +53,8 @@ interface Entry {
   readonly host: string;
   /** The rules in force: the last parsed copy; null = everything allowed (4xx); undefined = none yet. */
   rules: RobotsTxt | null | undefined;
-  /** When robots.txt is fetched again. */
   refetchAt: number;
-  /** Consecutive unreachable fetches (for the backoff). */
   failures: number;
-  /** Set while unreachable: since when, and how the last fetch ended. */
   unreachableSince?: number;
   lastOutcome?: RobotsOutcome;
   loading?: Promise<void>;
@@ -77,11 +70,8 @@ export interface UnreachableHost {
 }
 
 /**
- * robots.txt per origin, per RFC 9309 §2.3.1: fetched once per origin at a time (concurrent
- * checks wait for the same load), cached for ttlMs. A 4xx allows everything; 429, 5xx and
- * network failures make the host unreachable: its URLs wait (the caller defers them) while
- * robots.txt is fetched again with a doubling backoff, and an earlier copy, if any, keeps
- * applying meanwhile (§2.4). Matching is robots-txt.ts on the URL exactly as it is given.
+ * robots.txt per origin (RFC 9309 §2.3.1), one load at a time. 4xx allows all; 429, 5xx and
+ * network failures make the host unreachable, its URLs deferred, an earlier copy applying (§2.4).
  */
 export class RobotsCache implements RobotsChecker {
   readonly #o: Required<Omit<RobotsCacheOptions, 'onCrawlDelay' | 'onSitemaps' | 'onFetch'>> &
@@ -101,7 +91,7 @@ export class RobotsCache implements RobotsChecker {
     this.#token = productToken(options.userAgent);
   }
 
-  /** The verdict for a URL (as discovered, never rewritten). Never throws for what a server sends. */
+  /** The URL as discovered, never rewritten. */
   async check(url: string, signal?: AbortSignal, userAgent?: string): Promise<RobotsVerdict> {
     const u = new URL(url);
     const origin = u.origin;
@@ -125,12 +115,10 @@ export class RobotsCache implements RobotsChecker {
     return isAllowedBy(entry.rules, token, url) ? { kind: 'allow' } : { kind: 'disallow' };
   }
 
-  /** True when the URL may be fetched now (unreachable counts as no). */
   async isAllowed(url: string, signal?: AbortSignal): Promise<boolean> {
     return (await this.check(url, signal)).kind === 'allow';
   }
 
-  /** Hosts whose last robots.txt fetch made them unreachable (status page). */
   unreachable(): UnreachableHost[] {
     const out: UnreachableHost[] = [];
     for (const [origin, e] of this.#entries.entries()) {
@@ -162,7 +150,7 @@ export class RobotsCache implements RobotsChecker {
     entry.refetchAt = now + Math.min(this.#o.ttlMs, this.#o.retryMs * 2 ** Math.min(entry.failures - 1, 30));
   }
 
-  /** Fetches and applies one robots.txt; returns how it ended. Rethrows only our own abort. */
+  /** Rethrows only our own abort. */
   async #fetch(robotsUrl: string, entry: Entry, signal?: AbortSignal): Promise<RobotsOutcome> {
     try {
       const res = await this.#o.fetcher.fetch({ url: robotsUrl, ...(signal ? { signal } : {}) });
@@ -189,8 +177,6 @@ export class RobotsCache implements RobotsChecker {
         entry.rules = null;
         return 'too_many_redirects';
       }
-      // Larger than the fetcher's cap: nothing to parse. Allowing all would ignore the file the
-      // site published, so the host counts as unreachable until it serves something readable.
       if (err instanceof BlockedAddressError) {
         entry.rules = null;
         return 'blocked_address';
@@ -201,8 +187,7 @@ export class RobotsCache implements RobotsChecker {
         return 'unavailable';
       }
       if (err instanceof FetchError && /timeout/.test(err.reason)) return 'timeout';
-      // DNS failure, refused or reset connection: unreachable. (A body past the fetcher's caps
-      // cannot end here with the daemon's robots fetcher, which keeps the head of any size.)
+      // DNS failure, refused or reset connection: unreachable.
       return 'network_error';
     }
   }

@@ -1,25 +1,15 @@
 /**
- * robots.txt parsing and matching per RFC 9309, reading what Google's reference parser
- * (github.com/google/robotstxt, robots.cc) reads. Pure: text in, decisions out.
- *
- * Why our own parser and not robots-parser alone: robots-parser (kept as the reference of a
- * differential test, test/unit/robots-txt.test.ts) drops lines without a colon, compares the
- * whole User-agent value instead of its product token, does not merge groups of the same
- * agent, and normalises the URL it is given (WHATWG-parsing it again); each of those differs
- * from the RFC and the reference parser. docs/politeness.md lists the rules.
+ * robots.txt per RFC 9309, reading what Google's robots.cc reads (docs/politeness.md): our own,
+ * as robots-parser differs from both (test/unit/robots-txt.test.ts compares them).
  */
 
-/**
- * The reference parser's line buffer (2083 * 8 bytes, its last one the terminator): a longer
- * line keeps its first ROBOTS_MAX_LINE - 1 characters, the rest is dropped, not the line.
- */
+/** robots.cc's line buffer: a longer line is cut, not dropped. */
 export const ROBOTS_MAX_LINE = 2083 * 8;
 /** RFC 9309 §2.5: parse at least the first 500 KiB. */
 export const ROBOTS_MAX_BYTES = 500 * 1024;
 
 interface Rule {
   readonly allow: boolean;
-  /** Normalised pattern (normalisePath), with `*` and a trailing `$` as operators. */
   readonly pattern: string;
 }
 
@@ -38,12 +28,7 @@ export interface RobotsTxt {
 const HEX = '0123456789ABCDEF';
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
 
-/**
- * A robots.txt pattern as robots.cc's MaybeEscapePattern reads it (RFC 9309 §2.2.2):
- * characters outside US-ASCII percent-encoded as UTF-8, escapes with their hex upper-cased
- * (`%2f` and `%2F` are one thing, never `/`), and otherwise as written: `Allow: /%62%61%7A`
- * matches the URL path `/%62%61%7A`, never `/baz` (robots_test.cc ID_Encoding).
- */
+/** robots.cc MaybeEscapePattern (RFC 9309 §2.2.2): `/%62%61%7A` never matches `/baz`. */
 export function normalisePath(s: string): string {
   let out = '';
   for (let i = 0; i < s.length; i++) {
@@ -62,13 +47,7 @@ export function normalisePath(s: string): string {
   return out;
 }
 
-/**
- * The URL side: escapes get upper-case hex and, with `decodeUnreserved`, an escaped unreserved
- * character becomes the character (RFC 9309's table reads the URI `/foo/bar/%62%61%7A` as
- * `/foo/bar/baz`). Nothing is encoded: as robots.cc says, the caller passes the URL
- * percent-encoded (crawld passes the URL it requests, WHATWG-serialised), and a raw `ツ` in a
- * URL matches no pattern, which always holds it encoded (ID_Encoding).
- */
+/** The URL side: nothing encoded, as robots.cc expects the URL percent-encoded already. */
 function urlPathForm(s: string, decodeUnreserved: boolean): string {
   if (!s.includes('%')) return s;
   let out = '';
@@ -92,16 +71,14 @@ function isHex(ch: string | undefined): boolean {
   return ch !== undefined && /[0-9A-Fa-f]/.test(ch);
 }
 
-/** White space as robots.cc strips it (absl::StripAsciiWhitespace, C's isspace): ASCII only. */
+/** ASCII only, as robots.cc: not trim()'s U+00A0 or U+FEFF. */
 const SPACE = /[\t\n\v\f\r ]/;
 const EDGE_SPACE = /^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g;
 
-/** Strips what robots.cc strips around a line, a key and a value: not trim()'s U+00A0 or U+FEFF. */
 function strip(s: string): string {
   return s.replace(EDGE_SPACE, '');
 }
 
-/** The reference parser's product token of a User-agent value: leading [A-Za-z_-] characters. */
 function agentToken(value: string): string {
   if (value.startsWith('*') && (value.length === 1 || SPACE.test(value[1] ?? ''))) return '*';
   const m = /^[A-Za-z_-]*/.exec(value);
@@ -110,7 +87,7 @@ function agentToken(value: string): string {
 
 type Key = 'user-agent' | 'allow' | 'disallow' | 'sitemap' | 'crawl-delay' | undefined;
 
-/** Keys as robots.cc recognises them: case-insensitive prefixes, with its accepted typos. */
+/** robots.cc's prefixes, typos included. */
 function keyOf(raw: string): Key {
   const k = raw.toLowerCase();
   if (k.startsWith('user-agent') || k.startsWith('useragent') || k.startsWith('user agent'))
@@ -123,7 +100,6 @@ function keyOf(raw: string): Key {
   return undefined;
 }
 
-/** One line's key and value, or undefined (robots.cc GetKeyAndValueFrom). */
 function keyValue(line: string): [string, string] | undefined {
   const hash = line.indexOf('#');
   const l = strip(hash >= 0 ? line.slice(0, hash) : line);
@@ -141,22 +117,18 @@ function keyValue(line: string): [string, string] | undefined {
   return [key, strip(l.slice(sep))];
 }
 
-/**
- * Cuts a body to what is parsed: at most ROBOTS_MAX_BYTES, ending at the last line end within
- * them (a line cut in half could turn `Disallow: /private` into `Disallow: /`).
- */
+/** Cut at a line end: half a line could turn `Disallow: /private` into `Disallow: /`. */
 export function robotsBodyText(body: Buffer, maxBytes = ROBOTS_MAX_BYTES): string {
   let b = body;
   if (b.length > maxBytes) {
     let end = maxBytes;
     while (end > 0 && b[end - 1] !== 0x0a && b[end - 1] !== 0x0d) end--;
-    // One line longer than the whole budget: keep the budget (the line is truncated anyway).
     b = b.subarray(0, end > 0 ? end : maxBytes);
   }
   return b.toString('utf8');
 }
 
-/** Parses robots.txt text. Never throws; any bytes give some (possibly empty) rule set. */
+/** Never throws. */
 export function parseRobotsTxt(text: string): RobotsTxt {
   const groups: Group[] = [];
   const sitemaps: string[] = [];
@@ -195,7 +167,6 @@ export function parseRobotsTxt(text: string): RobotsTxt {
         break;
       }
       case 'crawl-delay': {
-        // Not a rule for grouping (robots.cc ignores the line): it does not end a group's agents.
         if (!current) break;
         const n = Number.parseFloat(value);
         if (Number.isFinite(n) && n >= 0) current.crawlDelaySec = n;
@@ -211,7 +182,6 @@ export function parseRobotsTxt(text: string): RobotsTxt {
   return { groups, sitemaps };
 }
 
-/** Does a normalised pattern (with `*` and a final `$`) match from the start of the path? */
 export function patternMatches(path: string, pattern: string): boolean {
   // robots.cc Matches: the set of path positions the pattern so far can end at.
   let pos = [0];
@@ -232,19 +202,13 @@ export function patternMatches(path: string, pattern: string): boolean {
   return true;
 }
 
-/** The groups that apply to a product token: every group naming it, else every `*` group. */
 function groupsFor(robots: RobotsTxt, token: string): Group[] {
   const t = token.toLowerCase();
   const specific = robots.groups.filter((g) => g.agents.includes(t));
   return specific.length > 0 ? specific : robots.groups.filter((g) => g.agents.includes('*'));
 }
 
-/**
- * The path, params and query of a URL string as robots.cc's GetPathParamsQuery cuts them:
- * scheme and authority off, the fragment off, always starting with `/` (`/` when there is no
- * path, or for an empty URL). Read from the string as given, not re-parsed: nothing
- * reordered, stripped, resolved or encoded.
- */
+/** robots.cc GetPathParamsQuery, on the string as given (never re-parsed). */
 export function pathParamsQuery(url: string): string {
   const NONE = Number.POSITIVE_INFINITY;
   const find = (i: number) => (i < 0 ? NONE : i);
@@ -252,7 +216,6 @@ export function pathParamsQuery(url: string): string {
     for (let i = from; i < url.length; i++) if (url[i] === '/' || url[i] === '?' || url[i] === ';') return i;
     return NONE;
   };
-  // Two initial slashes (a scheme-relative URL) are skipped.
   const searchStart = url.startsWith('//') ? 2 : 0;
   const earlyPath = firstOfPathStart(searchStart);
   let protocolEnd = find(url.indexOf('://', searchStart));
@@ -267,12 +230,7 @@ export function pathParamsQuery(url: string): string {
   return url[pathStart] === '/' ? path : `/${path}`;
 }
 
-/**
- * The forms of a URL's path and query rules are matched against: as written (escapes with
- * upper-case hex) and, when it differs, with its escaped unreserved characters decoded. A rule
- * matches if it matches either, so `Allow: /%62%61%7A` matches only a URL that escapes those
- * letters, and `Allow: /baz` matches both `/baz` and `/%62%61%7A`.
- */
+/** As written and with unreserved escapes decoded: `Allow: /baz` matches `/%62%61%7A` too. */
 export function robotsPaths(url: string): readonly string[] {
   const written = pathParamsQuery(url);
   const raw = urlPathForm(written, false);
@@ -280,10 +238,7 @@ export function robotsPaths(url: string): readonly string[] {
   return decoded === raw ? [raw] : [raw, decoded];
 }
 
-/**
- * RFC 9309 §2.2.2: the longest matching rule (by pattern length) decides; Allow wins a tie;
- * no match allows. Groups of the same agent count as one.
- */
+/** RFC 9309 §2.2.2: the longest match decides, Allow wins a tie; same-agent groups merge. */
 export function isAllowedBy(robots: RobotsTxt, token: string, url: string): boolean {
   const paths = robotsPaths(url);
   let best = -1;
@@ -300,7 +255,7 @@ export function isAllowedBy(robots: RobotsTxt, token: string, url: string): bool
   return allow;
 }
 
-/** Crawl-delay (seconds) of the groups that apply, if any sets one (not in RFC 9309; widely used). */
+/** Not in RFC 9309; widely used. */
 export function crawlDelayFor(robots: RobotsTxt, token: string): number | undefined {
   let d: number | undefined;
   for (const g of groupsFor(robots, token))
@@ -308,7 +263,6 @@ export function crawlDelayFor(robots: RobotsTxt, token: string): number | undefi
   return d;
 }
 
-/** The product token of a User-Agent header: its first word, up to `/` or whitespace. */
 export function productToken(userAgent: string): string {
   return (userAgent.trim().split(/[/\s]/)[0] ?? '').toLowerCase();
 }

@@ -8,11 +8,9 @@ import { type ResultRecord, recordKey, type Sink } from '../../ports/sink.js';
 export const RESULTS_FILE = 'results.jsonl';
 
 export interface JsonlSinkOptions {
-  /** The JSONL file. */
   readonly path: string;
 }
 
-/** The sink's file inside a data directory. */
 export function resultsPath(dataDir: string): string {
   return join(dataDir, RESULTS_FILE);
 }
@@ -23,18 +21,10 @@ interface Waiter {
 }
 
 /**
- * Results as JSON Lines, one record per line, appended through a single fd opened 'a'.
- *
- * Durability: write() resolves once its line has been handed to the kernel with fs.write.
- * There is no fsync per record, so a record survives the process being killed (kill -9,
- * crash) but not power loss or a kernel panic; that is the trade the Sink contract makes.
- *
- * Writes are serialised: one fs.write is in flight at a time, and lines that arrive while it
- * runs are batched into the next one, so concurrent writers never interleave bytes and the
- * throughput cost of ordering is one syscall per batch rather than per record.
- *
- * If a write fails (disk full, EIO) the file may end in a torn line, so the sink refuses all
- * later writes; the next open() repairs the tail.
+ * Results as JSON Lines through one fd opened 'a'. No fsync: a record survives kill -9, not
+ * power loss (the Sink contract's trade). One write in flight, later lines batched into the
+ * next: no interleaving, one syscall per batch. After a failed write the sink refuses more
+ * (the file may end torn); the next open() repairs the tail.
  */
 export class JsonlSink implements Sink {
   readonly name = 'jsonl';
@@ -67,7 +57,7 @@ export class JsonlSink implements Sink {
     return this.writeJson(record);
   }
 
-  /** Appends any record that has a `url` (change records share the file format). */
+  /** Change records share the file format. */
   writeJson(record: { readonly url: string }): Promise<void> {
     if (!this.#fd || this.#closed) return Promise.reject(new CrawldError('JsonlSink is not open'));
     if (this.#failed !== undefined) {
@@ -153,10 +143,8 @@ export class JsonlSink implements Sink {
 }
 
 /**
- * Whether a line may hold one of the wanted tasks, judged from the first "taskId":"..." in it.
- * A JSON string cannot contain that byte sequence unescaped (its quotes would be \"), so the
- * first hit is a real key; records put url, finalUrl and jobId (all strings) before taskId,
- * so it is the top-level one. Ids with escapes are left to JSON.parse.
+ * A JSON string cannot hold `"taskId":"` unescaped, and records put only strings before taskId,
+ * so the first hit is the top-level key. Ids with escapes are left to JSON.parse.
  */
 function mayHoldWantedTask(line: string, taskIds: ReadonlySet<string>): boolean {
   const marker = '"taskId":"';
@@ -169,10 +157,7 @@ function mayHoldWantedTask(line: string, taskIds: ReadonlySet<string>): boolean 
   return raw.includes('\\') || taskIds.has(raw);
 }
 
-/**
- * A synchronous write: appending to the page cache takes microseconds, far less than the
- * promise and thread-pool round trip of an async write, and the batch is already one call.
- */
+/** Synchronous: a page-cache append costs less than an async write's thread-pool round trip. */
 function writeFully(fd: FileHandle, buf: Buffer): void {
   let off = 0;
   while (off < buf.length) off += writeSync(fd.fd, buf, off, buf.length - off);
@@ -180,7 +165,7 @@ function writeFully(fd: FileHandle, buf: Buffer): void {
 
 const TAIL_CHUNK = 64 * 1024;
 
-/** If the file does not end in '\n' (a write torn by a crash), truncate it after the last '\n'. */
+/** A write torn by a crash: cut after the last '\n'. */
 async function repairTornTail(path: string): Promise<void> {
   let fd: FileHandle;
   try {

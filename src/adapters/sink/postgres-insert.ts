@@ -1,7 +1,4 @@
-/**
- * The PostgreSQL sink's one write: a batch of rows as a single INSERT ... SELECT FROM unnest,
- * idempotent by ON CONFLICT on (url, record_key, item).
- */
+/** One INSERT ... SELECT FROM unnest per batch, idempotent by ON CONFLICT. */
 import type pg from 'pg';
 import type { PgRow } from './postgres-rows.js';
 

@@ -27,7 +27,6 @@ export interface PgRow {
   readonly trap: string | null;
 }
 
-/** The rows of one record: one per item when it has items (none for an empty list), else one. */
 export function rowsOf(r: ResultRecord): PgRow[] {
   const base = {
     url: r.url,
@@ -57,7 +56,6 @@ function jsonbText(value: unknown): string {
   return JSON.stringify(value).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1');
 }
 
-/** `"schema"."table"` from a validated `schema.table` or `table`. */
 export function quoteTable(table: string): string {
   return table
     .split('.')
@@ -103,10 +101,8 @@ const TRANSIENT_CLASSES = ['08', '53', '57P', '58'];
 const TRANSIENT_CODES = new Set(['40001', '40P01', '55P03', '57014']);
 
 /**
- * Connection-level failures carry no SQLSTATE (ECONNREFUSED, "Connection terminated") and are
- * transient (a bug such as a TypeError is not); a SQLSTATE is transient only in the classes above (connection exception,
- * insufficient resources, operator intervention such as a shutdown, system error) or for
- * serialization failure, deadlock, lock timeout and statement timeout.
+ * Connection failures carry no SQLSTATE and are transient (a TypeError is not); otherwise the
+ * classes above, serialization failure, deadlock, lock and statement timeouts.
  */
 export function isTransientPgError(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;

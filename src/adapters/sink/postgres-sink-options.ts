@@ -1,4 +1,3 @@
-/** The PostgreSQL sink's options and their defaults (the config schema's sink section maps onto them). */
 import type { Random } from '../../core/clock.js';
 import type { SinkObserver } from '../../ports/sink.js';
 
@@ -8,7 +7,7 @@ export interface PostgresSinkOptions {
   readonly table: string;
   /** Rows per INSERT statement (a page's items are never split across statements). */
   readonly batchSize: number;
-  /** A partial batch is written this long after its oldest record arrived. */
+  /** After its oldest record arrived. */
   readonly flushIntervalMs: number;
   /** Rows buffered at most; write() waits for room beyond it. */
   readonly maxBuffer: number;

@@ -26,21 +26,10 @@ interface Entry {
 const SINK = 'postgres';
 
 /**
- * Results as rows of a PostgreSQL table, one per page (or per item when the job's JSON rules
- * set `items`), keyed by (url, record_key, item) where record_key is the task's exactly-once
- * key (taskId#generation). Rows are inserted with ON CONFLICT, so a record written again after
- * a crash or a redelivered lease never makes a second row.
- *
- * write() resolves only once the record's batch is committed (the Sink contract: the task is
- * acked after it), so batching comes from the many tasks in flight at once: their records are
- * gathered into one multi-row INSERT when batchSize rows are waiting or flushIntervalMs after
- * the oldest arrived. At most maxBuffer rows wait; beyond that write() itself waits, which
- * holds the crawl's task slots and so slows fetching instead of growing memory.
- *
- * Transient failures (connection lost, server restarting, deadlock) are retried with backoff
- * for as long as the sink is open, so a database that is down for a while pauses the crawl
- * and loses nothing. A permanent error (bad data) fails only the records it concerns: a failed
- * batch is retried record by record to isolate them.
+ * Results as PostgreSQL rows keyed by (url, record_key, item), inserted ON CONFLICT: a record
+ * written again after a crash makes no second row (docs/sinks.md). write() resolves once its
+ * batch commits, so batches gather the tasks in flight; a full buffer makes write() wait, which
+ * slows fetching instead of growing memory. Transient failures are retried while open.
  */
 export class PostgresSink implements Sink {
   readonly name = SINK;
@@ -48,7 +37,6 @@ export class PostgresSink implements Sink {
   readonly #table: string;
   #pool: pg.Pool | undefined;
   #queue: Entry[] = [];
-  /** Rows queued or being written. */
   #depth = 0;
   #roomWaiters: (() => void)[] = [];
   #running: Promise<void> | undefined;
@@ -66,7 +54,6 @@ export class PostgresSink implements Sink {
     this.#table = quoteTable(this.#o.table);
   }
 
-  /** Rows waiting to be stored (for tests and the buffer-depth metric). */
   get depth(): number {
     return this.#depth;
   }
@@ -123,7 +110,6 @@ export class PostgresSink implements Sink {
     return done;
   }
 
-  /** Writes what is buffered now without waiting for flushIntervalMs, and waits for it. */
   async flush(): Promise<void> {
     while (this.#running) {
       this.#flushNow = true;
@@ -152,11 +138,8 @@ export class PostgresSink implements Sink {
   }
 
   /**
-   * Starts closing without waiting: new writes are refused, what is buffered is written now,
-   * and a database that stays down is retried only until closeTimeoutMs from here (then the
-   * waiting writes fail and their tasks, never acked, are recovered at the next start). The
-   * daemon calls this at its drain deadline so tasks stuck on a dead database cannot hold
-   * the shutdown forever.
+   * Called at the drain deadline: a database that stays down is retried only until
+   * closeTimeoutMs, then waiting writes fail (their tasks, never acked, come back at next start).
    */
   beginClose(): void {
     if (this.#closing || !this.#pool) return;
@@ -220,7 +203,6 @@ export class PostgresSink implements Sink {
     }
   }
 
-  /** Writes a batch, retrying transient errors; settles every entry of it. */
   async #store(batch: Entry[]): Promise<void> {
     const started = performance.now();
     const rows = batch.flatMap((e) => e.rows);

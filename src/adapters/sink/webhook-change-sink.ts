@@ -13,7 +13,6 @@ export interface WebhookChangeSinkOptions {
   readonly maxAttempts: number;
   readonly backoffBaseMs: number;
   readonly backoffMaxMs: number;
-  /** Per attempt, response body included. */
   readonly timeoutMs: number;
   /** POSTs in flight to the endpoint at once; more wait their turn. */
   readonly maxConcurrent: number;
@@ -37,24 +36,11 @@ export const WEBHOOK_DEFAULTS = {
 const SINK = 'webhook';
 
 /**
- * POSTs each change record as JSON to a URL, at once (a price watcher's consumer wants it now).
- * A 2xx is delivered; 408, 429, 5xx and network errors are retried with backoff capped at
- * backoffMaxMs (a Retry-After is not honoured: a change must not wait an hour); any other
- * status or the last failed attempt rejects with ChangeDeliveryError.
- *
- * Failures go to the dead-letter queue, not to a file of this sink: the task runner, which owns
- * the frontier, dead-letters the page whose change could not be delivered, with reason
- * 'change_delivery', and does not store the page's new state. `crawld dlq list` shows it and
- * a redrive fetches the page again, detects the same change and re-delivers it. Delivery is
- * at-least-once: the receiver dedupes on taskId + generation (also sent as Idempotency-Key).
- *
- * Deliveries are queued per endpoint in a Bottleneck limiter (`maxConcurrent`, `minTimeMs`): the
- * first recrawl of a catalogue can find thousands of changes within seconds, and a receiver
- * must not get thousands of POSTs at once. Each attempt is one limiter job; the backoff sleeps
- * between attempts hold no slot, so a failing delivery does not stall the others.
- *
- * The webhook URL is configured by the operator, so it is not subject to the crawl's SSRF
- * address policy (a receiver on localhost or a private network is the common case).
+ * POSTs each change record at once; 408, 429, 5xx and network errors are retried (Retry-After
+ * ignored: a change must not wait an hour). An undelivered change dead-letters its page
+ * ('change_delivery'); at least once, deduped on Idempotency-Key. A limiter per endpoint keeps
+ * a recrawl's burst of changes off the receiver; backoff sleeps hold no slot. The operator's
+ * URL is not under the SSRF policy (a local receiver is the common case).
  */
 export class WebhookChangeSink implements ChangeSink {
   readonly name = SINK;

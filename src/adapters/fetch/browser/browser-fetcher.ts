@@ -1,9 +1,6 @@
 /**
- * Fetcher that renders pages in headless Chromium (docs/browser.md). The document is fetched
- * by the page fetcher first (redirects, content types, the SSRF guard, job headers, as on the
- * http path); an HTML 2xx is then rendered, every request of the page going through the
- * guard of page-run.ts, and the rendered DOM (read as HTML in the page, page-scripts.ts) is the body, so
- * the job's usual extractors and follow rules run on it.
+ * Renders pages in headless Chromium (docs/browser.md): the document is fetched on the http path
+ * first, an HTML 2xx is rendered, and its DOM is the body the job's extractors read.
  */
 import type { Page, Route, WebSocketRoute } from 'playwright-core';
 import { systemClock } from '../../../core/clock.js';
@@ -77,8 +74,7 @@ export class BrowserFetcher implements Fetcher {
     request.signal?.addEventListener('abort', onAbort, { once: true });
     if (request.signal?.aborted) controller.abort();
     try {
-      // The document first, with the page fetcher's rules: a 404, a redirect to a refused
-      // address or a JSON answer never costs a browser page.
+      // The document first: a 404, a refused redirect or a JSON answer never costs a browser page.
       const document =
         request.document ?? (await this.#o.documentFetcher.fetch({ ...request, signal: controller.signal }));
       if (document.status < 200 || document.status > 299 || !HTML_TYPES.has(document.contentType)) {
@@ -125,13 +121,11 @@ export class BrowserFetcher implements Fetcher {
     try {
       lease = await this.#pool.openPage();
     } catch (err) {
-      // A browser that dies while a page opens (or cannot start) is the crawler's trouble,
-      // never the page's: the task is retried.
+      // A browser dying while a page opens is the crawler's trouble, not the page's: retried.
       if (err instanceof FetchError) throw err;
       throw new RenderCrashError(`${request.url}: no page: ${String(err).split('\n')[0]}`, { cause: err });
     }
-    // The render's budget starts with its page: a browser starting, or pages queued for a
-    // slot, are the crawler's delay, not the page's.
+    // The budget starts with the page: a browser starting or a slot queue are the crawler's delay.
     const deadline = performance.now() + render.timeoutMs;
     const { page } = lease;
     const run = new PageRun({
@@ -148,8 +142,7 @@ export class BrowserFetcher implements Fetcher {
     this.#runs.set(page, run);
     const onAbort = () => run.fail(new AbortedError(`${request.url}: aborted`));
     signal.addEventListener('abort', onAbort, { once: true });
-    // The whole render's budget, whatever hangs: a page spinning its main thread leaves
-    // page.content() without an answer, and only this timer ends it.
+    // Only this timer ends a page spinning its main thread (page.content() never answers).
     const timer = setTimeout(
       () => run.fail(new RenderTimeoutError(`${request.url}: ${timeoutMessage(render)}`)),
       Math.max(1, deadline - performance.now()),
@@ -172,12 +165,8 @@ export class BrowserFetcher implements Fetcher {
         body,
         wireBytes: run.bytes,
         redirects: run.redirects,
-        // The adaptive limit learns from the whole render: what a page costs this host and us,
-        // the wait for a pool slot included (a limit past the pool's cap only queues, and the
-        // queue must show). Getting the page is not: a browser starting, a tab opening are
-        // one-offs of the crawler's (seconds under load); in the first window they made the
-        // baseline the target is relative to several renders long, and slow start then ran
-        // the host to four times the pool (docs/browser.md).
+        // The limit learns from the whole render, slot wait included (past the pool's cap it
+        // only queues); getting the page is the crawler's one-off, not the host's (docs/browser.md).
         ttfbMs: totalMs,
         queuedMs: (document.queuedMs ?? 0) + lease.openMs,
         totalMs,
@@ -212,7 +201,6 @@ export class BrowserFetcher implements Fetcher {
     return watch;
   }
 
-  /** Navigates, waits as the job asks, and reads the DOM. */
   async #load(page: Page, run: PageRun, render: RenderRequest, deadline: number): Promise<string> {
     const left = () => Math.max(1, deadline - performance.now());
     try {
@@ -228,9 +216,8 @@ export class BrowserFetcher implements Fetcher {
         : `(async () => { await ${WAIT_FOR}(${JSON.stringify(render.waitForSelector)}); return ${READ_DOM}; })()`;
     for (let attempt = 1; ; attempt++) {
       try {
-        // In the page's own world: page.content() and page.waitForSelector() build a utility
-        // world per document, which took as long as the rest of a small page's render. The
-        // render's timer (#render) bounds the wait for a selector that never comes.
+        // In the page's own world: page.content() builds a costly utility world per document.
+        // The render's timer bounds the wait for a selector that never comes.
         const [html, popups] = await page.evaluate<[string, number]>(readDom);
         for (let i = 0; i < popups; i++) this.#o.observer?.blocked?.('popup');
         return html;

@@ -44,10 +44,7 @@ export interface BrowserFetcherOptions {
   readonly maxBodyBytes: number;
   /** Navigations a page's scripts may start (fetch.maxRedirects). */
   readonly maxNavigations: number;
-  /**
-   * Fetches the page's document (the page fetcher: redirects, content types, job headers)
-   * and each subresource (any media type); both carry the SSRF guard after DNS.
-   */
+  /** The page's document (the http path's rules) and its subresources; both SSRF-guarded. */
   readonly documentFetcher: Fetcher;
   readonly subresourceFetcher: Fetcher;
   /** How often the browser's RSS is read. @default 2000 */
@@ -55,11 +52,7 @@ export interface BrowserFetcherOptions {
   /** V8 heap of each renderer: a page allocating past it crashes its tab (render_crash). @default 512 */
   readonly rendererHeapMiB?: number;
   readonly observer?: BrowserObserver;
-  /**
-   * Each host's learned timeouts (the http fetcher's): a render is a sample of its host's
-   * `render` phase, and one that outlives the host's learned render timeout is given up as hung
-   * (HungRequestError), as an http request is. render.timeoutMs stays its ceiling.
-   */
+  /** Each host's learned `render` timeout, under render.timeoutMs: a render past it is hung. */
   readonly timeouts?: HostTimeouts;
 }
 
@@ -67,11 +60,9 @@ const PAGE_BYTES = 150 * 1024 * 1024;
 const PAGES_PER_CORE = 4;
 
 /**
- * fetch.browser.maxPages when unset: one page per 150 MiB of free memory (a rendered shop
- * page's renderer is 50-150 MiB), at most 4 per core (rendering is CPU-bound: more pages
- * than that only queue in the scheduler of the OS), at least 1.
+ * fetch.browser.maxPages, else one page per 150 MiB free (a renderer takes 50–150 MiB), at most
+ * 4 per core (rendering is CPU-bound), at least 1.
  */
-/** The browser pool's cap: fetch.browser.maxPages, or the default from free memory and cores now. */
 export function poolPages(configured: number | undefined): number {
   return configured ?? defaultMaxPages(freemem(), availableParallelism());
 }
@@ -92,9 +83,7 @@ export function findChromium(path = process.env.PATH ?? ''): string | undefined 
       try {
         accessSync(file, constants.X_OK);
         return file;
-      } catch {
-        // not here
-      }
+      } catch {}
     }
   }
   return undefined;

@@ -1,9 +1,6 @@
 /**
- * One render's guard: every request the page makes passes through `handle` (a context route
- * on '**\/*'). Chromium itself resolves no name and dials no address (the launcher maps every
- * host to NOTFOUND); each request is fetched by crawld's own fetcher, whose SSRF guard checks
- * the address it dials after DNS, and handed to the page with route.fulfill. So the page
- * reaches exactly what an undici fetch of the same URL may reach.
+ * One render's guard: Chromium dials nothing itself; every request of the page is fetched by
+ * crawld's fetcher (SSRF guard included) and fulfilled, so it reaches what a fetch may reach.
  */
 import type { Page, Route } from 'playwright-core';
 import {
@@ -30,7 +27,6 @@ const DROP_REQUEST = new Set(['if-none-match', 'if-modified-since', 'range', 'co
 
 export interface PageRunOptions {
   readonly page: Page;
-  /** The page's document, fetched before the render; served to its first navigation. */
   readonly document: FetchResponse;
   readonly request: FetchRequest;
   readonly subresources: Fetcher;
@@ -43,7 +39,6 @@ export interface PageRunOptions {
 
 export class PageRun {
   bytes: number;
-  /** Where the page is now: the document's URL, then each navigation its scripts made. */
   url: string;
   readonly redirects: string[];
   #documentServed = false;
@@ -175,8 +170,7 @@ export class PageRun {
       ...(this.#o.request.jobId !== undefined ? { jobId: this.#o.request.jobId } : {}),
       ...(body !== null && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
       ...(this.#o.request.proxy !== undefined ? { proxy: this.#o.request.proxy } : {}),
-      // The job's jar, by its rules per URL: the browser's own Cookie header is dropped above, so
-      // the page sends what an HTTP fetch would, and what its responses set serves the crawl.
+      // The job's jar, not the browser's: the page sends what an HTTP fetch would.
       ...(this.#o.request.cookieJar !== undefined ? { cookieJar: this.#o.request.cookieJar } : {}),
       signal: this.#o.signal,
     };

@@ -1,13 +1,6 @@
-/**
- * The scripts crawld runs inside a rendered page, as source text: Playwright evaluates them in
- * the page's own world (reading the DOM there costs a fraction of page.content(), which builds a
- * utility world per document; docs/browser.md).
- */
+/** Evaluated in the page's own world: far cheaper than page.content() (docs/browser.md). */
 
-/**
- * window.open, replaced before any page script runs (pool.ts): it opens nothing and counts
- * the attempt, so a storm of them costs no page. READ_DOM reads the count with the DOM.
- */
+/** window.open opens nothing, only counts: a storm of them costs no page. */
 export const NO_POPUPS_SCRIPT = `(() => {
   let n = 0;
   const open = () => { n++; return null; };

@@ -1,8 +1,6 @@
 /**
- * The browser and its contexts. One browser at a time takes new pages; a browser that crashed
- * is dropped at once (its pages fail with render_crash and are retried), one whose RSS passed
- * the cap is retired: it takes no new page and closes when its last page is done, while a new
- * one starts. Contexts (cookies, cache, memory of past pages) are replaced after N pages.
+ * The browser and its contexts. A crashed browser is dropped at once; one past the RSS cap is
+ * retired (closes after its last page) while a new one starts. Contexts are replaced after N pages.
  */
 import type { Browser, BrowserContext, Page, Route, WebSocketRoute } from 'playwright-core';
 import { BrowserUnavailableError } from '../../../core/errors.js';
@@ -13,10 +11,7 @@ interface ContextSlot {
   served: number;
   open: number;
   retired: boolean;
-  /**
-   * Pages done with a render that went well, reset to about:blank, for the next render: the
-   * last one done is taken first, so the front holds those idle longest.
-   */
+  /** Tabs reset to about:blank for the next render; last in, first out, so the front idled longest. */
   readonly idle: Array<{ page: Page; ready: Promise<unknown>; since: number }>;
 }
 
@@ -32,11 +27,7 @@ export interface Generation {
 export interface PageLease {
   readonly page: Page;
   readonly generation: Generation;
-  /**
-   * How long getting this page took: a browser starting, a context or a tab opening (a reused
-   * tab: next to nothing). The crawler's own one-off delay, which the adaptive limit must not
-   * read as the host's render time.
-   */
+  /** Time to get the page: the crawler's own delay, not the host's render time. */
   readonly openMs: number;
   /** reuse: the render went well, the page may serve the next one (a new tab costs more than the render). */
   close(reuse: boolean): Promise<void>;
@@ -53,10 +44,7 @@ export interface PoolOptions {
   /** Called once per new page (listeners); the page then serves several renders. */
   readonly onPage: (page: Page) => void;
   readonly observer?: BrowserObserver | undefined;
-  /**
-   * A tab idle this long is closed: renders needed fewer tabs than the context has (the limit
-   * came down after slow start opened them), and each is a renderer process. @default 5000
-   */
+  /** A tab idle this long is closed (each is a renderer process). @default 5000 */
   readonly idleTabMs?: number;
 }
 
@@ -91,9 +79,7 @@ export class BrowserPool {
         if (gen.context === slot) gen.context = undefined;
       }
       const page = await this.#page(slot);
-      // The last render of a context: no later one takes its idle tabs, close them now rather
-      // than when its last page is done (each tab is a renderer process: the next context's
-      // new tabs would otherwise add to them, and the pool's peak memory with them).
+      // A context's last render: nothing reuses its idle tabs, and the next context's would add to them.
       if (slot.retired) this.#closeIdle(slot);
       const opened = slot;
       return {
@@ -202,7 +188,6 @@ export class BrowserPool {
     return undefined;
   }
 
-  /** Closes the tabs idle past idleTabMs (the oldest are at the front). */
   #closeStale(slot: ContextSlot): void {
     const before = performance.now() - (this.#o.idleTabMs ?? 5000);
     while (slot.idle.length > 0 && slot.idle[0]!.since < before) {

@@ -1,8 +1,4 @@
-/**
- * RSS of a process tree, read from /proc (Linux). The browser is many processes (browser,
- * GPU, network, one renderer per site); its cost is their sum. RSS counts shared pages once
- * per process, so the sum is an upper bound, the same one `ps` users see.
- */
+/** A browser's RSS is its processes' sum from /proc: an upper bound (shared pages count per process), as in `ps`. */
 import { readdirSync, readFileSync } from 'node:fs';
 
 const PAGE_SIZE = 4096;

@@ -1,7 +1,4 @@
-/**
- * The CDXJ index of a closed WARC, as pywb's cdxj-indexer writes it: a SURT key, a 14-digit
- * timestamp and a JSON object per captured response or revisit, lines sorted.
- */
+/** The CDXJ index of a closed WARC, as pywb's cdxj-indexer writes it. */
 import { writeFileSync } from 'node:fs';
 
 export interface IndexEntry {
@@ -18,12 +15,7 @@ export interface IndexEntry {
 
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 
-/**
- * Sort-friendly URI Reordering Transform as the `surt` package's default canonicaliser does
- * it: scheme dropped, host lower case without `www.`, labels reversed (IP addresses kept as
- * they are), a port other than the scheme's kept, `)` then the path and the query with its
- * parameters sorted, all lower case.
- */
+/** SURT as the `surt` package's default canonicaliser writes it (pywb's lookups expect it). */
 export function surt(raw: string): string {
   let u: URL;
   try {
@@ -56,7 +48,7 @@ export function cdxjLine(e: IndexEntry, filename: string): string {
   return `${surt(e.url)} ${timestamp14(e.date)} ${JSON.stringify(fields)}`;
 }
 
-/** Writes `path` (the WARC's name with .cdxj): its entries' lines, sorted as pywb sorts them. */
+/** Sorted as pywb sorts them. */
 export function writeIndex(path: string, filename: string, entries: readonly IndexEntry[]): void {
   const lines = entries.map((e) => cdxjLine(e, filename));
   lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

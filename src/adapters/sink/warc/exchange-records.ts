@@ -1,8 +1,4 @@
-/**
- * The records of one HTTP exchange: a request record and a response record tied with
- * WARC-Concurrent-To, or the request and a revisit when the response adds nothing to a capture
- * already archived (a 304, or the same payload as the URL's last capture).
- */
+/** A request and a response record, or a revisit when the response adds nothing (a 304, same payload). */
 import type { HttpExchange } from '../../../ports/fetcher.js';
 import type { IndexEntry } from './cdxj.js';
 import { requestHead, responseHead, responseMime } from './http-block.js';
@@ -20,7 +16,6 @@ export type RecordType = 'warcinfo' | 'request' | 'response' | 'revisit';
 
 export interface BuiltRecord {
   readonly type: RecordType;
-  /** The record uncompressed, in parts. */
   readonly parts: Buffer[];
   readonly index?: Omit<IndexEntry, 'offset' | 'length'>;
 }
@@ -36,7 +31,6 @@ const PROFILE = 'http://netpreserve.org/warc/1.1/revisit/';
 export interface ExchangeContext {
   readonly redactSecrets: boolean;
   readonly revisits: boolean;
-  /** The URL's last full capture, if remembered. */
   readonly last: Capture | undefined;
 }
 

@@ -1,10 +1,7 @@
 /**
- * The sink's WARC files: `{prefix}-{yyyyMMddHHmmssSSS}-{serial}-{instance}.warc.gz`, written as
- * `….warc.gz.open` and renamed once closed with its `.cdxj` index beside it. A group of records
- * (an exchange's request and response) goes into one file with one write: the file is closed
- * before a group would take it past maxFileBytes, and a group bigger than that gets a file of
- * its own. Every member is written whole with a synchronous write, so a killed process leaves
- * whole records and at most one torn member at the end, which the next start cuts off.
+ * WARC files written as `….warc.gz.open`, renamed once closed beside their `.cdxj` (docs/archives.md).
+ * A group (request and response) goes into one file in one synchronous write, so a killed
+ * process leaves at most one torn member at the end, which the next start cuts off.
  */
 import {
   closeSync,
@@ -27,7 +24,6 @@ export interface WarcFilesOptions {
   /** This daemon's id: several daemons write one folder, each its own files. */
   readonly instance: string;
   readonly maxFileBytes: number;
-  /** The warcinfo member that starts a file of this name. */
   readonly warcinfo: (filename: string) => Buffer;
   readonly now?: () => Date;
 }
@@ -48,7 +44,6 @@ export interface ClosedFile {
 
 const OPEN = '.open';
 
-/** The instance id as a file name part: no path separators or spaces. */
 export function fileSafe(id: string): string {
   return id.replace(/[^A-Za-z0-9._-]/g, '_');
 }
@@ -83,19 +78,16 @@ export class WarcFiles {
     this.#any = new RegExp(`^${escapeRe(options.prefix)}-\\d{17}-(\\d{5,})-(.+)\\.warc\\.gz(\\.open)?$`);
   }
 
-  /** The open file's size (0 when none is open). */
   get size(): number {
     return this.#fd === undefined ? 0 : this.#size;
   }
 
-  /** Names of this instance's files in the folder, closed and open. */
   ownFiles(): string[] {
     return readdirSync(this.#o.dir)
       .filter((n) => this.#mine.test(n))
       .sort();
   }
 
-  /** Names of every instance's files of this prefix, closed and open. */
   allFiles(): string[] {
     return readdirSync(this.#o.dir)
       .filter((n) => this.#any.test(n))
@@ -115,10 +107,7 @@ export class WarcFiles {
     });
   }
 
-  /**
-   * Start-up: every `.open` file of this instance (left by a crash) is cut back to its last
-   * whole record, indexed and closed; a closed file without its index gets one.
-   */
+  /** Start-up: a crash's `.open` files are cut to their last whole record, indexed and closed. */
   recoverLeftovers(): ClosedFile[] {
     const closed: ClosedFile[] = [];
     const orphans = this.#orphans();
@@ -163,7 +152,6 @@ export class WarcFiles {
     return { name, records, bytes: end, recovered: true };
   }
 
-  /** Appends a group of members to the open file, rolling over first if it would not fit. */
   append(members: readonly Member[]): { closed?: ClosedFile; file: string } {
     const total = members.reduce((n, m) => n + m.data.length, 0);
     let closed: ClosedFile | undefined;
@@ -197,7 +185,6 @@ export class WarcFiles {
     this.#entries = [];
   }
 
-  /** Closes the open file (index, then rename); undefined when none is open. */
   close(): ClosedFile | undefined {
     const fd = this.#fd;
     if (fd === undefined) return undefined;
@@ -218,7 +205,6 @@ export class WarcFiles {
   }
 }
 
-/** The index of a WARC file: `x.warc.gz` → `x.cdxj`. */
 export function indexName(warcName: string): string {
   return `${warcName.replace(/\.warc\.gz$/, '')}.cdxj`;
 }

@@ -1,11 +1,7 @@
-/**
- * The HTTP blocks of request and response records, from an exchange as the fetcher saw it:
- * secrets in the request redacted, and a Transfer-Encoding that no longer describes the stored
- * (de-chunked) body renamed so that no reader de-chunks it again.
- */
+/** HTTP blocks: request secrets redacted, Transfer-Encoding renamed so no reader de-chunks again. */
 import type { HttpExchange } from '../../../ports/fetcher.js';
 
-/** Request header fields whose values are secrets (the records are meant to be shared). */
+/** The records are meant to be shared. */
 const SECRET_FIELDS = new Set(['authorization', 'proxy-authorization']);
 export const REDACTED = 'REDACTED';
 /** What a stored response's Transfer-Encoding becomes: the body in the record is de-chunked. */
@@ -28,7 +24,6 @@ function redactCookie(value: string): string {
     .join(';');
 }
 
-/** The request head with secret values redacted (or as written when `redact` is false). */
 export function requestHead(exchange: HttpExchange, redact: boolean): Buffer {
   if (!redact) return exchange.requestHead;
   const lines = exchange.requestHead.toString('latin1').split('\r\n');
@@ -47,7 +42,6 @@ export function requestHead(exchange: HttpExchange, redact: boolean): Buffer {
   return changed ? Buffer.from(lines.join('\r\n'), 'latin1') : exchange.requestHead;
 }
 
-/** The status line and header fields as received, Transfer-Encoding renamed. */
 export function responseHead(exchange: HttpExchange): Buffer {
   let head = `HTTP/1.1 ${exchange.status}${exchange.statusText ? ` ${exchange.statusText}` : ''}\r\n`;
   for (const [name, value] of exchange.responseHeaders) {

@@ -1,8 +1,6 @@
 /**
- * Who writes a folder's open files: `.{prefix}-{instance}.owner` holds the host and pid of the
- * daemon writing that instance's files. A restarted daemon has another default instance id
- * (hostname-pid), so at start it also closes the `.open` files of instances whose owner was a
- * process of this host that is gone; another host's files are left to that host.
+ * `.{prefix}-{instance}.owner` holds the writer's host and pid: a restarted daemon has a new
+ * instance id, so it closes the `.open` files of this host's dead writers (never another host's).
  */
 
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,7 +25,6 @@ export function releaseOwner(path: string): void {
   rmSync(path, { force: true });
 }
 
-/** Whether the instance's writer is known to be gone: it ran on this host and its process is not. */
 export function ownerGone(path: string): boolean {
   let owner: Owner;
   try {

@@ -1,8 +1,4 @@
-/**
- * Reads a WARC file made of one gzip member per record, member by member: what a restart needs
- * to cut a crashed `.open` file back to its last whole record, rebuild its index and find
- * which pages it holds.
- */
+/** Member by member, so a restart can cut a crashed `.open` file to its last whole record. */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
 import type { IndexEntry } from './cdxj.js';
@@ -68,10 +64,7 @@ function parseRecord(data: Buffer, offset: number, length: number): ReadRecord |
   return { offset, length, fields, block: data.subarray(end + 4, end + 4 + blockLength) };
 }
 
-/**
- * Every whole record of the file, in order; `end` is where the last whole one ends (a torn
- * member or trailing bytes after it are not records).
- */
+/** `end`: where the last whole record ends. */
 export function readWarc(path: string, onRecord?: (r: ReadRecord) => void): { end: number; records: number } {
   const fd = openSync(path, 'r');
   try {
@@ -109,7 +102,6 @@ export function readWarc(path: string, onRecord?: (r: ReadRecord) => void): { en
   }
 }
 
-/** A response or revisit record as the index lists it; undefined for other records. */
 export function indexEntryOf(r: ReadRecord): IndexEntry | undefined {
   const type = r.fields.get('warc-type');
   if (type !== 'response' && type !== 'revisit') return undefined;

@@ -1,7 +1,4 @@
-/**
- * WARC/1.1 records (ISO 28500:2017): the header block, SHA-1 Base32 digests as Heritrix, wget
- * and the CDX tools write them, record ids, and each record as its own gzip member.
- */
+/** WARC/1.1 records (ISO 28500:2017), digests in Base32 SHA-1 as Heritrix and wget write them. */
 import { createHash, randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 
@@ -26,7 +23,6 @@ export function base32(bytes: Uint8Array): string {
   return out;
 }
 
-/** `sha1:` and the Base32 SHA-1 of the parts, one after the other. */
 export function sha1Digest(...parts: readonly Uint8Array[]): string {
   const h = createHash('sha1');
   for (const p of parts) h.update(p);
@@ -47,10 +43,6 @@ function oneLine(v: string): string {
   return /[\r\n]/.test(v) ? v.replace(/[\r\n]+/g, ' ') : v;
 }
 
-/**
- * A record, uncompressed: `WARC/1.1`, the fields, Content-Length (the block's length, added
- * here), the block and the two CRLFs that end a record.
- */
 export function serialiseRecord(fields: WarcFields, block: readonly Buffer[]): Buffer[] {
   const length = block.reduce((n, b) => n + b.length, 0);
   let head = 'WARC/1.1\r\n';

@@ -1,7 +1,6 @@
 /**
- * WARC/1.1 archives as a sink (docs/archives.md). Exchanges come from the fetcher's tap, as they
- * cross the wire, and are appended at once (request and response in one write), before the
- * fetch resolves: a page is acked only after its response record is in the file.
+ * WARC/1.1 archives (docs/archives.md), appended from the fetcher's tap before the fetch
+ * resolves: a page is acked only after its response record is in the file.
  */
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +18,6 @@ import {
 import { type ClosedFile, type Member, WarcFiles } from './files.js';
 import { gzipMember, type WarcFields } from './warc-record.js';
 
-/** What the sink reports, for its metrics and log lines (the daemon turns them into events). */
 export interface WarcObserver {
   /** Records written together (an exchange's request and response). */
   records(written: readonly { type: RecordType; bytes: number }[]): void;
@@ -39,7 +37,6 @@ export interface WarcSinkOptions {
   readonly redactSecrets: boolean;
   /** Only exchanges of these jobs (and those of no job: robots.txt, sitemaps); undefined: all. */
   readonly jobs?: readonly string[] | undefined;
-  /** The warcinfo record's fields (software, isPartOf, hostname...). */
   readonly info: WarcFields;
   readonly observer: WarcObserver;
 }
@@ -79,7 +76,6 @@ export class WarcSink implements Sink {
     this.#failed = undefined;
   }
 
-  /** The fetcher's exchange tap: archives every exchange of this sink's jobs. */
   readonly tap = (ex: HttpExchange): void => {
     if (!this.#open || this.#failed !== undefined) return;
     if (ex.jobId !== undefined && this.#jobs && !this.#jobs.has(ex.jobId)) return;
@@ -91,26 +87,19 @@ export class WarcSink implements Sink {
     if (this.#append(built.records) && built.capture) this.#last.set(ex.url, built.capture);
   };
 
-  /**
-   * The page's exchanges were archived by the tap before its fetch resolved, so there is
-   * nothing left to write; a sink that failed to write refuses the page, which comes back.
-   */
+  /** The tap wrote the page already; a failed sink refuses it, so it comes back. */
   async write(_record: ResultRecord): Promise<void> {
     if (!this.#open) throw new SinkError('WarcSink is not open');
     if (this.#failed !== undefined) throw new SinkError('WarcSink failed earlier', { cause: this.#failed });
   }
 
-  /**
-   * None: a page leased when a crash came is fetched again and archived as what that is, a
-   * second capture (its first one, if the crash came after the fetch, stays in the file).
-   */
+  /** None: a page refetched after a crash is a second capture. */
   async recover(_keys: ReadonlySet<string>): Promise<Set<string>> {
     return new Set();
   }
 
-  async flush(): Promise<void> {
-    // Every record is written with a synchronous write when it is made: nothing waits.
-  }
+  /** Records are written synchronously as they are made. */
+  async flush(): Promise<void> {}
 
   async close(): Promise<void> {
     if (!this.#open) return;
@@ -135,8 +124,7 @@ export class WarcSink implements Sink {
       this.#o.observer.openFileBytes(this.#files.size);
       return true;
     } catch (err) {
-      // A torn write leaves a torn member at the end: nothing more goes after it until the
-      // next start cuts it off, and the pages' writes fail so that their tasks come back.
+      // Nothing goes after a torn member until the next start cuts it; the tasks come back.
       this.#failed ??= err;
       this.#o.observer.error('write', err);
       return false;
