@@ -13,24 +13,24 @@ import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
 import type { Daemon, DaemonOptions } from './daemon-types.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { buildControl, createFetching, createScheduler, type Live, type Root } from './engine.js';
+import { buildControl, createFetching, createScheduler } from './engine.js';
 import type { ExchangeTaps } from './exchange-taps.js';
 import { openFrontier } from './frontier-factory.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import { daemonHandle } from './handle.js';
 import { openHttp } from './http-listener.js';
-import { instanceIdOf } from './instance-id.js';
 import { openJobStates } from './job-states.js';
 import { compileJob, seedRequests } from './jobs.js';
 import { startLagMonitor } from './lag-monitor.js';
 import { startLoopGovernor } from './loop-governor.js';
 import { ReleaseStack, withReleasers } from './release-stack.js';
+import { instanceIdOf, type Live, type Root } from './root.js';
 import { createChangeSinks, createSinks, sinksForJob } from './sink-factory.js';
 import { createSitemaps } from './sitemap-factory.js';
 import { openLimitHints } from './start-limits.js';
 
 export type { Daemon, DaemonOptions } from './daemon-types.js';
-export { instanceIdOf } from './instance-id.js';
+export { instanceIdOf } from './root.js';
 
 /**
  * The composition root: the only place where config becomes components. Nothing below
@@ -74,16 +74,9 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     );
     stack.push('loop governor', () => governor.stop());
     const fetching = createFetching(root, http?.url);
-    const { cookies, renderChoices, traps } = await openJobStates(root, store);
+    const states = await openJobStates(root, store);
     const jobs = new Map<string, JobRuntime>();
-    for (const j of config.jobs) {
-      const state = {
-        cookieJar: await cookies.forJob(j),
-        renderDecisions: await renderChoices.forJob(j),
-        traps: await traps.forJob(j),
-      };
-      jobs.set(j.id, compileJob(j, config.fetch.userAgent, state));
-    }
+    for (const j of config.jobs) jobs.set(j.id, compileJob(j, config.fetch.userAgent, await states.of(j)));
     const storage = await openSinks(root, jobs, fetching.taps);
     const partial = new PartialRecords();
     const sinksFor = sinksForJob(config, storage.sinks);
@@ -108,9 +101,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       jobGate,
       jobs,
       sitemaps,
-      cookies,
-      renderChoices,
-      traps,
+      states,
       ...storage,
     });
   });

@@ -9,8 +9,8 @@ import { ROBOTS_MAX_BYTES } from '../adapters/robots/robots-txt.js';
 import type { StoredLimitHints } from '../adapters/shared-map/stored-limit-hints.js';
 import type { CrawldConfig } from '../config/config.js';
 import { retryPolicyOptions } from '../config/control-options.js';
-import { type Clock, systemRandom } from '../core/clock.js';
-import type { CrawlEmitter, CrawlEvents } from '../core/events.js';
+import { systemRandom } from '../core/clock.js';
+import type { CrawlEvents } from '../core/events.js';
 import { HedgePolicy } from '../core/hedge.js';
 import { HostTimeouts } from '../core/host-timeout.js';
 import { JobGate, type JobLimits } from '../core/job-gate.js';
@@ -20,7 +20,6 @@ import { createRetryPolicy } from '../engine/retry-policy.js';
 import { Scheduler } from '../engine/scheduler.js';
 import { SwappableControlPlane } from '../engine/swappable-control-plane.js';
 import { TaskRunner } from '../engine/task-runner.js';
-import type { Logger } from '../observe/logger.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
@@ -30,32 +29,8 @@ import { exchangeTapsFor } from './exchange-taps.js';
 import { fetcherOptions, jobProxies, listenerDeny } from './fetcher-options.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import type { LagMonitor } from './lag-monitor.js';
-import type { ReleaseStack } from './release-stack.js';
+import type { BuiltControl, Root } from './root.js';
 import { publishLimits, startLimitOf } from './start-limits.js';
-
-export type BuiltControl = ReturnType<typeof createControlPlane>;
-
-/** What a reload replaces: the running config and what was built from it. */
-export interface Live {
-  config: CrawldConfig;
-  built: BuiltControl;
-  retryPolicy: RetryPolicy;
-  adminToken: string | undefined;
-  /** stop() began: releases are a shutdown's, not a failed start's. */
-  stopping: boolean;
-}
-
-/** What every part of the composition shares. */
-export interface Root {
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly events: CrawlEmitter;
-  readonly instanceId: string;
-  readonly dataDir: string;
-  readonly once: boolean;
-  readonly stack: ReleaseStack;
-  readonly live: Live;
-}
 
 /** jobs[].limits by job id, for the scheduler's JobGate. */
 export function jobLimitsOf(config: CrawldConfig): Map<string, JobLimits> {

@@ -12,7 +12,7 @@ import type { CrawldConfig } from '../config/config.js';
 import { isRedisKind } from '../config/predicates.js';
 import { systemClock } from '../core/clock.js';
 import type { BuiltFrontier, FrontierDeps } from './frontier-types.js';
-import { instanceIdOf } from './instance-id.js';
+import { instanceIdOf } from './root.js';
 
 /**
  * Async so that ioredis and the Redis adapters load only for a Redis frontier: every CLI

@@ -40,7 +40,7 @@ export function compileJob(job: JobConfig, defaultUserAgent = 'crawld', state: J
     // Hosts the config names are the scope; otherwise where the seeds redirect joins it.
     ...(job.scope.hosts ? {} : { redirectHosts: new Set<string>() }),
   };
-  // With a jar, request.cookies seed it (cookie-jars.ts) instead of riding on every request.
+  // With a jar, request.cookies seed it (job-states.ts) instead of riding on every request.
   const request = compileRequest(job.request, cookieJar !== undefined);
   return {
     id: job.id,
