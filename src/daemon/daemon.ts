@@ -14,6 +14,7 @@ import type { Sink } from '../ports/sink.js';
 import type { Daemon, DaemonOptions } from './daemon-types.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { buildControl, createFetching, createScheduler } from './engine.js';
+import { startEventLoopMonitor } from './event-loop-monitor.js';
 import type { ExchangeTaps } from './exchange-taps.js';
 import { openFrontier } from './frontier-factory.js';
 import type { BuiltFrontier } from './frontier-types.js';
@@ -21,8 +22,6 @@ import { daemonHandle } from './handle.js';
 import { openHttp } from './http-listener.js';
 import { openJobStates } from './job-states.js';
 import { compileJob, seedRequests } from './jobs.js';
-import { startLagMonitor } from './lag-monitor.js';
-import { startLoopGovernor } from './loop-governor.js';
 import { ReleaseStack, withReleasers } from './release-stack.js';
 import { instanceIdOf, type Live, type Root } from './root.js';
 import { createChangeSinks, createSinks, sinksForJob } from './sink-factory.js';
@@ -61,18 +60,18 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       stack,
       live,
     };
-    const { store, lag, http } = await openStores(root);
+    const { store, http } = await openStores(root);
     // Before the first host is met: a daemon joining a crawl starts its hosts near the others' limits.
     const hints = await openLimitHints(root, store);
     live.built = buildControl(root, config, store, hints);
-    // The global limit follows our own event loop (core/limit/loop-limit.ts), on whichever
-    // limiters are live: a reload replaces them and may change the options.
-    const governor = startLoopGovernor(
-      () => loopLimitOptionsOf(live.config.concurrency),
-      () => live.built.limiters,
-      (limit, reason) => logger.debug('global concurrency limit changed', { limit, reason }),
-    );
-    stack.push('loop governor', () => governor.stop());
+    // The global limit follows our own event loop, on whichever limiters are live: a reload
+    // replaces them and may change the options.
+    const lag = startEventLoopMonitor({
+      limit: () => loopLimitOptionsOf(live.config.concurrency),
+      target: () => live.built.limiters,
+      onLimitChange: (limit, reason) => logger.debug('global concurrency limit changed', { limit, reason }),
+    });
+    stack.push('event loop monitor', () => lag.stop());
     const fetching = createFetching(root, http?.url);
     const states = await openJobStates(root, store);
     const jobs = new Map<string, JobRuntime>();
@@ -164,7 +163,7 @@ function crawlEvents(logger: Logger): CrawlEmitter {
   return events;
 }
 
-/** The data-dir lock, the HTTP port, the lag monitor and the frontier, in that order. */
+/** The data-dir lock, the HTTP port and the frontier, in that order. */
 async function openStores(root: Root) {
   const { config } = root.live;
   // Still one daemon per data dir with a shared frontier: the dir holds this daemon's results.
@@ -176,8 +175,6 @@ async function openStores(root: Root) {
     adminToken: () => root.live.adminToken,
   });
   if (http) root.stack.push('http', () => http.close());
-  const lag = startLagMonitor();
-  root.stack.push('lag monitor', () => lag.stop());
   const store: BuiltFrontier = await openFrontier(config, {
     clock: root.clock,
     dataDir: root.dataDir,
@@ -193,7 +190,7 @@ async function openStores(root: Root) {
     root.stack.push('frontier', () => opened.release());
     return opened;
   });
-  return { store, lag, http };
+  return { store, http };
 }
 
 /** The result sinks, the page state and the change sinks, each opened and on the stack. */

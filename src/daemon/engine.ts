@@ -25,10 +25,10 @@ import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
 import { pageFetcher } from './browser-factory.js';
 import { createControlPlane } from './control-factory.js';
+import type { EventLoopMonitor } from './event-loop-monitor.js';
 import { exchangeTapsFor } from './exchange-taps.js';
 import { fetcherOptions, jobProxies, listenerDeny } from './fetcher-options.js';
 import type { BuiltFrontier } from './frontier-types.js';
-import type { LagMonitor } from './lag-monitor.js';
 import type { BuiltControl, Root } from './root.js';
 import { publishLimits, startLimitOf } from './start-limits.js';
 
@@ -139,7 +139,7 @@ export interface RunnerParts {
   readonly jobs: Map<string, JobRuntime>;
   readonly pageState: PageStateStore | undefined;
   readonly changeSinks: ChangeSink[];
-  readonly lag: LagMonitor;
+  readonly lag: EventLoopMonitor;
 }
 
 /** The task runner and the scheduler that feeds it. */

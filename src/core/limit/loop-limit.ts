@@ -9,7 +9,7 @@ import { checkNumber } from '../check.js';
  * 5c66bf4). Per-host limits cannot see this: each polite host has one request in flight.
  *
  * Pure: it turns one window's figures into a limit. The daemon measures the windows
- * (daemon/loop-governor.ts) and HostLimiters enforces the limit.
+ * (daemon/event-loop-monitor.ts) and HostLimiters enforces the limit.
  */
 export interface LoopWindow {
   /** Event-loop utilisation over the window, 0..1 (perf_hooks). */
