@@ -32,10 +32,8 @@ export type { Daemon, DaemonOptions } from './daemon-types.js';
 export { instanceIdOf } from './root.js';
 
 /**
- * The composition root: the only place where config becomes components. Nothing below
- * reads config or the environment; everything receives what it needs by constructor.
- * Every resource opened here goes on a release stack: a step that fails releases what the
- * steps before it opened, in reverse order, and stop() releases the same stack.
+ * The composition root: the only place where config becomes components; nothing below reads
+ * config or the environment. Every resource opened goes on the release stack.
  */
 export async function createDaemon(config: CrawldConfig, options: DaemonOptions): Promise<Daemon> {
   const clock = options.clock ?? systemClock;
@@ -64,8 +62,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
     // Before the first host is met: a daemon joining a crawl starts its hosts near the others' limits.
     const hints = await openLimitHints(root, store);
     live.built = buildControl(root, config, store, hints);
-    // The global limit follows our own event loop, on whichever limiters are live: a reload
-    // replaces them and may change the options.
+    // On whichever limiters are live: a reload replaces them and may change the options.
     const lag = startEventLoopMonitor({
       limit: () => loopLimitOptionsOf(live.config.concurrency),
       target: () => live.built.limiters,
@@ -163,7 +160,6 @@ function crawlEvents(logger: Logger): CrawlEmitter {
   return events;
 }
 
-/** The data-dir lock, the HTTP port and the frontier, in that order. */
 async function openStores(root: Root) {
   const { config } = root.live;
   // Still one daemon per data dir with a shared frontier: the dir holds this daemon's results.
@@ -193,7 +189,6 @@ async function openStores(root: Root) {
   return { store, http };
 }
 
-/** The result sinks, the page state and the change sinks, each opened and on the stack. */
 async function openSinks(root: Root, jobs: ReadonlyMap<string, JobRuntime>, taps: ExchangeTaps | undefined) {
   const { config } = root.live;
   const trackChanges = [...jobs.values()].some((j) => j.detectChanges);

@@ -1,8 +1,4 @@
-/**
- * The started daemon's handle, built last by createDaemon: metrics, run, reload and stop.
- * stop() drains the scheduler, then releases the composition's stack (everything it opened,
- * last opened first).
- */
+/** The started daemon's handle: metrics, run, reload and stop. */
 
 import { DEFAULT_RENDER } from '../adapters/fetch/browser/browser-fetcher.js';
 import type { StoredLimitHints } from '../adapters/shared-map/stored-limit-hints.js';
@@ -80,10 +76,7 @@ function daemonMetrics(root: Root, p: DaemonParts, ready: () => boolean) {
   );
 }
 
-/**
- * The configured timeouts: the ceilings of the learned ones. The fetcher's (fetch needs a
- * restart); a render's, the longest of the running jobs' and the default.
- */
+/** The learned timeouts' ceilings; a render's is the longest of the running jobs' and the default. */
 function timeoutCeilings(
   fetch: Pick<FetchLimits, 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'>,
   config: CrawldConfig,
@@ -96,7 +89,6 @@ function timeoutCeilings(
   };
 }
 
-/** The learned timeouts of `host` in force, by phase. */
 function learnedOf(
   timeouts: HostTimeouts,
   host: string,
@@ -203,7 +195,6 @@ async function applyReload(
   p.scheduler.kick();
 }
 
-/** In-flight tasks get the drain time; then everything opened is released, last first. */
 async function drainAndRelease(root: Root, p: DaemonParts): Promise<void> {
   const { logger, live } = root;
   const drainMs = live.config.shutdown.drainTimeoutMs;

@@ -44,9 +44,8 @@ export async function openJobStates(root: Root, store: BuiltFrontier) {
         traps: (await traps.forJob(job))?.guard,
       };
     },
-    /** [job, cookies held] per jar, for crawld_cookie_jar_cookies. */
+    /** For crawld_cookie_jar_cookies. */
     cookieSizes: (): [string, number][] => [...cookies.entries()].map(([id, jar]) => [id, jar.size]),
-    /** [job, host, decision] of every decided host (status page). */
     *decided(): Iterable<readonly [string, string, 'http' | 'browser']> {
       for (const [job, d] of render.entries())
         for (const [host, decision] of d.decided()) yield [job, host, decision];
@@ -78,9 +77,8 @@ function cookieJars(root: Root, store: SharedMapStore): JobStateFactory<JobCooki
 }
 
 /**
- * `request.cookies` as if each host of the job's scope had set them, at start and on every
- * reload (the config wins over a kept value): host-only on the seeds' hosts, domain cookies
- * for `*.example.com`. A redirect to another site does not carry them.
+ * `request.cookies` as if each host of the scope had set them, at start and on every reload (the
+ * config wins): host-only on the seeds' hosts, domain cookies for `*.example.com`.
  */
 async function seedConfigCookies(jar: JobCookieJar, job: JobConfig): Promise<void> {
   const cookies = job.request.cookies;

@@ -22,8 +22,7 @@ function robotsSettings(robots: JobConfig['robots'], userAgent: string) {
   };
 }
 
-/** Compiles a job's config into the objects the scheduler runs. */
-/** What a job keeps beside the frontier: its cookie jar and, for render kind auto, its hosts' decisions. */
+/** What a job keeps beside the frontier (job-states.ts). */
 export interface JobState {
   readonly cookieJar?: CookieJar | undefined;
   readonly renderDecisions?: RenderDecisions | undefined;
@@ -77,7 +76,6 @@ export function compileJob(job: JobConfig, defaultUserAgent = 'crawld', state: J
   };
 }
 
-/** The names of the fields a job marks `required` (HTML or JSON rules). */
 function requiredFields(extract: JobConfig['extract']): string[] {
   return Object.entries(extract?.fields ?? {})
     .filter(
