@@ -1,7 +1,6 @@
 /**
- * The admin API under /api: jobs, URL submission, pause/resume and the dead-letter queue.
- * Reads are open like /api/stats (the server binds 127.0.0.1 unless configured); every
- * POST needs the bearer token. Answers are JSON, errors `{ error, issues? }`.
+ * The admin API under /api. Reads are open like /api/stats (the server binds 127.0.0.1 unless
+ * configured); every POST needs the bearer token.
  */
 import express, { type RequestHandler } from 'express';
 import { keyOptionsOf } from '../config/key-options.js';
@@ -13,9 +12,8 @@ import { type AdminTokenSource, requireAdminToken } from './auth.js';
 import { deadLetterView, parseDlqQuery, parseEmpty, parseRedrive, parseSubmit } from './validate.js';
 
 export interface AdminApiOptions {
-  /** Bearer token for the mutating routes; undefined turns them off (403). */
+  /** Undefined turns the mutating routes off (403). */
   readonly adminToken: AdminTokenSource;
-  /** Largest accepted request body (http.maxBodyBytes). */
   readonly maxBodyBytes: number;
 }
 
@@ -33,16 +31,12 @@ const BODY_ERRORS: Readonly<Record<string, readonly [number, string]>> = {
 };
 
 function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
-  // Clients commonly send `Content-Length: 0` on a bare POST; that is no body, not a body of
-  // the wrong type.
+  // A bare POST commonly carries `Content-Length: 0`: no body, not a body of the wrong type.
   const length = headers['content-length'];
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/**
- * JSON bodies only, at most maxBodyBytes. Errors are answered here, as JSON, rather than
- * falling through to the generic 500 handler.
- */
+/** Errors are answered here, as JSON, rather than falling through to the generic 500 handler. */
 function jsonBody(maxBodyBytes: number): RequestHandler {
   const parse = express.json({ limit: maxBodyBytes, type: 'application/json', strict: true });
   return (req, res, next) => {
@@ -73,7 +67,6 @@ function jsonBody(maxBodyBytes: number): RequestHandler {
   };
 }
 
-/** Routes whose only valid body is none or `{}`: a stray field is a client bug worth naming. */
 /** Draining, or the frontier store is unreachable: refuse at once rather than wait on retries. */
 function unavailable(res: express.Response): void {
   res.status(503).set('retry-after', '5').json({ error: 'not ready: frontier unavailable or shutting down' });

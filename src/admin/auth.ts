@@ -8,9 +8,8 @@ import { ConfigError } from '../core/errors.js';
 const MIN_TOKEN_LENGTH = 16;
 
 /**
- * The admin bearer token, resolved once at start-up by the composition root so that the
- * routes receive a value and never read config, files or the environment themselves.
- * Undefined when none is configured (the mutating routes then answer 403).
+ * Resolved once at start-up by the composition root, so the routes never read config, files
+ * or the environment themselves. Undefined: none configured.
  * @throws ConfigError when the token file is unreadable or too short, or both are set.
  */
 export function resolveAdminToken(http: CrawldConfig['http']): string | undefined {
@@ -44,9 +43,8 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 export type AdminTokenSource = string | undefined | (() => string | undefined);
 
 /**
- * Guards the mutating routes: 403 when no token is configured (the API is off, not merely
- * locked), 401 with a WWW-Authenticate challenge (RFC 6750) when the token is missing or
- * wrong. Runs before body parsing so an unauthenticated client cannot make us parse bodies.
+ * 403 without a token (the API is off, not merely locked), 401 with an RFC 6750 challenge when it
+ * is missing or wrong; before body parsing, so an unauthenticated client cannot make us parse.
  */
 export function requireAdminToken(source: AdminTokenSource): RequestHandler {
   const current = typeof source === 'function' ? source : () => source;

@@ -11,11 +11,9 @@ import type { AdminTokenSource } from './auth.js';
 
 export interface RouteOptions {
   readonly clock: Clock;
-  /** Resolved by the composition root (resolveAdminToken); undefined: mutating routes 403. */
   readonly adminToken: AdminTokenSource;
 }
 
-/** Health, readiness, metrics, stats and the admin API. */
 export function mountRoutes(app: Express, daemon: Daemon, options: RouteOptions): void {
   // Liveness: answering at all is the signal, so nothing here may depend on the crawl.
   app.get('/healthz', (_req, res) => {
@@ -38,10 +36,7 @@ export function mountRoutes(app: Express, daemon: Daemon, options: RouteOptions)
   });
 }
 
-/**
- * Last in the chain: unknown routes answer 404 JSON, and a failing handler 500 JSON without
- * a stack (the stack goes to the log, which the operator controls, not to the client).
- */
+/** A failing handler's stack goes to the log, which the operator controls, not to the client. */
 export function mountFallbacks(app: Express, logger: Logger): void {
   app.use((_req, res) => {
     res.status(404).json({ error: 'not found' });
@@ -67,7 +62,7 @@ export function mountFallbacks(app: Express, logger: Logger): void {
   app.use(onError);
 }
 
-/** The daemon's whole HTTP app; shared by run-daemon and the tests so both serve the same routes. */
+/** Shared by run-daemon and the tests so both serve the same routes. */
 export function createDaemonApp(daemon: Daemon, options: RouteOptions): Express {
   const app = createApp();
   mountRoutes(app, daemon, options);

@@ -1,9 +1,6 @@
 /**
- * The admin API's wire format: zod schemas for request bodies and query strings, parsed into
- * typed values or a list of per-field issues (`urls[1].url: must be an absolute http(s) URL`,
- * formatted as config issues are), and the JSON shapes of its answers. Pure: no I/O, so the
- * CLI (which prints the same shapes from a data dir) can share it. Objects are strict, as in
- * the config file: a misspelt `priorty` must not be silently ignored.
+ * The admin API's wire format. Pure, so the CLI (which prints the same shapes from a data dir)
+ * shares it; objects are strict: a misspelt `priorty` must not be silently ignored.
  */
 import { z } from 'zod';
 import { formatIssues } from '../config/issues.js';
@@ -16,7 +13,6 @@ export type Parsed<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly issues: string[] };
 
-/** What the submit route needs to know about a job. */
 export interface SubmitJob {
   readonly id: string;
   readonly normalise: NormaliseOptions;
@@ -115,10 +111,8 @@ function submitSchema(jobs: readonly SubmitJob[], range?: PriorityRange) {
 }
 
 /**
- * POST /api/urls: `{ urls: [url | {url, priority?, job?}], job?, priority? }`. Top-level
- * job and priority are defaults for the items; the default job is the first configured.
- * Every URL is normalised with its job's options (the frontier's dedupe key) and enqueued
- * with force, so an explicit submission re-crawls a page already done or dead.
+ * POST /api/urls. Enqueued with force: an explicit submission re-crawls a page already done
+ * or dead.
  */
 export function parseSubmit(
   body: unknown,
@@ -134,7 +128,7 @@ export interface DlqQuery {
   readonly jobId?: string;
 }
 
-/** A query parameter holding one decimal integer in [min, max] (a repeated one is an array: refused). */
+/** A repeated parameter is an array: refused. */
 function intParam(min: number, max: number) {
   const message = { error: `must be an integer in [${min}, ${max}]` };
   return z
@@ -158,10 +152,7 @@ const dlqQuerySchema = z
     }),
   );
 
-/**
- * GET /api/dlq?limit&offset&job. Any well-formed job id is accepted, not only configured
- * ones: dead letters outlive a job removed from the config.
- */
+/** Any well-formed job id: dead letters outlive a job removed from the config. */
 export function parseDlqQuery(query: Record<string, unknown>): Parsed<DlqQuery> {
   return parsed(dlqQuerySchema.safeParse(query));
 }
@@ -193,7 +184,6 @@ const redriveSchema = z
 
 const emptySchema = z.strictObject({}, jsonObject);
 
-/** POST /api/pause and /api/resume take no fields: an empty object or no body. */
 export function parseEmpty(body: unknown): Parsed<undefined> {
   if (body === undefined) return { ok: true, value: undefined };
   const result = parsed(emptySchema.safeParse(body));
@@ -206,10 +196,8 @@ export function parseRedrive(body: unknown): Parsed<RedriveRequest> {
   return parsed(redriveSchema.safeParse(body));
 }
 
-/** One dead letter as the API and `crawld dlq list --json` print it. */
 export interface DeadLetterView {
   readonly id: string;
-  /** The URL requested (as discovered), as in records. */
   readonly url: string;
   /** Its dedupe key, when it differs from `url`. */
   readonly key?: string;

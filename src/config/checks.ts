@@ -31,10 +31,8 @@ interface ControlSections {
 }
 
 /**
- * Runs the control-plane algorithms' own validators on the config (the bounds live with the
- * algorithms, in src/core): a value the schema's types allow but an algorithm would refuse at
- * start (`increase: 0.5`, `initialPauseMs` over `maxPauseMs`) is a config error naming the field,
- * found by check-config, instead of an exception at start-up.
+ * The control-plane algorithms' own validators on the config: a value they would refuse at start
+ * (`increase: 0.5`) is a config error naming the field, found by check-config.
  */
 export function controlIssues(config: ControlSections, ctx: z.RefinementCtx): void {
   const c = config.concurrency;
@@ -66,10 +64,8 @@ function check(
 }
 
 /**
- * The field and the message of a validator's refusal, from the fields the error carries (the
- * option as the algorithm names it, the value, the bound): `keys` maps an algorithm's option
- * name to the config key where they differ, for the field and for a bound another option sets
- * ("must be an integer in [1, breaker.rollingWindowMs (5)], got 10").
+ * The field and message of a validator's refusal; `keys` maps an algorithm's option name to
+ * its config key where they differ ("must be an integer in [1, breaker.rollingWindowMs (5)]").
  */
 export function argumentIssue(
   err: InvalidArgumentError,

@@ -8,7 +8,6 @@ import { seedAddressIssues } from './seed-guard.js';
 export type { ConfigInput, CrawldConfig, JobConfig } from './config-schema.js';
 export { formatPath } from './issues.js';
 
-/** Validates a parsed config object; throws ConfigError listing every bad field. */
 export function validateConfig(input: unknown): CrawldConfig {
   const result = configSchema.safeParse(input ?? {});
   if (!result.success) throw new ConfigError(formatIssues(result.error.issues));
@@ -37,9 +36,8 @@ export function validateConfig(input: unknown): CrawldConfig {
 }
 
 /**
- * `${NAME}` in a string value is replaced by the environment variable NAME, and
- * `${file:PATH}` by the trimmed contents of PATH, so secrets stay out of the config file.
- * Applied to parsed values, not the raw text, so comments are never expanded.
+ * `${NAME}` (environment) and `${file:PATH}` (trimmed contents) keep secrets out of the file;
+ * applied to parsed values, so comments are never expanded.
  */
 export function expandSecrets(text: string, env: NodeJS.ProcessEnv): string {
   return text.replace(/\$\{(file:)?([^}]+)\}/g, (_m, isFile: string | undefined, name: string) => {
@@ -56,7 +54,6 @@ export function expandSecrets(text: string, env: NodeJS.ProcessEnv): string {
   });
 }
 
-/** Parses YAML or JSON text (JSON is YAML) into a raw object, secrets expanded, not yet validated. */
 export function parseConfigInput(text: string, env: NodeJS.ProcessEnv = {}): unknown {
   let raw: unknown;
   try {

@@ -4,9 +4,8 @@ import type { AimdOptions } from '../core/limit/aimd.js';
 import type { LoopLimitOptions } from '../core/limit/loop-limit.js';
 
 /**
- * The config sections as the control-plane algorithms take them. One mapping, used by the
- * composition root to build the algorithms and by the config schema to check a config with
- * the algorithms' own validators, so that whatever check-config accepts also starts.
+ * The config sections as the control-plane algorithms take them: one mapping for the composition
+ * root and the schema's checks, so whatever check-config accepts also starts.
  */
 
 export interface ConcurrencySection {
@@ -56,14 +55,12 @@ export function loopLimitOptionsOf(c: ConcurrencySection): LoopLimitOptions | un
   return { maxLimit: c.global, minLimit: c.minGlobal, targetLagMs: c.loopLagTargetMs };
 }
 
-/** LoopLimit option name → config key. */
 export const LOOP_KEYS: Readonly<Record<string, string>> = {
   maxLimit: 'global',
   minLimit: 'minGlobal',
   targetLagMs: 'loopLagTargetMs',
 };
 
-/** Algorithm option name → config key, where they differ. */
 export const AIMD_KEYS: Readonly<Record<string, string>> = {
   initialLimit: 'initialPerHost',
   minLimit: 'minPerHost',
@@ -112,7 +109,6 @@ export function retryBackoffOf(r: RetrySection): { baseMs: number; maxMs: number
   return { baseMs: r.baseDelayMs, maxMs: Math.max(r.baseDelayMs, r.maxDelayMs) };
 }
 
-/** The retry section of the config as the retry policy's options. */
 export function retryPolicyOptions(r: RetrySection & { maxAttempts: number; retryAfterCapMs: number }) {
   return { maxAttempts: r.maxAttempts, backoff: retryBackoffOf(r), retryAfterCapMs: r.retryAfterCapMs };
 }

@@ -2,12 +2,8 @@ import type { z } from 'zod';
 import { REDIS_PRIORITY_MAX, REDIS_PRIORITY_MIN } from '../ports/frontier.js';
 import { isRedisKind, isRedisNode, isRedisUrl } from './predicates.js';
 
-/**
- * The config's rules between options, run by the schema after each part parsed (the bounds of
- * one option are in the option tables; the algorithms' own rules between options in checks.ts).
- */
+/** The rules between options, run by the schema after each part parsed. */
 
-/** jobs[]: recrawl needs a starting interval inside [minIntervalMs, maxIntervalMs]. */
 export function recrawlIssues(
   j: {
     recrawlIntervalMs?: number | undefined;
@@ -25,7 +21,6 @@ export function recrawlIssues(
     issue(['recrawlIntervalMs'], 'must lie within recrawl.minIntervalMs..maxIntervalMs');
 }
 
-/** frontier: each kind's own options, and none of another kind's. */
 export function frontierIssues(
   f: {
     kind: string;
@@ -53,7 +48,6 @@ export function frontierIssues(
   } else if (f.keyPrefix !== undefined) issue(['keyPrefix'], "is for kinds 'redis' and 'redis-cluster'");
 }
 
-/** What redisIssues reads of a parsed config. */
 interface Priorities {
   readonly frontier: { readonly kind: string };
   readonly jobs: readonly {

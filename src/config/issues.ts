@@ -1,7 +1,6 @@
 /** zod issues as the config check and the admin API print them: `jobs[0].seeds[1]: message`. */
 import type { z } from 'zod';
 
-/** Formats a zod path as `jobs[0].seeds[1]`. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const p of path) {
@@ -12,9 +11,8 @@ export function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /**
- * A union's "Invalid input" hides which field was wrong (`followAllLinks: { priority: 1.5 }`
- * against `object | false`). When exactly one branch got past its type check (its issues lie
- * deeper than the union itself), that branch's issues are the ones that say what to fix.
+ * A union's "Invalid input" hides which field was wrong: when exactly one branch got past its
+ * type check, that branch's issues say what to fix.
  */
 function unionBranch(issue: z.core.$ZodIssueInvalidUnion): readonly z.core.$ZodIssue[] | undefined {
   const deeper = issue.errors.filter((branch) => branch.some((i) => i.path.length > 0));

@@ -1,9 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-/**
- * The tests behind the config's string options (URLs, nodes, regexes, files): plain functions,
- * used by the schema (schema/*.ts), the CLI's flags and the admin API alike.
- */
+/** The tests behind the config's string options, shared by the schema, the CLI and the admin API. */
 
 export function isHttpUrl(s: string): boolean {
   try {
@@ -28,7 +25,6 @@ export function isRedisKind(kind: string): boolean {
   return kind === 'redis' || kind === 'redis-cluster';
 }
 
-/** A Redis Cluster start-up node: HOST:PORT (an IPv6 address in brackets). */
 export function isRedisNode(s: string): boolean {
   const m = /^(\[[0-9a-fA-F:.]+\]|[^\s:/@,[\]]+):(\d{1,5})$/.exec(s);
   return m !== null && Number(m[2]) >= 1 && Number(m[2]) <= 65535;

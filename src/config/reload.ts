@@ -2,9 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { CrawldConfig } from './config.js';
 
 export interface ReloadResult {
-  /** Top-level sections that changed and were applied. */
   readonly applied: string[];
-  /** Sections that changed but only take effect after a restart. */
+  /** Changed, but only in effect after a restart. */
   readonly needsRestart: string[];
 }
 

@@ -1,11 +1,7 @@
 import { checkAddress, parseHostLiteral } from '../core/address.js';
 import type { CrawldConfig } from './config-schema.js';
 
-/**
- * Seeds whose host is an IP literal in a refused range are a configuration mistake the
- * operator should hear about before anything starts (hostnames are checked after DNS
- * resolution by the fetcher). Returns one issue per refused seed.
- */
+/** A seed whose host is a refused IP literal is a mistake to report before start (hostnames: after DNS). */
 export function seedAddressIssues(config: CrawldConfig): string[] {
   const issues: string[] = [];
   const policy = {

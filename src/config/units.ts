@@ -10,10 +10,8 @@ import {
 } from '../core/bound.js';
 
 /**
- * A number option of the config, within a bound of the algorithm's option table (each bound is
- * written once, in src/core). Its checks are zod's own (int, gt/gte, lt/lte), so tools that read
- * a schema see the bounds (test/integration/config-bounds.test.ts walks them); the first broken
- * one says the whole bound, as the algorithm's validator would: "must be an integer >= 1, got 0.5".
+ * A number option within its bound from the algorithm's table (src/core), as zod's own checks,
+ * so tools that read a schema see the bounds (test/integration/config-bounds.test.ts walks them).
  */
 export function numberIn(bound: Bound): z.ZodNumber {
   const words = describeBound(bound);
@@ -33,10 +31,7 @@ export function numberIn(bound: Bound): z.ZodNumber {
   return n;
 }
 
-/**
- * Durations in the config, in whole milliseconds. Those that become a timer are capped at
- * Node's largest timer (2^31-1 ms, 24.8 days): past it, setTimeout fires after 1 ms instead.
- */
+/** Whole ms, capped at Node's largest timer (2^31-1 ms): past it, setTimeout fires after 1 ms. */
 export const ms = numberIn(MS);
 export const positiveMs = numberIn(POSITIVE_MS);
 export const positiveInt = numberIn(POSITIVE_INT);

@@ -8,14 +8,11 @@ import { BrowserUnavailableError, ConfigError } from '../core/errors.js';
 import type { CrawlEmitter } from '../core/events.js';
 import type { Fetcher } from '../ports/fetcher.js';
 
-/** Subresources of a rendered page: scripts, JSON, CSS and the rest, any media type. */
 const SUBRESOURCE_TYPES = ['text/*', 'application/*', 'image/*', 'font/*', 'audio/*', 'video/*'];
 
 /**
- * The page fetcher: the http fetcher alone, or behind a router that sends the pages of
- * render.kind browser jobs to a browser fetcher (docs/browser.md). The browser starts with
- * the first such page, so one is built whenever Chromium can be found (a reload may add a
- * browser job); a config with a browser job and no Chromium is refused here.
+ * A router sends render.kind browser jobs' pages to Chromium, built whenever it can be found (a
+ * reload may add a browser job); a browser job without Chromium is refused here.
  * @throws ConfigError naming fetch.browser.executablePath
  */
 export function pageFetcher(config: CrawldConfig, http: UndiciFetcher, events: CrawlEmitter): Fetcher {

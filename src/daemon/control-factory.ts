@@ -16,10 +16,8 @@ import type { FetcherKind } from '../ports/control-plane.js';
 import type { SyncRateLimiter } from '../ports/rate-limiter.js';
 
 /**
- * Builds the control plane from config (part of the composition root). `createRateLimiter`
- * swaps the in-process buckets for shared ones (a Redis frontier's daemons share the limits);
- * `startLimit` starts a new host's adaptive limit from what the other daemons found for it
- * (start-limits.ts).
+ * `createRateLimiter`: shared buckets (a Redis frontier's daemons share the limits); `startLimit`:
+ * a new host's adaptive limit from what the other daemons found (start-limits.ts).
  */
 export function createControlPlane(
   config: CrawldConfig,

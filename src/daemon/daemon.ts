@@ -13,31 +13,28 @@ import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
 import type { Daemon, DaemonOptions } from './daemon-types.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { buildControl, createFetching, createScheduler, type Live, type Root } from './engine.js';
+import { buildControl, createFetching, createScheduler } from './engine.js';
+import { startEventLoopMonitor } from './event-loop-monitor.js';
 import type { ExchangeTaps } from './exchange-taps.js';
 import { openFrontier } from './frontier-factory.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import { daemonHandle } from './handle.js';
 import { openHttp } from './http-listener.js';
-import { instanceIdOf } from './instance-id.js';
 import { openJobStates } from './job-states.js';
 import { compileJob, seedRequests } from './jobs.js';
-import { startLagMonitor } from './lag-monitor.js';
 import { leaseOwnerOf } from './lease-owner.js';
-import { startLoopGovernor } from './loop-governor.js';
 import { ReleaseStack, withReleasers } from './release-stack.js';
+import { instanceIdOf, type Live, type Root } from './root.js';
 import { createChangeSinks, createSinks, sinksForJob } from './sink-factory.js';
 import { createSitemaps } from './sitemap-factory.js';
 import { openLimitHints } from './start-limits.js';
 
 export type { Daemon, DaemonOptions } from './daemon-types.js';
-export { instanceIdOf } from './instance-id.js';
+export { instanceIdOf } from './root.js';
 
 /**
- * The composition root: the only place where config becomes components. Nothing below
- * reads config or the environment; everything receives what it needs by constructor.
- * Every resource opened here goes on a release stack: a step that fails releases what the
- * steps before it opened, in reverse order, and stop() releases the same stack.
+ * The composition root: the only place where config becomes components; nothing below reads
+ * config or the environment. Every resource opened goes on the release stack.
  */
 export async function createDaemon(config: CrawldConfig, options: DaemonOptions): Promise<Daemon> {
   const clock = options.clock ?? systemClock;
@@ -62,29 +59,21 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       stack,
       live,
     };
-    const { store, lag, http } = await openStores(root);
+    const { store, http } = await openStores(root);
     // Before the first host is met: a daemon joining a crawl starts its hosts near the others' limits.
     const hints = await openLimitHints(root, store);
     live.built = buildControl(root, config, store, hints);
-    // The global limit follows our own event loop (core/limit/loop-limit.ts), on whichever
-    // limiters are live: a reload replaces them and may change the options.
-    const governor = startLoopGovernor(
-      () => loopLimitOptionsOf(live.config.concurrency),
-      () => live.built.limiters,
-      (limit, reason) => logger.debug('global concurrency limit changed', { limit, reason }),
-    );
-    stack.push('loop governor', () => governor.stop());
+    // On whichever limiters are live: a reload replaces them and may change the options.
+    const lag = startEventLoopMonitor({
+      limit: () => loopLimitOptionsOf(live.config.concurrency),
+      target: () => live.built.limiters,
+      onLimitChange: (limit, reason) => logger.debug('global concurrency limit changed', { limit, reason }),
+    });
+    stack.push('event loop monitor', () => lag.stop());
     const fetching = createFetching(root, http?.url);
-    const { cookies, renderChoices, traps } = await openJobStates(root, store);
+    const states = await openJobStates(root, store);
     const jobs = new Map<string, JobRuntime>();
-    for (const j of config.jobs) {
-      const state = {
-        cookieJar: await cookies.forJob(j),
-        renderDecisions: await renderChoices.forJob(j),
-        traps: await traps.forJob(j),
-      };
-      jobs.set(j.id, compileJob(j, config.fetch.userAgent, state));
-    }
+    for (const j of config.jobs) jobs.set(j.id, compileJob(j, config.fetch.userAgent, await states.of(j)));
     const storage = await openSinks(root, jobs, fetching.taps);
     const partial = new PartialRecords();
     const sinksFor = sinksForJob(config, storage.sinks);
@@ -109,9 +98,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       jobGate,
       jobs,
       sitemaps,
-      cookies,
-      renderChoices,
-      traps,
+      states,
       ...storage,
     });
   });
@@ -174,7 +161,6 @@ function crawlEvents(logger: Logger): CrawlEmitter {
   return events;
 }
 
-/** The data-dir lock, the HTTP port, the lag monitor and the frontier, in that order. */
 async function openStores(root: Root) {
   const { config } = root.live;
   // Still one daemon per data dir with a shared frontier: the dir holds this daemon's results.
@@ -186,8 +172,6 @@ async function openStores(root: Root) {
     adminToken: () => root.live.adminToken,
   });
   if (http) root.stack.push('http', () => http.close());
-  const lag = startLagMonitor();
-  root.stack.push('lag monitor', () => lag.stop());
   const store: BuiltFrontier = await openFrontier(config, {
     clock: root.clock,
     dataDir: root.dataDir,
@@ -203,10 +187,9 @@ async function openStores(root: Root) {
     root.stack.push('frontier', () => opened.release());
     return opened;
   });
-  return { store, lag, http };
+  return { store, http };
 }
 
-/** The result sinks, the page state and the change sinks, each opened and on the stack. */
 async function openSinks(root: Root, jobs: ReadonlyMap<string, JobRuntime>, taps: ExchangeTaps | undefined) {
   const { config } = root.live;
   const trackChanges = [...jobs.values()].some((j) => j.detectChanges);

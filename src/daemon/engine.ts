@@ -1,7 +1,6 @@
 /**
- * The crawl engine's parts, built from config for createDaemon: the fetchers, the control
- * plane, robots.txt, the retry policy, the task runner and the scheduler. Resources they
- * hold (the fetcher's connections, the breakers' timers) go on the release stack.
+ * The crawl engine's parts, built from config for createDaemon; what they hold (connections,
+ * the breakers' timers) goes on the release stack.
  */
 import { UndiciFetcher } from '../adapters/fetch/undici-fetcher.js';
 import { ROBOTS_MAX_REDIRECTS, ROBOTS_UNREACHABLE, RobotsCache } from '../adapters/robots/robots-cache.js';
@@ -9,8 +8,8 @@ import { ROBOTS_MAX_BYTES } from '../adapters/robots/robots-txt.js';
 import type { StoredLimitHints } from '../adapters/shared-map/stored-limit-hints.js';
 import type { CrawldConfig } from '../config/config.js';
 import { retryPolicyOptions } from '../config/control-options.js';
-import { type Clock, systemRandom } from '../core/clock.js';
-import type { CrawlEmitter, CrawlEvents } from '../core/events.js';
+import { systemRandom } from '../core/clock.js';
+import type { CrawlEvents } from '../core/events.js';
 import { HedgePolicy } from '../core/hedge.js';
 import { HostTimeouts } from '../core/host-timeout.js';
 import { JobGate, type JobLimits } from '../core/job-gate.js';
@@ -20,53 +19,24 @@ import type { PartialRecords } from '../engine/recovery/partial-records.js';
 import { Scheduler } from '../engine/scheduler/scheduler.js';
 import { createRetryPolicy, type RetryPolicy, swappableRetryPolicy } from '../engine/task/retry-policy.js';
 import { TaskRunner } from '../engine/task/task-runner.js';
-import type { Logger } from '../observe/logger.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
 import { pageFetcher } from './browser-factory.js';
 import { createControlPlane } from './control-factory.js';
+import type { EventLoopMonitor } from './event-loop-monitor.js';
 import { exchangeTapsFor } from './exchange-taps.js';
 import { fetcherOptions, jobProxies, listenerDeny } from './fetcher-options.js';
 import type { BuiltFrontier } from './frontier-types.js';
-import type { LagMonitor } from './lag-monitor.js';
 import { leaseOwnerOf } from './lease-owner.js';
-import type { ReleaseStack } from './release-stack.js';
+import type { BuiltControl, Root } from './root.js';
 import { publishLimits, startLimitOf } from './start-limits.js';
 
-export type BuiltControl = ReturnType<typeof createControlPlane>;
-
-/** What a reload replaces: the running config and what was built from it. */
-export interface Live {
-  config: CrawldConfig;
-  built: BuiltControl;
-  retryPolicy: RetryPolicy;
-  adminToken: string | undefined;
-  /** stop() began: releases are a shutdown's, not a failed start's. */
-  stopping: boolean;
-}
-
-/** What every part of the composition shares. */
-export interface Root {
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly events: CrawlEmitter;
-  readonly instanceId: string;
-  readonly dataDir: string;
-  readonly once: boolean;
-  readonly stack: ReleaseStack;
-  readonly live: Live;
-}
-
-/** jobs[].limits by job id, for the scheduler's JobGate. */
 export function jobLimitsOf(config: CrawldConfig): Map<string, JobLimits> {
   return new Map(config.jobs.flatMap((j) => (j.limits ? [[j.id, j.limits] as const] : [])));
 }
 
-/**
- * The control plane of a config, with its transitions logged; on a shared frontier its new
- * hosts start from the limit hints, and its limits go to them.
- */
+/** On a shared frontier, new hosts start from the limit hints and the limits go to them. */
 export function buildControl(
   root: Root,
   config: CrawldConfig,
@@ -85,17 +55,13 @@ export function buildControl(
   return built;
 }
 
-/**
- * The page fetcher, the control plane and robots.txt. `listenerUrl`: the daemon's own HTTP
- * server, which no fetch of the crawl may reach.
- */
+/** `listenerUrl`: the daemon's own HTTP server, which no fetch of the crawl may reach. */
 export function createFetching(root: Root, listenerUrl?: string) {
   const { config } = root.live;
   const base = fetcherOptions(config);
   const deny = listenerDeny(listenerUrl);
-  // Only with a WARC sink: the fetchers then hand every exchange to the sinks' tap.
   const taps = exchangeTapsFor(config);
-  // Each host's learned timeouts and recent times, for the life of the daemon.
+  // For the life of the daemon: a reload keeps what each host taught.
   const timeouts = new HostTimeouts(config.fetch.adaptiveTimeout);
   const hedge = config.fetch.hedge.enabled ? new HedgePolicy(config.fetch.hedge) : undefined;
   const fetchOptions = {
@@ -110,7 +76,6 @@ export function createFetching(root: Root, listenerUrl?: string) {
     onHedge: (host: string, result: 'won' | 'lost') => root.events.emit('hedge', { host, result }),
   };
   const fetcher = new UndiciFetcher(fetchOptions);
-  // Jobs with render.kind browser go to headless Chromium (docs/browser.md).
   let pages: Fetcher;
   try {
     pages = pageFetcher(config, fetcher, root.events);
@@ -118,17 +83,14 @@ export function createFetching(root: Root, listenerUrl?: string) {
     void fetcher.close();
     throw err;
   }
-  // Closing the page fetcher closes the browser, when there is one, then the http fetcher.
   root.stack.push('fetcher', () => pages.close());
   const control = new SwappableControlPlane(root.live.built.control);
   // A host of a render kind auto job decided http gets an http host's limit, not the render
   // limit its sample pages started it on.
   root.events.on('renderDecision', (e) => control.fetcherChanged(e.host, e.decision));
-  // A reload replaces the breakers: the ones live at the end are closed.
   root.stack.push('breakers', () => root.live.built.breakers.close());
-  // robots.txt on the page fetcher's connections, with its own limits: at most 5 redirects
-  // (RFC 9309 §2.3.1.2), any media type, and any size: the head is read (one byte past the
-  // parsed 500 KiB tells a cut file), the rest never downloaded.
+  // RFC 9309 §2.3.1.2: at most 5 redirects; any media type; one byte past the parsed 500 KiB
+  // tells a cut file, the rest is never downloaded.
   const robotsFetcher = fetcher.variant({
     maxRedirects: ROBOTS_MAX_REDIRECTS,
     maxBodyBytes: ROBOTS_MAX_BYTES + 1,
@@ -165,10 +127,9 @@ export interface RunnerParts {
   readonly jobs: Map<string, JobRuntime>;
   readonly pageState: PageStateStore | undefined;
   readonly changeSinks: ChangeSink[];
-  readonly lag: LagMonitor;
+  readonly lag: EventLoopMonitor;
 }
 
-/** The task runner and the scheduler that feeds it. */
 export function createScheduler(root: Root, p: RunnerParts) {
   const { config } = root.live;
   const { control } = p.fetching;
@@ -208,8 +169,8 @@ export function createScheduler(root: Root, p: RunnerParts) {
 }
 
 /**
- * Whose limit a task's host gets, for the kind of its first request: a browser job's renders;
- * an auto job's while its host learns or renders, plain HTTP once it is decided so.
+ * Whose limit a task's host gets: a browser job's renders; an auto job's while its host learns
+ * or renders, plain HTTP once it is decided so.
  */
 function fetcherKindOf(job: JobRuntime | undefined, host: string): 'http' | 'browser' {
   const kind = job?.render?.kind;

@@ -1,7 +1,6 @@
 /**
- * The fetchers' exchange tap when a WARC sink is configured: the fetchers are built before the
- * sinks open, so the tap hands each exchange to whichever WARC sinks have opened since. Without
- * a WARC sink there is no tap and the fetchers capture nothing.
+ * The fetchers are built before the sinks open, so the tap hands each exchange to whichever WARC
+ * sinks have opened since. Without a WARC sink there is no tap.
  */
 import type { CrawldConfig } from '../config/config.js';
 import type { ExchangeTap, HttpExchange } from '../ports/fetcher.js';

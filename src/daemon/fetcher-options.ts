@@ -7,7 +7,7 @@ import { staticLookup } from '../adapters/fetch/static-lookup.js';
 import type { CrawldConfig } from '../config/config.js';
 import { listenerDenyKeys } from '../core/address.js';
 
-/** The fetch section of the config as UndiciFetcher options (page and sitemap fetchers share it). */
+/** Page and sitemap fetchers share it. */
 export function fetcherOptions(
   config: Pick<CrawldConfig, 'fetch' | 'concurrency'>,
   env: NodeJS.ProcessEnv = process.env,
@@ -38,9 +38,8 @@ export function fetcherOptions(
 }
 
 /**
- * The addresses of crawld's own HTTP listener (admin API, metrics, status page), refused to
- * every fetch of the crawl, browser subresources included (core/address.ts `deny`). A listener
- * on a wildcard address is reachable at every local address.
+ * crawld's own listener, refused to every fetch of the crawl, browser subresources included; a
+ * listener on a wildcard address is reachable at every local address.
  */
 export function listenerDeny(url: string | undefined): Set<string> | undefined {
   if (url === undefined) return undefined;
@@ -59,19 +58,18 @@ export function listenerDeny(url: string | undefined): Set<string> | undefined {
   return listenerDenyKeys(ips, Number(port));
 }
 
-/** The jobs' own proxy URLs, in config order (indexed after fetch.proxy's). */
+/** Indexed after fetch.proxy's. */
 export function jobProxies(config: Pick<CrawldConfig, 'jobs'>): string[] {
   return config.jobs.flatMap((j) =>
     j.proxy === undefined || j.proxy === false ? [] : typeof j.proxy === 'string' ? [j.proxy] : j.proxy,
   );
 }
 
-/** How many distinct proxies the config (or environment) names: the metrics' proxy labels 0..n-1. */
+/** The metrics' proxy labels 0..n-1. */
 export function proxyCount(options: UndiciFetcherOptions): number {
   return proxyIndexes(options.proxy, options.extraProxies).size;
 }
 
-/** fetch.proxy for both schemes; unset, the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
 function proxySettings(proxy: string | string[] | false | undefined, env: NodeJS.ProcessEnv): ProxySettings {
   if (proxy === undefined) return proxySettingsFromEnv(env);
   const list = proxy === false ? [] : typeof proxy === 'string' ? [proxy] : proxy;
@@ -79,9 +77,8 @@ function proxySettings(proxy: string | string[] | false | undefined, env: NodeJS
 }
 
 /**
- * A `ca` list replaces Node's trust store, so it is Node's bundled roots, NODE_EXTRA_CA_CERTS
- * (which Node would otherwise have added) and the configured file: a private CA is trusted
- * besides the public ones, not instead of them.
+ * A `ca` list replaces Node's trust store: with Node's roots and NODE_EXTRA_CA_CERTS, a private
+ * CA is trusted besides the public ones, not instead of them.
  */
 function trustedCas(file: string): string[] {
   const extra = process.env.NODE_EXTRA_CA_CERTS;

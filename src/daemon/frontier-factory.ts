@@ -1,8 +1,3 @@
-/**
- * Builds the frontier from config (part of the composition root), with what the rest of
- * the daemon needs to know about its kind: whether other daemons share it, how to probe
- * its health, and (for Redis) the shared rate limiter on the same connection.
- */
 import { dirname, join, resolve } from 'node:path';
 import { MemoryFrontier } from '../adapters/frontier/memory/memory-frontier.js';
 import { SqliteFrontier } from '../adapters/frontier/sqlite/sqlite-frontier.js';
@@ -12,7 +7,7 @@ import type { CrawldConfig } from '../config/config.js';
 import { isRedisKind } from '../config/predicates.js';
 import { systemClock } from '../core/clock.js';
 import type { BuiltFrontier, FrontierDeps } from './frontier-types.js';
-import { instanceIdOf } from './instance-id.js';
+import { instanceIdOf } from './root.js';
 
 /**
  * Async so that ioredis and the Redis adapters load only for a Redis frontier: every CLI
@@ -45,15 +40,11 @@ export async function createFrontier(config: CrawldConfig, deps: FrontierDeps): 
   return createRedisStore(config, deps);
 }
 
-/** An opened frontier; release() closes the frontier and what the factory opened with it. */
 export interface OpenedFrontier extends BuiltFrontier {
   release(): Promise<void>;
 }
 
-/**
- * The frontier a config names, opened: what the daemon and every CLI subcommand that works
- * on a stored frontier (dlq) call. A failed open releases what the factory created.
- */
+/** For the daemon and the CLI's stored-frontier commands (dlq); a failed open releases what was created. */
 export async function openFrontier(
   config: CrawldConfig,
   deps: Partial<FrontierDeps> = {},

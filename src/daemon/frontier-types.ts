@@ -1,7 +1,6 @@
 /**
- * What the frontier factories (frontier-factory.ts, redis-store-factory.ts) build: the
- * frontier and what the daemon needs to know about its kind. A module of its own so that
- * the Redis factory, loaded on demand, does not import the factory that loads it.
+ * What the frontier factories build. A module of its own so that the Redis factory, loaded on
+ * demand, does not import the factory that loads it.
  */
 import type { Clock } from '../core/clock.js';
 import type { LocalRateLimiterOptions } from '../core/local-rate-limiter.js';
@@ -12,31 +11,23 @@ import type { WorkSharing } from '../ports/work-sharing.js';
 
 export interface FrontierDeps {
   readonly clock: Clock;
-  /** Absolute data dir (the SQLite frontier's default home). */
   readonly dataDir: string;
-  /** This daemon's instance id: the lease owner. */
+  /** The lease owner. */
   readonly instanceId: string;
-  /** Connection state changes of a shared store, for logging (called once per change, not per retry). */
+  /** Called once per change of a shared store's connection, not per retry. */
   readonly onConnection?: (up: boolean, err?: unknown) => void;
-  /** Errors of the shared rate limiter's bucket fetches. */
   readonly onRateError?: (err: unknown) => void;
 }
 
-/** What a map store beside the frontier holds; its file name and key part. */
 export type MapKind = 'cookies' | 'render' | 'limits' | 'traps';
 
 export interface BuiltFrontier {
   readonly frontier: Frontier;
-  /** frontier.open(), with an error that says which store could not be reached. */
   open(): Promise<void>;
-  /**
-   * Other daemons lease from and enqueue into the same frontier: at startup only this
-   * daemon's own leases (its lease owner's) are reclaimed (recovery.ts).
-   */
+  /** Other daemons share it: at start only this daemon's own leases are reclaimed (lease-recovery.ts). */
   readonly shared: boolean;
   /** False while the store cannot be reached (Redis down); always true for local stores. */
   healthy(): boolean;
-  /** Scheduler settings the kind needs. */
   readonly scheduling: {
     /** > 0 when others enqueue work this daemon will not hear about. */
     readonly idlePollMs: number;
@@ -45,18 +36,15 @@ export interface BuiltFrontier {
     /** Hunger told to and heard from the other daemons (engine/scheduler/work-share.ts). */
     readonly workSharing?: WorkSharing;
   };
-  /** Rate limiter with buckets shared through the store; undefined: in-process buckets. */
+  /** Undefined: in-process buckets. */
   readonly createRateLimiter?: (options: LocalRateLimiterOptions) => SyncRateLimiter;
   /**
-   * Where the jobs' cookie jars (`cookies`) and render decisions (`render`) are kept, beside
-   * the frontier: a SQLite file next to it (`KIND.db`), its Redis (shared by the daemons), or
-   * memory; and, on Redis only, the daemons' host limits (`limits`, daemon/start-limits.ts). The
-   * caller opens and closes it.
+   * A SQLite file next to the frontier (`KIND.db`), its Redis (shared by the daemons), or memory;
+   * the caller opens and closes it.
    */
   readonly createMapStore: (kind: MapKind) => SharedMapStore;
-  /** Stops retries in flight (shutdown must not wait for a store that is down). */
+  /** Stops retries in flight: shutdown must not wait for a store that is down. */
   giveUp(): void;
-  /** After frontier.close(): releases what the factory opened besides it. */
   close(): Promise<void>;
 }
 

@@ -1,8 +1,4 @@
-/**
- * The started daemon's handle, built last by createDaemon: metrics, run, reload and stop.
- * stop() drains the scheduler, then releases the composition's stack (everything it opened,
- * last opened first).
- */
+/** The started daemon's handle: metrics, run, reload and stop. */
 
 import { DEFAULT_RENDER } from '../adapters/fetch/browser/browser-fetcher.js';
 import type { StoredLimitHints } from '../adapters/shared-map/stored-limit-hints.js';
@@ -24,16 +20,15 @@ import { TrapCounts } from '../observe/trap-counts.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
 import type { Sink } from '../ports/sink.js';
 import { VERSION } from '../version.js';
-import type { CookieJars } from './cookie-jars.js';
 import type { Daemon } from './daemon-types.js';
-import { buildControl, type createFetching, jobLimitsOf, type Root } from './engine.js';
+import { buildControl, type createFetching, jobLimitsOf } from './engine.js';
 import { proxyCount } from './fetcher-options.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import type { DaemonHttp } from './http-listener.js';
+import type { JobStates } from './job-states.js';
 import { compileJob, seedRequests } from './jobs.js';
-import type { RenderChoices } from './render-choices.js';
+import type { Root } from './root.js';
 import { beginClosingSinks } from './sink-factory.js';
-import type { TrapMemories } from './trap-memories.js';
 
 export interface DaemonParts {
   readonly store: BuiltFrontier;
@@ -47,9 +42,7 @@ export interface DaemonParts {
   readonly sinks: readonly Sink[];
   readonly pageState: PageStateStore | undefined;
   readonly changeSinks: readonly ChangeSink[];
-  readonly cookies: CookieJars;
-  readonly renderChoices: RenderChoices;
-  readonly traps: TrapMemories;
+  readonly states: JobStates;
 }
 
 const BREAKER_CODE = { closed: 0, halfOpen: 1, open: 2 } as const;
@@ -68,8 +61,8 @@ function daemonMetrics(root: Root, p: DaemonParts, ready: () => boolean) {
       paused: () => p.scheduler.state === 'paused',
       ready,
       proxies: () => proxyCount(p.fetching.fetchOptions),
-      cookieJars: () => p.cookies.sizes(),
-      renderHosts: () => p.renderChoices.decided(),
+      cookieJars: () => p.states.cookieSizes(),
+      renderHosts: () => p.states.decided(),
       timeoutCeilings: () => timeoutCeilings(p.fetching.fetchOptions, root.live.config),
       learnedTimeouts: () =>
         p.fetching.timeouts.learned(timeoutCeilings(p.fetching.fetchOptions, root.live.config)),
@@ -83,10 +76,7 @@ function daemonMetrics(root: Root, p: DaemonParts, ready: () => boolean) {
   );
 }
 
-/**
- * The configured timeouts: the ceilings of the learned ones. The fetcher's (fetch needs a
- * restart); a render's, the longest of the running jobs' and the default.
- */
+/** The learned timeouts' ceilings; a render's is the longest of the running jobs' and the default. */
 function timeoutCeilings(
   fetch: Pick<FetchLimits, 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'>,
   config: CrawldConfig,
@@ -99,7 +89,6 @@ function timeoutCeilings(
   };
 }
 
-/** The learned timeouts of `host` in force, by phase. */
 function learnedOf(
   timeouts: HostTimeouts,
   host: string,
@@ -135,7 +124,7 @@ export function daemonHandle(root: Root, p: DaemonParts): Daemon {
     control: p.fetching.control,
     httpUrl: p.http?.url,
     robotsUnreachable: () => p.fetching.robots.unreachable(),
-    renderChoices: () => p.renderChoices.decided(),
+    renderChoices: () => p.states.decided(),
     hostTimeouts: (host) =>
       learnedOf(p.fetching.timeouts, host, timeoutCeilings(p.fetching.fetchOptions, live.config)),
     renderPaths: countRenderPaths(root),
@@ -196,12 +185,7 @@ async function applyReload(
   for (const job of next.jobs) {
     const isNew = !p.jobs.has(job.id);
     if (isNew) addJob(job.id);
-    const state = {
-      cookieJar: await p.cookies.forJob(job),
-      renderDecisions: await p.renderChoices.forJob(job),
-      traps: await p.traps.forJob(job),
-    };
-    const compiled = compileJob(job, next.fetch.userAgent, state);
+    const compiled = compileJob(job, next.fetch.userAgent, await p.states.of(job));
     // Hosts the job's seeds redirected to stay in its scope across a reload.
     for (const h of p.jobs.get(job.id)?.scope.redirectHosts ?? []) compiled.scope.redirectHosts?.add(h);
     p.jobs.set(job.id, compiled);
@@ -211,7 +195,6 @@ async function applyReload(
   p.scheduler.kick();
 }
 
-/** In-flight tasks get the drain time; then everything opened is released, last first. */
 async function drainAndRelease(root: Root, p: DaemonParts): Promise<void> {
   const { logger, live } = root;
   const drainMs = live.config.shutdown.drainTimeoutMs;

@@ -1,7 +1,6 @@
 /**
- * The daemon's HTTP server (health, metrics, status page, admin API), part of the
- * composition root: the port is bound at start-up, before the crawl, so a port in use fails
- * before any work; the app is mounted later (serve).
+ * The port is bound at start-up, before the crawl, so a port in use fails before any work; the
+ * app is mounted later (serve).
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { CrawldConfig } from '../config/config.js';
@@ -13,11 +12,8 @@ import type { Daemon } from './daemon-types.js';
 export interface DaemonHttp {
   readonly url: string;
   /**
-   * Mounts the app once the first request is on the wire (or `crawlEnded` settles):
-   * Express and the admin API (50-65 ms of synchronous module evaluation) then overlap its
-   * network wait. Started right after run(), they ran before it: the first request went out
-   * that much later (measured on the 50 ms demo site). Until then the port answers 503
-   * "starting".
+   * Mounts the app once the first request is on the wire (or `crawlEnded` settles), so that
+   * loading Express overlaps the network wait; until then the port answers 503 "starting".
    */
   serve(daemon: Daemon, crawlEnded: Promise<unknown>): Promise<void>;
   close(): Promise<void>;
@@ -26,7 +22,7 @@ export interface DaemonHttp {
 /** How long serve() waits for the first request before loading anyway (an idle daemon). */
 const FIRST_REQUEST_WAIT_MS = 250;
 
-/** Binds http.host:http.port; undefined when http.port is null (no HTTP server). */
+/** Undefined when http.port is null. */
 export async function openHttp(
   config: CrawldConfig,
   deps: { readonly clock: Clock; readonly logger: Logger; readonly adminToken: () => string | undefined },

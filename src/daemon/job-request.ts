@@ -5,7 +5,6 @@ import type { JobConfig } from '../config/config.js';
 import { DEFAULT_EXTRACTION, type ExtractionRules } from '../core/rules.js';
 import type { Extractor } from '../ports/extractor.js';
 
-/** What every request of a job carries, ready for Fetcher.fetch. */
 export interface JobRequest {
   readonly method: string;
   /** Lower-case names. Values may be secrets: never log, label or store them. */
@@ -31,9 +30,8 @@ export function compileRequest(request: JobConfig['request'], jarSeeded = false)
 }
 
 /**
- * A job's extractor: JSON rules for `type: json` jobs whatever the response says (APIs often
- * answer text/plain); for HTML jobs the cheerio rules, with JSON responses going to a JSON
- * extractor without rules (no fields, no links) rather than being parsed as markup.
+ * JSON rules for `type: json` jobs whatever the response says (APIs often answer text/plain);
+ * HTML jobs send JSON responses to an extractor without rules rather than parse them as markup.
  */
 export function compileExtractor(extract: JobConfig['extract']): Extractor {
   if (extract?.type === 'json') {

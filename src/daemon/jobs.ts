@@ -22,8 +22,7 @@ function robotsSettings(robots: JobConfig['robots'], userAgent: string) {
   };
 }
 
-/** Compiles a job's config into the objects the scheduler runs. */
-/** What a job keeps beside the frontier: its cookie jar and, for render kind auto, its hosts' decisions. */
+/** What a job keeps beside the frontier (job-states.ts). */
 export interface JobState {
   readonly cookieJar?: CookieJar | undefined;
   readonly renderDecisions?: RenderDecisions | undefined;
@@ -40,7 +39,7 @@ export function compileJob(job: JobConfig, defaultUserAgent = 'crawld', state: J
     // Hosts the config names are the scope; otherwise where the seeds redirect joins it.
     ...(job.scope.hosts ? {} : { redirectHosts: new Set<string>() }),
   };
-  // With a jar, request.cookies seed it (cookie-jars.ts) instead of riding on every request.
+  // With a jar, request.cookies seed it (job-states.ts) instead of riding on every request.
   const request = compileRequest(job.request, cookieJar !== undefined);
   return {
     id: job.id,
@@ -77,7 +76,6 @@ export function compileJob(job: JobConfig, defaultUserAgent = 'crawld', state: J
   };
 }
 
-/** The names of the fields a job marks `required` (HTML or JSON rules). */
 function requiredFields(extract: JobConfig['extract']): string[] {
   return Object.entries(extract?.fields ?? {})
     .filter(

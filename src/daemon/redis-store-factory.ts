@@ -9,10 +9,7 @@ import { RetryingFrontier } from '../engine/recovery/retrying-frontier.js';
 import { redactUrl } from '../observe/logger.js';
 import { type BuiltFrontier, type FrontierDeps, SHARED_IDLE_POLL_MS } from './frontier-types.js';
 
-/**
- * The Redis frontier (one server, or a Redis Cluster) and its shared rate limiter; loaded by
- * createFrontier only when needed.
- */
+/** Loaded by createFrontier only for a Redis frontier. */
 export function createRedisStore(config: CrawldConfig, deps: FrontierDeps): BuiltFrontier {
   const f = config.frontier;
   const nodes = f.kind === 'redis-cluster' ? (f.nodes ?? []) : undefined;
@@ -31,7 +28,6 @@ export function createRedisStore(config: CrawldConfig, deps: FrontierDeps): Buil
     lastError = err;
   });
   client.on('close', () => {
-    // After close() the logger may be gone: a planned disconnect is not an outage.
     if (up && !closing) deps.onConnection?.(false, lastError);
     up = false;
   });
@@ -56,7 +52,6 @@ export function createRedisStore(config: CrawldConfig, deps: FrontierDeps): Buil
           throw new ConfigError([
             `frontier.nodes: cannot reach any node of the Redis Cluster (${nodes.join(', ')}): ${err.message}`,
           ]);
-        // redactUrl drops a password from the URL.
         const where = redactUrl(f.url!);
         throw new RedisUnavailableError(`cannot reach the Redis frontier at ${where}: ${err.message}`, {
           cause: err,

@@ -1,7 +1,6 @@
 /**
- * What the composition root opened, released in reverse order: graphile-worker's
- * `withReleasers`. Each resource is pushed right after it opened, so a step that fails
- * releases exactly what the steps before it opened, and stop() releases the same list.
+ * graphile-worker's `withReleasers`: each resource is pushed right after it opened, so a failed
+ * step releases exactly what the steps before it opened, and stop() releases the same list.
  */
 export type Release = () => void | Promise<void>;
 
@@ -9,28 +8,24 @@ export class ReleaseStack {
   readonly #entries: { readonly name: string; readonly release: Release }[] = [];
   #releasing: Promise<void> | undefined;
 
-  /** Called after each release, with its name (a failed one too), for logs and tests. */
   readonly #onReleased: ((name: string, error?: unknown) => void) | undefined;
 
   constructor(onReleased?: (name: string, error?: unknown) => void) {
     this.#onReleased = onReleased;
   }
 
-  /** Registers the release of a resource that just opened. */
   push(name: string, release: Release): void {
     if (this.#releasing) throw new Error(`release stack: '${name}' opened after the release began`);
     this.#entries.push({ name, release });
   }
 
-  /** Names in release order (last opened first). */
   names(): string[] {
     return this.#entries.map((e) => e.name).reverse();
   }
 
   /**
-   * Releases everything, last opened first. A release that throws does not keep the others
-   * from running (a lock left behind would refuse the next start); the first error is
-   * rethrown at the end. Idempotent: a second call awaits the first.
+   * One release that throws does not keep the others from running (a lock left behind would
+   * refuse the next start); the first error is rethrown at the end. Idempotent.
    */
   release(): Promise<void> {
     this.#releasing ??= (async () => {
@@ -51,10 +46,7 @@ export class ReleaseStack {
   }
 }
 
-/**
- * Runs `open` with a fresh stack; if it throws, everything it pushed is released (in
- * reverse) before the error goes on. On success the caller owns the stack.
- */
+/** On a throw, everything `open` pushed is released before the error goes on. */
 export async function withReleasers<T>(
   stack: ReleaseStack,
   open: (stack: ReleaseStack) => Promise<T>,

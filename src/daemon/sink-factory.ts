@@ -11,7 +11,6 @@ import type { Sink, SinkObserver } from '../ports/sink.js';
 import { VERSION } from '../version.js';
 import type { ExchangeTaps } from './exchange-taps.js';
 
-/** Sink metrics go through the crawl events like every other metric. */
 export function sinkObserver(events: CrawlEmitter): SinkObserver {
   return {
     batch: (e) => events.emit('sinkBatch', e),
@@ -22,7 +21,6 @@ export function sinkObserver(events: CrawlEmitter): SinkObserver {
 
 type WarcConfig = Extract<CrawldConfig['sinks'][number], { kind: 'warc' }>;
 
-/** What WARC sinks need beyond their config: the daemon's id and the fetchers' tap. */
 export interface ArchiveDeps {
   readonly instanceId: string;
   readonly taps: ExchangeTaps | undefined;
@@ -71,7 +69,6 @@ function warcSink(
   return sink;
 }
 
-/** The result sinks of a config; every job's records go to all of them. */
 export async function createSinks(
   config: CrawldConfig,
   dataDir: string,
@@ -121,7 +118,6 @@ export function sinksForJob(
   };
 }
 
-/** The change-record sinks, for jobs that detect changes. */
 export function createChangeSinks(config: CrawldConfig, dataDir: string, events: CrawlEmitter): ChangeSink[] {
   const observer = sinkObserver(events);
   return config.changeSinks.map((s): ChangeSink => {

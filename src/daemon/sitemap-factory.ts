@@ -27,9 +27,7 @@ const SITEMAP_TYPES = [
 ];
 
 export interface SitemapRuntime {
-  /** Runs one discovery for every job with sitemaps; resolves when all are done. */
   discoverAll(): Promise<void>;
-  /** Starts the refresh timers of jobs with sitemaps.refreshIntervalMs. */
   startRefresh(): void;
   close(): Promise<void>;
 }
@@ -43,7 +41,6 @@ export interface SitemapDeps {
   readonly taps?: ExchangeTaps | undefined;
 }
 
-/** Wires the sitemap seeder for the jobs that ask for it; undefined when none does. */
 export function createSitemaps(config: CrawldConfig, deps: SitemapDeps): SitemapRuntime | undefined {
   const wanted = config.jobs.filter((j) => j.sitemaps !== undefined);
   if (wanted.length === 0) return undefined;

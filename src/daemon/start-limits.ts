@@ -1,8 +1,6 @@
 /**
- * The limit hints of a shared frontier's daemons (core/limit/limit-hints.ts), in the map store
- * beside the frontier (frontier-types.ts createMapStore('limits')). None on SQLite or memory:
- * one daemon, whose own limiters already know every host it met. A reload keeps them; each
- * control plane built (buildControl) reads them for its new hosts and writes its limits to them.
+ * The limit hints of a shared frontier's daemons (core/limit/limit-hints.ts); none on SQLite or
+ * memory, where one daemon's limiters already know every host it met.
  */
 import { StoredLimitHints } from '../adapters/shared-map/stored-limit-hints.js';
 import type { CrawldConfig } from '../config/config.js';
@@ -15,7 +13,7 @@ import type { FetcherKind } from '../ports/control-plane.js';
 import type { BuiltFrontier } from './frontier-types.js';
 import type { ReleaseStack } from './release-stack.js';
 
-/** What of the composition's Root the hints need (engine.ts imports this module). */
+/** `built` is unset while the first control plane is being built. */
 interface HintsRoot {
   readonly instanceId: string;
   readonly clock: Clock;
@@ -48,15 +46,11 @@ export async function openLimitHints(
   return hints;
 }
 
-/** Where an http host's AIMD limit starts without a hint (concurrency.initialPerHost). */
 function initialLimitOf(config: CrawldConfig): number {
   return aimdOptionsOf(config.concurrency).initialLimit ?? aimdDefaults.initialLimit;
 }
 
-/**
- * A new http host starts from the hint, within (initialPerHost, maxPerHost] (adaptive limits
- * only; a hint at or under the initial limit changes nothing).
- */
+/** Within (initialPerHost, maxPerHost], adaptive limits only. */
 export function startLimitOf(
   config: CrawldConfig,
   hints: StoredLimitHints | undefined,
@@ -70,7 +64,6 @@ export function startLimitOf(
   };
 }
 
-/** This daemon's http limits go to the hints (adaptive limits only). */
 export function publishLimits(
   config: CrawldConfig,
   hints: StoredLimitHints | undefined,

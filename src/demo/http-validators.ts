@@ -1,7 +1,4 @@
-/**
- * HTTP validators of the demo pages (ETag, Last-Modified) and the conditional-request check
- * that answers 304, so recrawl tests meet a server that behaves as RFC 9110 says.
- */
+/** So that recrawl tests meet a server that answers conditional requests as RFC 9110 says. */
 import type { IncomingMessage } from 'node:http';
 import { hash } from './demo-hash.js';
 

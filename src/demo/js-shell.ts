@@ -1,15 +1,12 @@
 /**
- * The demo shop's JavaScript mode (`crawld site --js`): a product page is an HTML shell whose
- * script fetches the product's JSON from the same site and renders title, price and links,
- * as many shops do. Without a browser a crawler sees only the shell (docs/browser.md).
+ * `crawld site --js`: a product page is a shell whose script fetches the product's JSON and
+ * renders it, as many shops do (docs/browser.md).
  */
 
-/** JSON of page i's product, at `/api/p/<i>.json`. */
 export function productApiPath(i: number): string {
   return `/api/p/${i}.json`;
 }
 
-/** Page index of a product JSON path, or undefined. */
 export function productApiIndex(path: string, pages: number): number | undefined {
   const m = /^\/api\/p\/(0|[1-9]\d{0,9})\.json$/.exec(path);
   if (!m) return undefined;

@@ -1,16 +1,10 @@
-/**
- * The demo shop's content: which pages exist, what links where, what each costs in which
- * price epoch, and the HTML, JSON and sitemap bytes. Pure and deterministic: the same seed
- * gives the same bytes.
- */
+/** The demo shop's content: pages, links, prices by epoch, and their bytes. Pure and deterministic. */
 import { hash } from './demo-hash.js';
 import type { ProductJson } from './js-shell.js';
 
-/** What a page's content depends on (besides its index and the price epoch). */
 export interface Catalogue {
   readonly pages: number;
   readonly seed: number;
-  /** Fraction of pages whose price changes at each new epoch; undefined: every page. */
   readonly changeRate: number | undefined;
 }
 

@@ -1,8 +1,4 @@
-/**
- * Answers the demo site's requests: the shop's routes (pages, product JSON, robots.txt, the
- * sitemap, /__stats), the injected errors, latency and capacity, and the counters behind
- * stats(). site.ts owns the HTTP server around it.
- */
+/** Answers the demo site's requests; site.ts owns the HTTP server around it. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hash, hashString } from './demo-hash.js';
 import { notModified, validators } from './http-validators.js';
@@ -18,7 +14,7 @@ import {
 import type { DemoSiteOptions } from './site-options.js';
 
 export class DemoSiteHandler {
-  /** The listening port, for the origin of a request without a Host header. */
+  /** For the origin of a request without a Host header. */
   port: number;
   #epochOf: () => number;
   /** JavaScript mode (options.js), switchable while the site runs (setJs). */

@@ -1,7 +1,3 @@
-/**
- * A deterministic synthetic shop for demos, tests and benchmarks: the HTTP server around
- * DemoSiteHandler (site-handler.ts), whose content comes from shop-content.ts.
- */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DemoSiteHandler } from './site-handler.js';

@@ -1,19 +1,16 @@
 /**
- * The trap site's pages (trap-site.ts): a shop of real pages (a home page, a paginated listing,
- * products, a help section, a docs folder, a shop front) behind the traps of the open web:
- * session ids minted at every visit (`?sid=`, `;jsessionid=`, and a `visit` parameter no list
- * knows), an endless events calendar, a docs folder linked relatively (`href="docs/"`) on a
- * server that answers any path under it, a facet grid whose pages list the same products, and
- * 200 answers for paths that do not exist. Pure: the same options and counter give the same bytes.
+ * The trap site's pages: a shop of real pages behind the traps of the open web (session ids,
+ * an endless calendar, relative docs links, a facet grid, soft 404s). Pure: the same options
+ * and counter give the same bytes.
  */
 import { hash } from './demo-hash.js';
 
 export interface TrapSiteOptions {
-  /** Products, listed `perPage` to a listing page. @default 200 */
+  /** @default 200 */
   readonly products: number;
   /** @default 10 */
   readonly perPage: number;
-  /** With the traps; false: the home page, the listing and the products only. @default true */
+  /** false: the home page, the listing and the products only. @default true */
   readonly traps: boolean;
 }
 
@@ -34,7 +31,6 @@ function words(seed: number, n: number): string {
   return out.join(' ');
 }
 
-/** A session id as a server mints one: a fresh value at every visit. */
 export function sessionId(visit: number): string {
   return (hash(visit, 1).toString(16) + hash(visit, 2).toString(16)).padEnd(16, '0');
 }

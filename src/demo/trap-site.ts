@@ -1,8 +1,6 @@
 /**
- * The trap site (trap-content.ts) as an HTTP server on 127.0.0.1, for the traps e2e test and
- * bench/traps.mjs. It counts what it served: every request, and the distinct real pages among
- * them (each once, whatever session id or facet its URL carried), so a crawl's waste is
- * `requests - realServed`.
+ * The trap site as an HTTP server on 127.0.0.1 (traps e2e test, bench/traps.mjs); a crawl's
+ * waste is `requests - realServed`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,16 +25,12 @@ export { DEFAULT_TRAP_SITE, type TrapSiteOptions } from './trap-content.js';
 
 export interface TrapSiteStats {
   readonly requests: number;
-  /** Distinct real pages served (real: the pages a reader of the site would count). */
+  /** Real: the pages a reader of the site would count, each once. */
   readonly realServed: number;
-  /** The real pages the site has. */
   readonly realPages: number;
   /** Requests by kind: real, repeat (a real page again), calendar, facet, soft404, robots. */
   readonly byKind: Readonly<Record<string, number>>;
-  /**
-   * Requests for a URL asked for before, exactly as written (a retry: of a request given up as
-   * hung on a loaded machine, say), which the retry policy spends, not a trap.
-   */
+  /** A URL asked for before, exactly as written: a retry, not a trap. */
   readonly sameUrlAgain: number;
 }
 

@@ -76,9 +76,8 @@ const OPENED_BEFORE_SINKS = [
   'cookie store',
   'breakers',
   'fetcher',
-  'loop governor',
+  'event loop monitor',
   'frontier',
-  'lag monitor',
   'http',
   'lock',
 ];

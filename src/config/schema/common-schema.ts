@@ -2,8 +2,6 @@ import { z } from 'zod';
 import { proxyUrlProblem } from '../../adapters/fetch/proxy.js';
 import { isHttpUrl, isValidRegex } from '../predicates.js';
 
-/** String options several sections of the config share. */
-
 export const httpUrl = z.string().refine(isHttpUrl, { message: 'must be an absolute http(s) URL' });
 
 export const regex = z.string().refine(isValidRegex, { message: 'must be a valid regular expression' });
@@ -27,5 +25,4 @@ export const headerName = z
   .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: 'must be a header name' });
 export const headerValue = z.string().refine((v) => !/[\r\n\0]/.test(v), { message: 'must be one line' });
 
-/** A field name of extracted records. */
 export const fieldName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/);

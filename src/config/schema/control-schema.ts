@@ -11,27 +11,20 @@ import { ms, numberIn, positiveInt, positiveMs } from '../units.js';
 import { hostPattern } from './common-schema.js';
 
 /**
- * The control plane's sections (docs/control-plane.md): concurrency limits, rate limits, the
- * breaker, host backoff, politeness delays and retries. Each bound and default of an
- * algorithm's option comes from that algorithm's table in src/core; the rules between two
- * options are the algorithms' own (checks.ts runs their validators on the parsed config).
+ * The control plane's sections (docs/control-plane.md). Bounds and defaults come from each
+ * algorithm's table in src/core; checks.ts runs the algorithms' own validators on the result.
  */
 
 export const concurrencySchema = z
   .strictObject({
-    /** Ceiling of requests in flight across all hosts. */
     global: numberIn(HOST_LIMITERS_BOUNDS.globalMaxInflight).default(hostLimitersDefaults.globalMaxInflight),
     /** Lower the global limit while the event loop is saturated (core/limit/loop-limit.ts). */
     globalAdaptive: z.boolean().default(true),
-    /** Floor of the adaptive global limit. */
     minGlobal: numberIn(LOOP_LIMIT_BOUNDS.minLimit).default(loopLimitDefaults.minLimit),
-    /** Event-loop delay a saturated loop may run at before the global limit is cut. */
     loopLagTargetMs: numberIn(LOOP_LIMIT_BOUNDS.targetLagMs).default(loopLimitDefaults.targetLagMs),
-    /** Ceiling of each host's adaptive limit. */
     maxPerHost: numberIn(AIMD_BOUNDS.maxLimit).default(aimdDefaults.maxLimit),
     minPerHost: numberIn(AIMD_BOUNDS.minLimit).default(aimdDefaults.minLimit),
     initialPerHost: numberIn(AIMD_BOUNDS.initialLimit).default(aimdDefaults.initialLimit),
-    /** false: every host runs at maxPerHost, no AIMD. */
     adaptive: z.boolean().default(true),
     /** Latency target: relative to the host's measured baseline, or absolute. */
     target: z
@@ -60,21 +53,19 @@ export const concurrencySchema = z
     tolerance: numberIn(AIMD_BOUNDS.tolerance).default(aimdDefaults.tolerance),
     /** Double each host's limit per window under target until its first cut. */
     slowStart: z.boolean().default(aimdDefaults.slowStart),
-    /** Window length while a host is in slow start. */
     slowStartWindowMs: numberIn(AIMD_BOUNDS.slowStartWindowMs).default(aimdDefaults.slowStartWindowMs),
   })
   .prefault({});
 
 export const rateLimitsSchema = z
   .strictObject({
-    /** One bucket for all requests of this daemon. */
     global: z
       .strictObject({
         ratePerSec: numberIn(TOKEN_BUCKET_BOUNDS.ratePerSec),
         burst: numberIn(TOKEN_BUCKET_BOUNDS.burst).optional(),
       })
       .optional(),
-    /** Per-host buckets; the first rule whose pattern matches a host applies to it. */
+    /** The first rule whose pattern matches a host applies to it. */
     hosts: z
       .array(
         z.strictObject({
@@ -125,12 +116,10 @@ export const hostBackoffSchema = z
 
 export const politenessSchema = z
   .strictObject({
-    /** Minimum gap between two request starts to one host. */
     minDelayMs: ms.default(0),
     robotsTtlMs: positiveMs.default(86_400_000),
     /** First refetch of an unreachable robots.txt (429, 5xx, network); doubles up to robotsTtlMs. */
     robotsRetryMs: positiveMs.default(30_000),
-    /** Crawl-delay from robots.txt is honoured up to this. */
     maxCrawlDelayMs: ms.default(60_000),
   })
   .prefault({});

@@ -3,11 +3,7 @@ import { DEFAULT_LINK_TAGS, LINK_TAGS, type LinkTag } from '../../core/rules.js'
 import { nonNegativeInt, priority } from '../units.js';
 import { fieldName, regex } from './common-schema.js';
 
-/**
- * jobs[].extract: what a job takes from each page (fields) and which links it follows, from
- * HTML by CSS selectors (`type: html`, the default) or from JSON by paths (`type: json`, see
- * src/adapters/parse/json-extractor.ts for the path syntax).
- */
+/** jobs[].extract: fields and links, from HTML (CSS selectors) or JSON (adapters/parse/json-extractor.ts). */
 
 const fieldRule = z.strictObject({
   selector: z.string().min(1),
@@ -29,10 +25,6 @@ const htmlExtractSchema = z.strictObject({
   type: z.literal('html').default('html'),
   fields: z.record(fieldName, fieldRule).optional(),
   follow: z.array(followRule).default([]),
-  /**
-   * Follow every link of each page: `<a href>`, `<area href>`, `<iframe src>` and `<frame
-   * src>` by default (`tags: [a]` follows anchors only); false: only the `follow` rules.
-   */
   followAllLinks: z
     .union([
       z.literal(false),
@@ -60,9 +52,7 @@ const jsonFieldRule = z.union([
 
 const jsonFollowRule = z
   .strictObject({
-    /** Values at this path are URLs (a `next` link). */
     path: jsonPath.optional(),
-    /** URL template with `{path}` placeholders filled from the body (a cursor). */
     url: z.string().min(1).optional(),
     priority: priority.default(10),
     maxDepth: nonNegativeInt.optional(),
@@ -74,7 +64,6 @@ const jsonFollowRule = z
 const jsonExtractSchema = z.strictObject({
   type: z.literal('json'),
   fields: z.record(fieldName, jsonFieldRule).optional(),
-  /** Path of an array: one record (table row) per element. */
   items: jsonPath.optional(),
   follow: z.array(jsonFollowRule).default([]),
 });

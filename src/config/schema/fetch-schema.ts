@@ -18,30 +18,22 @@ export const fetchSchema = z
     maxBodyBytes: numberIn(B.maxBodyBytes).default(D.maxBodyBytes),
     maxDecodedBytes: numberIn(B.maxDecodedBytes).default(D.maxDecodedBytes),
     maxRedirects: numberIn(B.maxRedirects).default(D.maxRedirects),
-    /**
-     * Meta refresh and Refresh headers of 2xx pages with at most this delay are followed as
-     * redirects (Scrapy's METAREFRESH_MAXDELAY); 0 follows only immediate ones.
-     */
+    /** As Scrapy's METAREFRESH_MAXDELAY; 0 follows only immediate refreshes. */
     maxRefreshDelaySeconds: numberIn(B.maxRefreshDelaySeconds).default(D.maxRefreshDelaySeconds),
-    /** Keep-alive pool per origin. Unset: concurrency.maxPerHost, so requests never queue in it. */
+    /** Unset: concurrency.maxPerHost, so requests never queue in the pool. */
     connectionsPerHost: numberIn(B.connectionsPerHost).optional(),
     acceptContentTypes: z
       .array(z.string().min(1))
       .default(['text/html', 'application/xhtml+xml', 'application/json', 'text/plain']),
     allowPrivateNetworks: z.boolean().default(false),
-    /** Exact addresses allowed even when private networks are not: 'IP', 'IP:PORT' or CIDR. */
     allowAddresses: z.array(z.string().min(1)).default([]),
-    /**
-     * Fixed answers before DNS, hostname -> IP (curl's --resolve): a staging server under its
-     * production name. The SSRF guard still checks the address. @default {}
-     */
+    /** As curl's --resolve; the SSRF guard still checks the address. @default {} */
     resolve: z
       .record(
         z.string().regex(/^[a-z0-9.-]+$/i, { message: 'must be a hostname' }),
         z.union([z.ipv4(), z.ipv6()]),
       )
       .default({}),
-    /** `ca`: a PEM file of CA certificates trusted besides Node's own (a private CA). */
     tls: z
       .strictObject({
         ca: z
@@ -51,42 +43,27 @@ export const fetchSchema = z
           .optional(),
       })
       .prefault({}),
-    /**
-     * HTTP(S) proxy URL, or a list to rotate through; false: direct, whatever the environment.
-     * Unset: HTTPS_PROXY / HTTP_PROXY / NO_PROXY. Credentials in the URL (or ${ENV}) are never logged.
-     */
+    /** Unset: HTTPS_PROXY / HTTP_PROXY / NO_PROXY; false: direct, whatever the environment. */
     proxy: proxyChoice.optional(),
-    /**
-     * Timeouts learned per host (docs/control-plane.md, "Learned timeouts"): a request that
-     * outlives its host's is given up as hung and retried; the timeouts above are the ceilings.
-     */
+    /** The timeouts above are the learned ones' ceilings (docs/control-plane.md). */
     adaptiveTimeout: z
       .strictObject({
-        /** false: every request waits the configured timeouts, whatever its host's latency. */
         enabled: z.boolean().default(ATD.enabled),
-        /** A learned timeout is never shorter than this. */
         floorMs: numberIn(AT.floorMs).default(ATD.floorMs),
-        /** The smoothed time plus this many times its mean deviation (RFC 6298's K). */
+        /** RFC 6298's K. */
         factor: numberIn(AT.factor).default(ATD.factor),
-        /** A learned timeout is at least this many times the smoothed time. */
         minRatio: numberIn(AT.minRatio).default(ATD.minRatio),
-        /** Answers of a host (per phase) before its learned timeout is in force. */
         minSamples: numberIn(AT.minSamples).default(ATD.minSamples),
       })
       .prefault({}),
-    /**
-     * Hedged requests ("The Tail at Scale"): a GET or HEAD that waited delayRatio x its host's
-     * p95 time to headers is sent a second time, the first answer wins. Each is a request more.
-     */
+    /** Hedged requests ("The Tail at Scale"): each is a request more to the host. */
     hedge: z
       .strictObject({
         enabled: z.boolean().default(hedgeDefaults.enabled),
         delayRatio: numberIn(HEDGE_BOUNDS.delayRatio).default(hedgeDefaults.delayRatio),
-        /** Hedges are at most this percentage of the requests. */
         maxPercent: numberIn(HEDGE_BOUNDS.maxPercent).default(hedgeDefaults.maxPercent),
       })
       .prefault({}),
-    /** The Chromium pool of jobs with render.kind browser (docs/browser.md). */
     browser: browserSchema,
   })
   .prefault({});

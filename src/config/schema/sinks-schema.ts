@@ -10,22 +10,19 @@ const tableName = z.string().regex(/^([a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0
   message: 'must be a lower-case SQL identifier, optionally schema-qualified',
 });
 
-/** Only these jobs' records. @default every job */
+/** @default every job */
 const jobs = z.array(z.string()).min(1).optional();
 
 const postgresSinkSchema = z.strictObject({
   kind: z.literal('postgres'),
-  /** postgres://USER[:PASSWORD]@HOST:PORT/DB; prefer `${PG_URL}` so a password stays out of the file. */
+  /** Prefer `${PG_URL}` so a password stays out of the file. */
   url: z.string().refine(isPostgresUrl, { message: 'must be a postgres://USER@HOST:PORT/DB URL' }),
   table: tableName.default('crawld_results'),
-  /** Rows per INSERT; a batch is written when it is full or flushIntervalMs after its first record. */
   batchSize: positiveInt.default(500),
   flushIntervalMs: positiveMs.default(200),
-  /** Records buffered at most; write() waits for room beyond this, slowing the crawl. */
+  /** write() waits for room beyond this, slowing the crawl. */
   maxBuffer: positiveInt.default(5_000),
-  /** On a conflicting (url, record_key, item): keep the stored row or overwrite it. */
   onConflict: z.enum(['nothing', 'update']).default('nothing'),
-  /** Backoff between retries of a failed batch (transient errors are retried until close). */
   retryBaseMs: positiveMs.default(200),
   retryMaxMs: positiveMs.default(10_000),
   jobs,
@@ -34,22 +31,17 @@ const postgresSinkSchema = z.strictObject({
 /** WARC/1.1 archives of every exchange (docs/archives.md). */
 const warcSinkSchema = z.strictObject({
   kind: z.literal('warc'),
-  /** Folder of the WARC files and their CDXJ indexes. @default DATA_DIR/warc */
+  /** @default DATA_DIR/warc */
   dir: z.string().min(1).optional(),
-  /** Start of every file name: {prefix}-{yyyyMMddHHmmssSSS}-{serial}-{instance}.warc.gz */
   prefix: z
     .string()
     .regex(/^[A-Za-z0-9_]([A-Za-z0-9._-]{0,63})$/, { message: 'must be 1-64 letters, digits, ., _ or -' })
     .default('crawld'),
-  /** A file is closed before a record would take it past this size; a bigger record gets its own file. */
   maxFileBytes: numberIn(WARC_BOUNDS.maxFileBytes).default(WARC_DEFAULTS.maxFileBytes),
   /** A 304 and an unchanged payload are revisit records; false: full response records. */
   revisits: z.boolean().default(true),
-  /** URLs whose last capture is remembered for identical-payload revisits. */
   revisitMemory: numberIn(WARC_BOUNDS.revisitMemory).default(WARC_DEFAULTS.revisitMemory),
-  /** Authorization, Proxy-Authorization and cookie values in request records are redacted. */
   redactSecrets: z.boolean().default(true),
-  /** zlib level of each record's gzip member (1 fastest, 9 smallest). */
   gzipLevel: numberIn(WARC_BOUNDS.gzipLevel).default(WARC_DEFAULTS.gzipLevel),
   jobs,
 });
@@ -63,15 +55,13 @@ export const sinkSchema = z.discriminatedUnion('kind', [
 const webhookChangeSinkSchema = z.strictObject({
   kind: z.literal('webhook'),
   url: httpUrl,
-  /** Sent with every POST (e.g. a signature secret as `${WEBHOOK_TOKEN}`); never logged. */
+  /** Never logged; write a secret as `${WEBHOOK_TOKEN}`. */
   headers: z.record(headerName, headerValue).default({}),
   maxAttempts: positiveInt.default(5),
   backoffBaseMs: ms.default(500),
   backoffMaxMs: ms.default(30_000),
   timeoutMs: positiveMs.default(10_000),
-  /** POSTs in flight at once; more changes queue in crawld. */
   maxConcurrent: positiveInt.default(8),
-  /** Least time between the starts of two POSTs. */
   minTimeMs: ms.default(0),
 });
 

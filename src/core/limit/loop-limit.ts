@@ -2,7 +2,7 @@ import { type Bound, POSITIVE_INT, POSITIVE_MS } from '../bound.js';
 import { checkNumber } from '../check.js';
 import { Listeners } from '../listeners.js';
 
-/** The global ceiling, lowered while our own event loop is the bottleneck (per-host limits cannot see it). */
+/** The global ceiling, lowered while our own event loop is the bottleneck (per-host limits cannot see it); measured by daemon/event-loop-monitor.ts. */
 export interface LoopWindow {
   readonly elu: number;
   readonly lagMs: number;
