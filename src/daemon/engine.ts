@@ -17,7 +17,7 @@ import { SwappableControlPlane } from '../engine/control/swappable-control-plane
 import type { JobRuntime } from '../engine/job/job-runtime.js';
 import type { PartialRecords } from '../engine/recovery/partial-records.js';
 import { Scheduler } from '../engine/scheduler/scheduler.js';
-import { createRetryPolicy, type RetryPolicy, swappableRetryPolicy } from '../engine/task/retry-policy.js';
+import { createRetryPolicy, swappableRetryPolicy } from '../engine/task/retry-policy.js';
 import { TaskRunner } from '../engine/task/task-runner.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import type { ChangeSink, PageStateStore } from '../ports/page-state.js';
