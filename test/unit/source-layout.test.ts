@@ -15,7 +15,7 @@ const MAX_ENGINE_FLAT = 15;
 /** Files that still carry Lua in strings (the list only shrinks). */
 const LUA_IN_TS: string[] = [];
 /** Comment-only lines as a share of the non-blank lines of src/. */
-const MAX_COMMENT_SHARE = 0.11;
+const MAX_COMMENT_SHARE = 0.12;
 
 it('reads the whole tree', () => {
   expect(files.length).toBeGreaterThan(300);
