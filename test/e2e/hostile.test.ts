@@ -35,6 +35,11 @@ const DEAD: Record<string, string> = {
   [R.lyingLength]: 'connection',
   ...Object.fromEntries(Array.from({ length: STORM }, (_, i) => [`${R.storm}${i}`, 'http_429'])),
 };
+/**
+ * Endings a loaded machine may give instead: the drip's headers can come after the host's
+ * learned headers timeout (docs/control-plane.md, _Learned timeouts_), a timeout either way.
+ */
+const OR_ELSE: Record<string, readonly string[]> = { [R.drip]: ['headers_timeout'] };
 /** Retryable reasons: the daemon tries MAX_ATTEMPTS times before dead-lettering. */
 const RETRYABLE = new Set(['total_timeout', 'headers_timeout', 'connection', 'http_429']);
 
@@ -147,8 +152,11 @@ describe('hostile servers', () => {
     for (const [path, reason] of Object.entries(DEAD)) {
       const d = byUrl.get(url(path));
       expect(d, path).toBeDefined();
-      expect(d?.reason, path).toBe(reason);
-      expect(d?.attempts, path).toBe(RETRYABLE.has(reason) ? MAX_ATTEMPTS : 1);
+      expect([reason, ...(OR_ELSE[path] ?? [])], path).toContain(d?.reason);
+      // A non-retryable ending is never retried (its error count below is one per URL); an
+      // earlier attempt may have timed out on a loaded machine, so attempts are not always 1.
+      if (RETRYABLE.has(reason)) expect(d?.attempts, path).toBe(MAX_ATTEMPTS);
+      else expect(d?.attempts, path).toBeLessThanOrEqual(MAX_ATTEMPTS);
     }
     // The storm was retried with backoff, not hammered: exactly MAX_ATTEMPTS requests each.
     for (let i = 0; i < STORM; i++) expect(server.hits(`${R.storm}${i}`)).toBe(MAX_ATTEMPTS);
@@ -183,8 +191,9 @@ describe('hostile servers', () => {
 
     // Metrics count each ending by reason.
     const m = await metrics();
-    const reasons = Object.values(DEAD).reduce<Record<string, number>>((acc, r) => {
-      acc[r] = (acc[r] ?? 0) + 1;
+    // By the reasons the dead letters carry (each checked above against what its URL allows).
+    const reasons = dlq.items.reduce<Record<string, number>>((acc, d) => {
+      acc[d.reason] = (acc[d.reason] ?? 0) + 1;
       return acc;
     }, {});
     // Retryable endings other than 429: each URL's last attempt ended with its reason, and its
