@@ -89,15 +89,31 @@ const peak = (requests: readonly LoggedRequest[]) => Math.max(...requests.map((r
 interface LimitChange {
   limit: number;
   reason: string;
+  /** The whole daemon's limit (event-loop saturation), not the host's. */
+  global: boolean;
 }
 
-/** The limit changes the daemon logged, in order: the host's, or the whole daemon's (`global`). */
-function limitChanges(stderr: string, global = false): LimitChange[] {
-  const message = global ? '"global concurrency limit changed"' : '"concurrency limit changed"';
-  return stderr
-    .split('\n')
-    .filter((l) => l.includes(`"message":${message}`))
-    .map((l) => JSON.parse(l) as LimitChange);
+/** The limit changes the daemon logged, the host's and the whole daemon's, in order. */
+function limitChanges(stderr: string): LimitChange[] {
+  return stderr.split('\n').flatMap((l) => {
+    const global = l.includes('"message":"global concurrency limit changed"');
+    if (!global && !l.includes('"message":"concurrency limit changed"')) return [];
+    return [{ ...(JSON.parse(l) as { limit: number; reason: string }), global }];
+  });
+}
+
+/**
+ * The lowest global limit from the outage's first cut on (the one in force then included):
+ * a CPU-starved daemon lowers it, and then no host gets more in flight.
+ */
+function globalFromOutage(all: readonly LimitChange[]): number {
+  const firstDrop = all.findIndex((c) => !c.global && c.reason === 'drop');
+  const inForce = all
+    .slice(0, firstDrop)
+    .filter((c) => c.global)
+    .at(-1);
+  const later = all.slice(firstDrop).filter((c) => c.global);
+  return Math.min(...[inForce, ...later].flatMap((c) => (c ? [c.limit] : [])));
 }
 
 /**
@@ -127,10 +143,10 @@ describe.each(['5xx', 'reset', 'flaky'] as const)('outage (%s), 16 in flight at 
     });
     const before = log.filter((r) => r.atMs < from).slice(-AFTER);
     const after = log.filter((r) => r.atMs >= to).slice(0, AFTER);
-    const changes = limitChanges(stderr);
+    const all = limitChanges(stderr);
+    const changes = all.filter((c) => !c.global);
     const limit = limitBefore(changes, Math.min(aimdDefaults.initialLimit, 16));
-    // A CPU-starved daemon lowers its global limit (event-loop saturation): no host gets more.
-    const global = Math.min(...limitChanges(stderr, true).map((c) => c.limit));
+    const global = globalFromOutage(all);
     const trace = `${traced(before, after)}; limit changes: ${changes.map((c) => `${c.limit} (${c.reason})`).join(', ')}`;
     if (process.env.OUTAGE_TRACE) console.log(trace, `; global ${global}`);
     // How far the limit had grown before the outage depends on the machine (16 on a quiet one,
