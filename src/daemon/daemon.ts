@@ -59,7 +59,7 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       stack,
       live,
     };
-    const { store, http } = await openStores(root);
+    const { store, http, leaseOwner } = await openStores(root);
     // Before the first host is met: a daemon joining a crawl starts its hosts near the others' limits.
     const hints = await openLimitHints(root, store);
     live.built = buildControl(root, config, store, hints);
@@ -84,9 +84,10 @@ export async function createDaemon(config: CrawldConfig, options: DaemonOptions)
       jobs,
       partial,
       sinksFor,
+      leaseOwner,
       ...storage,
     });
-    await recoverAndSeed(root, store, jobs, storage.sinks, sinksFor, partial);
+    await recoverAndSeed(root, store, jobs, storage.sinks, sinksFor, partial, leaseOwner);
     const sitemaps = await startSitemaps(root, jobs, store, () => scheduler.kick(true), fetching.taps);
     logStarted(root);
     return daemonHandle(root, {
@@ -165,6 +166,8 @@ async function openStores(root: Root) {
   const { config } = root.live;
   // Still one daemon per data dir with a shared frontier: the dir holds this daemon's results.
   root.stack.push('lock', lockDataDir(root.dataDir));
+  // Read (or minted) once, under the lock: the recovery and the scheduler must agree on it.
+  const leaseOwner = leaseOwnerOf(config, root.dataDir);
   // Bound before the crawl starts, so a port in use fails before any work.
   const http = await openHttp(config, {
     clock: root.clock,
@@ -187,7 +190,7 @@ async function openStores(root: Root) {
     root.stack.push('frontier', () => opened.release());
     return opened;
   });
-  return { store, http };
+  return { store, http, leaseOwner };
 }
 
 async function openSinks(root: Root, jobs: ReadonlyMap<string, JobRuntime>, taps: ExchangeTaps | undefined) {
@@ -234,6 +237,7 @@ async function recoverAndSeed(
   sinks: readonly Sink[],
   sinksFor: (jobId: string) => readonly Sink[],
   partial: PartialRecords,
+  leaseOwner: string,
 ): Promise<void> {
   const { clock, logger } = root;
   // A shared frontier's other leases may be live daemons': only our dead run's are reconciled
@@ -249,7 +253,7 @@ async function recoverAndSeed(
       },
       sinksFor,
       partial,
-      !store.shared ? undefined : leaseOwnerOf(root.live.config, root.dataDir),
+      !store.shared ? undefined : leaseOwner,
     );
     if (recovered.acked + recovered.returned > 0)
       logger.info('recovered leases of a previous run', recovered);

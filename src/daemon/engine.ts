@@ -28,7 +28,6 @@ import type { EventLoopMonitor } from './event-loop-monitor.js';
 import { exchangeTapsFor } from './exchange-taps.js';
 import { fetcherOptions, jobProxies, listenerDeny } from './fetcher-options.js';
 import type { BuiltFrontier } from './frontier-types.js';
-import { leaseOwnerOf } from './lease-owner.js';
 import type { BuiltControl, Root } from './root.js';
 import { publishLimits, startLimitOf } from './start-limits.js';
 
@@ -128,6 +127,8 @@ export interface RunnerParts {
   readonly pageState: PageStateStore | undefined;
   readonly changeSinks: ChangeSink[];
   readonly lag: EventLoopMonitor;
+  /** Whose leases this daemon takes (lease-owner.ts), read once under the data-dir lock. */
+  readonly leaseOwner: string;
 }
 
 export function createScheduler(root: Root, p: RunnerParts) {
@@ -154,7 +155,7 @@ export function createScheduler(root: Root, p: RunnerParts) {
   const jobGate = new JobGate(jobLimitsOf(config), root.clock);
   const { scheduling } = p.store;
   const scheduler = new Scheduler(p.store.frontier, control, runner, root.clock, root.events, {
-    owner: leaseOwnerOf(config, root.dataDir),
+    owner: p.leaseOwner,
     leaseMs: config.frontier.leaseMs,
     bufferSize: Math.max(64, config.concurrency.global * 2),
     perHostBuffer: Math.max(16, config.concurrency.maxPerHost * 2),
