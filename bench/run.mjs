@@ -18,6 +18,8 @@
 //   crawld-b   (with --dist-b DIR) the same config as crawld run by another build, for before/after
 //   crawld-redis (with --redis) the same crawl on a Redis frontier: a throwaway redis-server on
 //              a free 127.0.0.1 port, core 0, emptied before each run
+//   crawld-cluster (with --cluster) the same on a three-master Redis Cluster (no replicas), its
+//              nodes on core 0, emptied before each run; ratio against crawld-redis when both run
 // each pinned to core 1 and timed as a whole process (spawn to exit). pages/s = pages / wall
 // seconds. Peak RSS comes from /usr/bin/time -v, else from polling /proc/PID/status (VmHWM).
 // Ratios are computed within the run: the machine is shared and noisy, absolute figures are not
@@ -28,7 +30,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { canPin, demoJobYaml, pinned, startDemoSite } from './demo-site.mjs';
-import { haveRedisServer, startRedis } from './redis-server.mjs';
+import { haveRedisServer, startRedis, startRedisCluster } from './redis-server.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const { values: opt } = parseArgs({
@@ -48,6 +50,8 @@ const { values: opt } = parseArgs({
     'crawld-max': { type: 'string' },
     /** Adds crawld-redis: the same crawl on a Redis frontier (a throwaway redis-server on core 0). */
     redis: { type: 'boolean', default: false },
+    /** Adds crawld-cluster: the same crawl on a three-master Redis Cluster. */
+    cluster: { type: 'boolean', default: false },
     /** Another build of crawld (a dist/ directory), e.g. to compare before/after. */
     dist: { type: 'string', default: join(root, 'dist') },
     /** A second build, run as variant crawld-b interleaved with the first (same config as crawld). */
@@ -60,7 +64,7 @@ if (opt.help) {
   console.log(
     'node bench/run.mjs [--runs N] [--pages N] [--lat-pages N] [--latency-ms L] [--concurrency C,...]\n' +
       '  [--lat-concurrency C,...]' +
-      '  [--scenarios nolat,lat] [--metrics] [--no-baseline] [--crawld-fixed C | --crawld-max C] [--dist DIR] [--dist-b DIR] [--redis] [--json OUT]',
+      '  [--scenarios nolat,lat] [--metrics] [--no-baseline] [--crawld-fixed C | --crawld-max C] [--dist DIR] [--dist-b DIR] [--redis] [--cluster] [--json OUT]',
   );
   process.exit(0);
 }
@@ -201,6 +205,10 @@ async function runCrawld(site, variant) {
       await redisAdmin.flushall();
       argv.push('--frontier', redis.url);
     }
+    if (variant === 'crawld-cluster') {
+      cluster.flush();
+      argv.push('--frontier', cluster.url);
+    }
     const r = await timed([...argv, '--once', '--no-progress']);
     const m = /crawld: done in [\d.]+ s: (\d+) ok, (\d+) failed/.exec(r.out);
     if (r.code !== 0 || !m) throw new Error(`crawld failed (${r.code}): ${(r.err || r.out).slice(-2000)}`);
@@ -240,15 +248,22 @@ const crawldVariants = [
   ...(opt.metrics ? ['crawld-off'] : []),
   ...(cliB ? ['crawld-b'] : []),
   ...(opt.redis ? ['crawld-redis'] : []),
+  ...(opt.cluster ? ['crawld-cluster'] : []),
 ];
-if (opt.redis && !haveRedisServer()) {
-  console.error('--redis needs redis-server on PATH (scripts/setup-test-env.sh installs it)');
+if ((opt.redis || opt.cluster) && !haveRedisServer()) {
+  console.error(
+    '--redis and --cluster need redis-server and redis-cli on PATH (scripts/setup-test-env.sh installs them)',
+  );
   process.exit(2);
 }
 /** With --redis: the server, and a client that empties it before each crawld-redis run. */
 const redis = opt.redis ? await startRedis() : undefined;
 // A failed run must not leave the server behind.
-process.once('exit', () => redis?.kill());
+const cluster = opt.cluster ? await startRedisCluster() : undefined;
+process.once('exit', () => {
+  redis?.kill();
+  cluster?.kill();
+});
 const redisAdmin = redis ? new (await import('ioredis')).Redis(redis.url) : undefined;
 console.log(
   `crawld bench: ${cpus().length} cores, node ${process.version}, load ${loadavg()
@@ -280,7 +295,7 @@ for (const name of chosen) {
         samples[v].push(r);
         const extra = r.results !== undefined ? `, ${r.results} results` : '';
         console.log(
-          `  run ${i + 1} ${v.padEnd(12)} ${String(r.pages).padStart(6)} pages ${r.secs.toFixed(2).padStart(7)} s ` +
+          `  run ${i + 1} ${v.padEnd(14)} ${String(r.pages).padStart(6)} pages ${r.secs.toFixed(2).padStart(7)} s ` +
             `${f0(r.pagesPerS).padStart(6)} pages/s  ${f2(r.cpuMsPerPage)} CPU ms/page  peak RSS ${f0(r.rssMb)} MB${extra}` +
             (r.pages !== sc.pages || r.errors ? `  (expected ${sc.pages} pages, ${r.errors} errors)` : ''),
         );
@@ -290,14 +305,14 @@ for (const name of chosen) {
     await site.stop();
   }
   console.log(
-    `\n  ${'variant'.padEnd(13)} pages/s min / median / max   CPU ms/page min / median / max   peak RSS MB min / median / max`,
+    `\n  ${'variant'.padEnd(15)} pages/s min / median / max   CPU ms/page min / median / max   peak RSS MB min / median / max`,
   );
   for (const v of variants) {
     const rates = samples[v].map((r) => r.pagesPerS);
     const cpu = samples[v].map((r) => r.cpuMsPerPage);
     const rss = samples[v].map((r) => r.rssMb);
     const cpuMmm = `${f2(Math.min(...cpu))} / ${f2(median(cpu))} / ${f2(Math.max(...cpu))}`;
-    console.log(`  ${v.padEnd(13)} ${mmm(rates).padEnd(26)} ${cpuMmm.padEnd(32)} ${mmm(rss)}`);
+    console.log(`  ${v.padEnd(15)} ${mmm(rates).padEnd(26)} ${cpuMmm.padEnd(32)} ${mmm(rss)}`);
   }
   const ratio = (a, b) => {
     const xs = samples[a].map((r, i) => r.pagesPerS / samples[b][i].pagesPerS);
@@ -350,8 +365,25 @@ for (const name of chosen) {
         `pages per CPU second ${f2(r.cpuEfficiency)}`,
     );
   }
+  if (samples['crawld-cluster']) {
+    out.clusterOverSqlite = ratio('crawld-cluster', 'crawld');
+    const r = out.clusterOverSqlite;
+    console.log(
+      `  crawld-cluster / crawld (Redis Cluster / SQLite frontier): ${f2(r.ofMedians)}; per run ${r.perRun.map(f2).join(', ')}; ` +
+        `pages per CPU second ${f2(r.cpuEfficiency)}`,
+    );
+    if (samples['crawld-redis']) {
+      out.clusterOverRedis = ratio('crawld-cluster', 'crawld-redis');
+      const c = out.clusterOverRedis;
+      console.log(
+        `  crawld-cluster / crawld-redis (Redis Cluster / one Redis): ${f2(c.ofMedians)}; per run ${c.perRun.map(f2).join(', ')}; ` +
+          `pages per CPU second ${f2(c.cpuEfficiency)}`,
+      );
+    }
+  }
   report.scenarios[name] = out;
 }
 redisAdmin?.disconnect();
 await redis?.stop();
+await cluster?.stop();
 if (opt.json) writeFileSync(opt.json, `${JSON.stringify(report, null, 2)}\n`);
