@@ -1,7 +1,8 @@
 /**
  * A small site for the replay test (test/e2e/warc-replay.test.ts): pages sent plain,
- * gzip-encoded, chunked and both, a redirect, and a page with a stylesheet and an image. Each
- * page has a title and one paragraph that the replayed document must show again.
+ * gzip-encoded, chunked and both, a redirect, a page with a stylesheet and an image, a page too
+ * big to share a small WARC file and one with an ETag. Each page has a title and one paragraph
+ * that the replayed document must show again.
  */
 
 import { createHash } from 'node:crypto';
@@ -55,7 +56,17 @@ export const REPLAY_PAGES: readonly ReplayPage[] = [
     chunked: false,
   },
   { path: '/big', title: 'Big page', text: BIG_TEXT, encoding: 'plain', chunked: false },
+  {
+    path: '/etag',
+    title: 'Validated page',
+    text: 'An ETag: a recrawl gets a 304.',
+    encoding: 'plain',
+    chunked: false,
+  },
 ];
+
+/** The one page with a validator: a conditional request with it gets 304 Not Modified. */
+export const ETAG_PAGE = { path: '/etag', etag: '"v1"' } as const;
 
 /** `/redirect` answers 301 to this page. */
 export const REDIRECT = { from: '/redirect', to: '/moved' } as const;
@@ -132,6 +143,11 @@ export async function startReplaySite(): Promise<ReplaySite> {
     const page = REPLAY_PAGES.find((p) => p.path === path);
     if (page) {
       const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8' };
+      if (path === ETAG_PAGE.path) {
+        headers.etag = ETAG_PAGE.etag;
+        if (req.headers['if-none-match'] === ETAG_PAGE.etag)
+          return res.writeHead(304, { etag: ETAG_PAGE.etag }).end();
+      }
       let body = html(page);
       if (page.encoding === 'gzip') {
         headers['content-encoding'] = 'gzip';
