@@ -1,6 +1,6 @@
 /** WARC/1.1 records (ISO 28500:2017), digests in Base32 SHA-1 as Heritrix and wget write them. */
 import { createHash, randomUUID } from 'node:crypto';
-import { gzip, gzipSync, type ZlibOptions } from 'node:zlib';
+import { gzip, gzipSync } from 'node:zlib';
 
 export type WarcFields = readonly (readonly [string, string])[];
 
@@ -51,25 +51,16 @@ export function serialiseRecord(fields: WarcFields, block: readonly Buffer[]): B
   return [Buffer.from(head, 'utf8'), ...block, Buffer.from('\r\n\r\n', 'latin1')];
 }
 
-/**
- * A window no larger than the record (plus zlib's lookahead) finds the same matches; zlib
- * allocates and clears its window and hash table for each member, so they are sized to it.
- */
-function options(length: number, level: number): ZlibOptions {
-  const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(length + 262))));
-  return { level, windowBits, memLevel: Math.max(2, windowBits - 7) };
-}
-
 /** One record as one gzip member (WARC 1.1 Annex D: a reader can start at any member). */
 export function gzipMember(parts: readonly Buffer[], level: number): Buffer {
   const input = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  return gzipSync(input, options(input.length, level));
+  return gzipSync(input, { level });
 }
 
 /** The same member compressed in libuv's threadpool, off the event loop. */
 export function gzipMemberOffLoop(parts: readonly Buffer[], level: number): Promise<Buffer> {
   const input = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   return new Promise((resolve, reject) => {
-    gzip(input, options(input.length, level), (err, out) => (err ? reject(err) : resolve(out)));
+    gzip(input, { level }, (err, out) => (err ? reject(err) : resolve(out)));
   });
 }
