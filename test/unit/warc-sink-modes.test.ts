@@ -44,6 +44,18 @@ function exchange(i: number, size: number): HttpExchange {
   };
 }
 
+/** Each response's member length in the index, by URL. */
+function indexedLengths(dir: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.cdxj'))) {
+    for (const line of readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean)) {
+      const j = JSON.parse(line.slice(line.indexOf('{'))) as { url: string; length: string };
+      out.set(j.url, Number(j.length));
+    }
+  }
+  return out;
+}
+
 function openFile(dir: string): TestRecord[] {
   const name = readdirSync(dir).find((n) => n.endsWith('.warc.gz.open'));
   return name ? parseRecords(gunzipSync(readFileSync(join(dir, name)))) : [];
@@ -80,6 +92,7 @@ describe('WarcSink on and off the event loop', () => {
       ]);
       expect(responses(records)).toEqual(sizes.map((_, i) => `http://a.example/p/${i}`));
       for (const [i, r] of records.filter((x) => x.fields['warc-type'] === 'response').entries()) {
+        expect(r.fields['content-length']).toBe(String(r.block.length));
         const body = exchange(i, sizes[i]!).body;
         expect(r.block.subarray(r.block.length - body.length).equals(body)).toBe(true);
         expect(r.fields['warc-payload-digest']).toBe(sha1Of(body));
@@ -87,4 +100,32 @@ describe('WarcSink on and off the event loop', () => {
       }
     });
   }
+
+  it('stores a body that came compressed (Content-Encoding, an image) and compresses the rest', async () => {
+    const dir = tempDir();
+    const s = sink(dir, true);
+    await s.open();
+    // Compressible bytes, so a member that compressed them would be far smaller than they are.
+    const plain = exchange(0, 20_000);
+    const encoded = { ...exchange(1, 20_000), responseHeaders: [['Content-Encoding', 'br']] as const };
+    const image = { ...exchange(2, 20_000), responseHeaders: [['content-type', 'image/webp']] as const };
+    const identity = { ...exchange(3, 20_000), responseHeaders: [['content-encoding', 'identity']] as const };
+    await Promise.all([plain, encoded, image, identity].map((ex) => s.tap(ex)));
+    await s.close();
+    const lengths = indexedLengths(dir);
+    expect(lengths.get(plain.url)).toBeLessThan(10_000);
+    expect(lengths.get(encoded.url)).toBeGreaterThan(20_000);
+    expect(lengths.get(image.url)).toBeGreaterThan(20_000);
+    expect(lengths.get(identity.url)).toBeLessThan(10_000);
+    const name = readdirSync(dir).find((n) => n.endsWith('.warc.gz'))!;
+    const bodies = parseRecords(gunzipSync(readFileSync(join(dir, name))))
+      .filter((r) => r.fields['warc-type'] === 'response')
+      .map((r) => r.block.subarray(r.block.length - 20_000));
+    expect(bodies.map((b, i) => b.equals([plain, encoded, image, identity][i]!.body))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+  });
 });

@@ -144,13 +144,14 @@ export class WarcSink implements Sink {
   }
 
   #member(r: BuiltRecord): Member & { type: RecordType } {
-    const data = gzipMember(r.parts, this.#o.gzipLevel);
+    const data = gzipMember(r.parts, r.stored ? 0 : this.#o.gzipLevel);
     return { type: r.type, data, ...(r.index ? { index: r.index } : {}) };
   }
 
   #memberOffLoop(r: BuiltRecord): (Member & { type: RecordType }) | Promise<Member & { type: RecordType }> {
     const bytes = r.parts.reduce((n, p) => n + p.length, 0);
-    if (bytes < OFF_LOOP_MIN_BYTES) return this.#member(r);
+    // A stored member costs no more in place than a hand-off.
+    if (bytes < OFF_LOOP_MIN_BYTES || r.stored) return this.#member(r);
     return gzipMemberOffLoop(r.parts, this.#o.gzipLevel).then((data) => ({
       type: r.type,
       data,
