@@ -13,13 +13,17 @@ export class ExchangeTaps {
   }
 
   readonly tap: ExchangeTap = (exchange: HttpExchange) => {
+    const waits: Promise<void>[] = [];
     for (const t of this.#taps) {
       try {
-        t(exchange);
+        const kept = t(exchange);
+        if (kept) waits.push(kept);
       } catch {
         // Each sink reports its own failures; one failing leaves the others their exchanges.
       }
     }
+    if (waits.length === 0) return undefined;
+    return waits.length === 1 ? waits[0] : Promise.all(waits).then(() => undefined);
   };
 }
 

@@ -68,8 +68,11 @@ export interface HttpExchange {
   readonly truncated?: 'length' | 'disconnect';
 }
 
-/** Must not throw or block. */
-export type ExchangeTap = (exchange: HttpExchange) => void;
+/**
+ * Must not throw or block. A promise (archives written off the event loop) holds the exchange's
+ * end until it settles, so a fetch resolves only once its exchanges are kept.
+ */
+export type ExchangeTap = (exchange: HttpExchange) => Promise<void> | undefined;
 
 /** Resolves with any HTTP status; rejects only with a FetchError subclass (core/errors.ts). */
 export interface Fetcher {

@@ -112,18 +112,23 @@ class CaptureHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(controller: Controller, trailers: IncomingHttpHeaders): void {
-    this.#tell(this.#cut ? 'length' : undefined);
-    this.#inner.onResponseEnd?.(controller, trailers);
+    const end = () => this.#inner.onResponseEnd?.(controller, trailers);
+    const kept = this.#tell(this.#cut ? 'length' : undefined);
+    if (kept) kept.then(end, end);
+    else end();
   }
 
   onResponseError(controller: Controller, error: Error): void {
+    const fail = () => this.#inner.onResponseError?.(controller, error);
     // Only an exchange that got its response head is one; a failed connect archives nothing.
-    if (this.#status !== 0) this.#tell(this.#cut ? 'length' : 'disconnect');
-    this.#inner.onResponseError?.(controller, error);
+    const kept = this.#status !== 0 ? this.#tell(this.#cut ? 'length' : 'disconnect') : undefined;
+    if (kept) kept.then(fail, fail);
+    else fail();
   }
 
-  #tell(truncated: HttpExchange['truncated']): void {
-    if (this.#told) return;
+  /** The tap's promise, if it keeps the exchange off the event loop: the end waits for it. */
+  #tell(truncated: HttpExchange['truncated']): Promise<void> | undefined {
+    if (this.#told) return undefined;
     this.#told = true;
     const r = this.#req;
     const body = r.body === undefined ? undefined : Buffer.from(r.body);
@@ -145,9 +150,10 @@ class CaptureHandler implements Dispatcher.DispatchHandler {
       ...(truncated !== undefined ? { truncated } : {}),
     };
     try {
-      r.tap(exchange);
+      return r.tap(exchange);
     } catch {
       // A tap's failure is its own (it reports it); the fetch goes on.
+      return undefined;
     }
   }
 }
@@ -191,7 +197,7 @@ export function capturing(
     diagnostics.subscribe('undici:client:sendHeaders', onSendHeaders);
     subscribed = true;
   }
-  const tap = options.tap ?? (() => {});
+  const tap = options.tap ?? (() => undefined);
   const req: CaptureRequest = {
     tap,
     url: hop.url.href,

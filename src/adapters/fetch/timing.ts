@@ -117,15 +117,18 @@ class TimingHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-/** `wrap` (the exchange capture) shares the layer: each composed layer converts headers once more. */
+/**
+ * `wrap` (the exchange capture) shares the layer: each composed layer converts headers once more.
+ * It goes inside the timing, so the time it holds an ended response (its archive) is not the host's.
+ */
 export function timedDispatcher(
   agent: Dispatcher,
   timing: HopTiming,
   hop?: HopWatch,
   wrap?: (handler: Dispatcher.DispatchHandler) => Dispatcher.DispatchHandler,
 ): Dispatcher {
-  return agent.compose((dispatch) => (opts, handler) => {
-    const timed = new TimingHandler(handler, timing, hop);
-    return dispatch(opts, wrap ? wrap(timed) : timed);
-  });
+  return agent.compose(
+    (dispatch) => (opts, handler) =>
+      dispatch(opts, new TimingHandler(wrap ? wrap(handler) : handler, timing, hop)),
+  );
 }

@@ -1,7 +1,7 @@
 /** A request and a response record, or a revisit when the response adds nothing (a 304, same payload). */
 import type { HttpExchange } from '../../../ports/fetcher.js';
 import type { IndexEntry } from './cdxj.js';
-import { requestHead, responseHead, responseMime } from './http-block.js';
+import { compressedBody, requestHead, responseHead, responseMime } from './http-block.js';
 import { newRecordId, serialiseRecord, sha1Digest, type WarcFields, warcDate } from './warc-record.js';
 
 /** The last full capture of a URL, which a revisit refers to. */
@@ -18,6 +18,8 @@ export interface BuiltRecord {
   readonly type: RecordType;
   readonly parts: Buffer[];
   readonly index?: Omit<IndexEntry, 'offset' | 'length'>;
+  /** Its block is mostly bytes compressed already: the member stores it (gzip level 0). */
+  readonly stored?: true;
 }
 
 export interface ExchangeRecords {
@@ -97,6 +99,7 @@ export function exchangeRecords(ex: HttpExchange, ctx: ExchangeContext): Exchang
     type: profile ? 'revisit' : 'response',
     parts: serialiseRecord(fields, block),
     index,
+    ...(block.length > 1 && compressedBody(ex) ? { stored: true as const } : {}),
   };
   const records = [requestRecord(ex, requestId, responseId, ctx.redactSecrets), response];
   const full = !profile && ex.status === 200 && !ex.truncated && ex.method === 'GET';

@@ -58,3 +58,20 @@ export function responseMime(exchange: HttpExchange): string {
   }
   return 'unk';
 }
+
+/** Media types whose bytes are compressed already (images, audio, video, fonts, archives). */
+const COMPRESSED_TYPES =
+  /^(image\/(jpeg|png|gif|webp|avif)|video\/|audio\/|font\/woff2?$|application\/(zip|gzip|x-gzip|zstd)$)/;
+
+/**
+ * A body that came compressed (a Content-Encoding, or a compressed media type): gzip finds
+ * almost nothing in it, so its record is stored (docs/archives.md, Cost).
+ */
+export function compressedBody(exchange: HttpExchange): boolean {
+  for (const [name, value] of exchange.responseHeaders) {
+    const n = name.toLowerCase();
+    if (n === 'content-encoding' && value.trim() !== '' && value.trim().toLowerCase() !== 'identity')
+      return true;
+  }
+  return COMPRESSED_TYPES.test(responseMime(exchange));
+}

@@ -3,6 +3,7 @@
  * resolves: a page is acked only after its response record is in the file.
  */
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { SinkError } from '../../../core/errors.js';
 import { LruMap } from '../../../core/lru-map.js';
@@ -16,7 +17,7 @@ import {
   warcinfoRecord,
 } from './exchange-records.js';
 import { type ClosedFile, type Member, WarcFiles } from './files.js';
-import { gzipMember, type WarcFields } from './warc-record.js';
+import { gzipMember, gzipMemberOffLoop, type WarcFields } from './warc-record.js';
 
 export interface WarcObserver {
   /** Records written together (an exchange's request and response). */
@@ -39,7 +40,15 @@ export interface WarcSinkOptions {
   readonly jobs?: readonly string[] | undefined;
   readonly info: WarcFields;
   readonly observer: WarcObserver;
+  /**
+   * Compress records in libuv's threadpool; default: when this process may use more than one
+   * core. On one core the threadpool only adds its hand-offs (docs/archives.md, Cost).
+   */
+  readonly offLoop?: boolean;
 }
+
+/** Smaller records (request heads, redirects) cost less compressed in place than handed off. */
+const OFF_LOOP_MIN_BYTES = 4096;
 
 export class WarcSink implements Sink {
   readonly name = 'warc';
@@ -47,13 +56,17 @@ export class WarcSink implements Sink {
   readonly #files: WarcFiles;
   readonly #last: LruMap<string, Capture>;
   readonly #jobs: ReadonlySet<string> | undefined;
+  readonly #offLoop: boolean;
   #open = false;
   #failed: unknown;
+  /** The last exchange handed off: groups are appended in the order they came. */
+  #tail: Promise<void> = Promise.resolve();
 
   constructor(options: WarcSinkOptions) {
     this.#o = options;
     this.#jobs = options.jobs ? new Set(options.jobs) : undefined;
     this.#last = new LruMap(options.revisitMemory);
+    this.#offLoop = options.offLoop ?? availableParallelism() > 1;
     this.#files = new WarcFiles({
       dir: options.dir,
       prefix: options.prefix,
@@ -76,15 +89,33 @@ export class WarcSink implements Sink {
     this.#failed = undefined;
   }
 
-  readonly tap = (ex: HttpExchange): void => {
-    if (!this.#open || this.#failed !== undefined) return;
-    if (ex.jobId !== undefined && this.#jobs && !this.#jobs.has(ex.jobId)) return;
+  /** Written before it returns, or (off the loop) by the time its promise resolves. */
+  readonly tap = (ex: HttpExchange): Promise<void> | undefined => {
+    if (!this.#open || this.#failed !== undefined) return undefined;
+    if (ex.jobId !== undefined && this.#jobs && !this.#jobs.has(ex.jobId)) return undefined;
     const built = exchangeRecords(ex, {
       redactSecrets: this.#o.redactSecrets,
       revisits: this.#o.revisits,
       last: this.#last.peek(ex.url),
     });
-    if (this.#append(built.records) && built.capture) this.#last.set(ex.url, built.capture);
+    const kept = () => {
+      if (built.capture) this.#last.set(ex.url, built.capture);
+    };
+    if (!this.#offLoop) {
+      if (this.#append(built.records.map((r) => this.#member(r)))) kept();
+      return undefined;
+    }
+    const members = Promise.all(built.records.map((r) => this.#memberOffLoop(r)));
+    const written = this.#tail.then(() =>
+      members.then(
+        (ms) => {
+          if (this.#failed === undefined && this.#append(ms)) kept();
+        },
+        (err: unknown) => this.#fail('write', err),
+      ),
+    );
+    this.#tail = written;
+    return written;
   };
 
   /** The tap wrote the page already; a failed sink refuses it, so it comes back. */
@@ -98,35 +129,52 @@ export class WarcSink implements Sink {
     return new Set();
   }
 
-  /** Records are written synchronously as they are made. */
-  async flush(): Promise<void> {}
+  /** Records handed off are written by then; the rest were written as they were made. */
+  async flush(): Promise<void> {
+    await this.#tail;
+  }
 
   async close(): Promise<void> {
     if (!this.#open) return;
     this.#open = false;
+    await this.#tail;
     const closed = this.#files.release();
     if (closed) this.#o.observer.fileClosed(closed);
     this.#o.observer.openFileBytes(0);
   }
 
   #member(r: BuiltRecord): Member & { type: RecordType } {
-    const data = gzipMember(r.parts, this.#o.gzipLevel);
+    const data = gzipMember(r.parts, r.stored ? 0 : this.#o.gzipLevel);
     return { type: r.type, data, ...(r.index ? { index: r.index } : {}) };
   }
 
-  /** Appends records as one group; false (and the sink failed) if the disk refused them. */
-  #append(records: readonly BuiltRecord[]): boolean {
+  #memberOffLoop(r: BuiltRecord): (Member & { type: RecordType }) | Promise<Member & { type: RecordType }> {
+    const bytes = r.parts.reduce((n, p) => n + p.length, 0);
+    // A stored member costs no more in place than a hand-off.
+    if (bytes < OFF_LOOP_MIN_BYTES || r.stored) return this.#member(r);
+    return gzipMemberOffLoop(r.parts, this.#o.gzipLevel).then((data) => ({
+      type: r.type,
+      data,
+      ...(r.index ? { index: r.index } : {}),
+    }));
+  }
+
+  #fail(reason: string, err: unknown): void {
+    // Nothing goes after a torn member until the next start cuts it; the tasks come back.
+    this.#failed ??= err;
+    this.#o.observer.error(reason, err);
+  }
+
+  /** Appends members as one group; false (and the sink failed) if the disk refused them. */
+  #append(members: readonly (Member & { type: RecordType })[]): boolean {
     try {
-      const members = records.map((r) => this.#member(r));
       const { closed } = this.#files.append(members);
       if (closed) this.#o.observer.fileClosed(closed);
       this.#o.observer.records(members.map((m) => ({ type: m.type, bytes: m.data.length })));
       this.#o.observer.openFileBytes(this.#files.size);
       return true;
     } catch (err) {
-      // Nothing goes after a torn member until the next start cuts it; the tasks come back.
-      this.#failed ??= err;
-      this.#o.observer.error('write', err);
+      this.#fail('write', err);
       return false;
     }
   }
