@@ -199,9 +199,11 @@ async function runCrawld(site, variant) {
     const argv = [process.execPath, bin, 'run', '--config', config, '--data-dir', join(dir, 'data')];
     if (variant === 'crawld-redis') {
       await redisAdmin.flushall();
+      await redisAdmin.config('RESETSTAT');
       argv.push('--frontier', redis.url);
     }
     const r = await timed([...argv, '--once', '--no-progress']);
+    const wire = variant === 'crawld-redis' ? await redisWire() : undefined;
     const m = /crawld: done in [\d.]+ s: (\d+) ok, (\d+) failed/.exec(r.out);
     if (r.code !== 0 || !m) throw new Error(`crawld failed (${r.code}): ${(r.err || r.out).slice(-2000)}`);
     const results = readFileSync(join(dir, 'data/results.jsonl'), 'utf8').split('\n').filter(Boolean).length;
@@ -212,10 +214,27 @@ async function runCrawld(site, variant) {
       secs: r.secs,
       cpuSecs: r.cpuSecs,
       rssMb: r.rssMb,
+      ...wire,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Redis's work in the run just ended (its counters reset before it): commands by name (a
+ *  script's own commands included), and bytes in and out. */
+async function redisWire() {
+  const info = await redisAdmin.info('all');
+  const field = (name) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? Number.NaN);
+  const byCommand = {};
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) byCommand[m[1]] = Number(m[2]);
+  // The INFO just sent is not the crawl's.
+  byCommand.info = (byCommand.info ?? 1) - 1;
+  return {
+    redisByCommand: byCommand,
+    redisInBytes: field('total_net_input_bytes'),
+    redisOutBytes: field('total_net_output_bytes'),
+  };
 }
 
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
@@ -278,7 +297,16 @@ for (const name of chosen) {
         r.pagesPerS = r.pages / r.secs;
         r.cpuMsPerPage = (1000 * r.cpuSecs) / r.pages;
         samples[v].push(r);
-        const extra = r.results !== undefined ? `, ${r.results} results` : '';
+        let extra = r.results !== undefined ? `, ${r.results} results` : '';
+        if (r.redisByCommand) {
+          const per = (n) => (n / r.pages).toFixed(2);
+          const cmds = Object.entries(r.redisByCommand).sort((a, b) => b[1] - a[1]);
+          const total = cmds.reduce((s, [, n]) => s + n, 0);
+          const top = cmds.filter(([, n]) => n / r.pages >= 0.01).map(([c, n]) => `${c} ${per(n)}`);
+          extra +=
+            `\n      redis per page: ${per(total)} commands (${top.join(', ')}), ` +
+            `${per(r.redisInBytes)} bytes in, ${per(r.redisOutBytes)} bytes out`;
+        }
         console.log(
           `  run ${i + 1} ${v.padEnd(12)} ${String(r.pages).padStart(6)} pages ${r.secs.toFixed(2).padStart(7)} s ` +
             `${f0(r.pagesPerS).padStart(6)} pages/s  ${f2(r.cpuMsPerPage)} CPU ms/page  peak RSS ${f0(r.rssMb)} MB${extra}` +

@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { LeaseOptions, Task } from '../../../ports/frontier.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from '../../redis/redis-client.js';
 import type { RedisKeys } from './keys.js';
-import { REPLY, type Snapshot, snapshotOf, type TaskRow, toHostTaskRows, toTaskRow } from './replies.js';
+import { REPLY, type Snapshot, snapshotOf, type TaskRow, toTakeTasks, toTaskRow } from './replies.js';
 import type { BatchOp } from './scripts.js';
 
 /** What lease() needs from the frontier: its connection, key layout, batched host operations and publish. */
@@ -116,8 +116,9 @@ async function runTake(
   keys: readonly string[],
   args: readonly ScriptArg[],
 ): Promise<Task[]> {
-  const reply = await script(ctx.client, 'crawldTake', [], [keys.length, ...keys, ...args]);
-  return toHostTaskRows(reply).map((r) => r.task);
+  // Buffers: the records come back as stored (msgpack), decoded once by toTakeTasks.
+  const reply = await script(ctx.client, 'crawldTakeBuffer', [], [keys.length, ...keys, ...args]);
+  return toTakeTasks(reply, Number(args[3]));
 }
 
 /** Cluster: PEEK every candidate, merge here, LEASE each host's share, publish the snapshots. */
