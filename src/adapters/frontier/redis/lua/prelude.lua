@@ -135,7 +135,16 @@ local function hof(id)
   return ((a * 64 + b) * 64 + c) * 64 + d
 end
 local function level(n) local l = 1 while l * 2 <= n do l = l * 2 end return l end
-local function tkey(b) if b == 0 then return T end return T .. b end
+-- Bucket keys by host and bucket, made once a call (a number joined to a string is printed).
+local TKC = {}
+local function tkey(b)
+  if b == 0 then return T end
+  local c = TKC[T]
+  if not c then c = {} TKC[T] = c end
+  local k = c[b]
+  if not k then k = T .. istr(b) c[b] = k end
+  return k
+end
 local function bucketof(id)
   local n = nbuckets()
   if n == 1 then return 0 end
@@ -267,7 +276,8 @@ end
 -- With GL: the record as stored and its hash key, or nil when tok is not the task's lease.
 local function leasedraw(id, tok)
   if redis.call('ZREM', GL, hostof(T) .. '|' .. id .. '|' .. tok) == 0 then return nil end
-  local b = tonumber(string.match(tok, '%.(%d+)$'))
+  -- (Searched from near its end: the hint is the last few characters.)
+  local b = tonumber(string.match(tok, '%.(%d+)$', -8))
   if b then
     local k = tkey(b)
     local v = redis.call('HGET', k, id)
