@@ -17,7 +17,9 @@
 //   crawld-off (with --metrics) the same with metrics.enabled false, no HTTP server, log level error
 //   crawld-b   (with --dist-b DIR) the same config as crawld run by another build, for before/after
 //   crawld-redis (with --redis) the same crawl on a Redis frontier: a throwaway redis-server on
-//              a free 127.0.0.1 port, core 0, emptied before each run
+//              a free 127.0.0.1 port, core 0, emptied before each run; with --dist-b also
+//              crawld-redis-b, the other build on it. Each Redis run prints Redis's commands and
+//              bytes per page (its counters reset before the run)
 // each pinned to core 1 and timed as a whole process (spawn to exit). pages/s = pages / wall
 // seconds. Peak RSS comes from /usr/bin/time -v, else from polling /proc/PID/status (VmHWM).
 // Ratios are computed within the run: the machine is shared and noisy, absolute figures are not
@@ -195,15 +197,16 @@ async function runCrawld(site, variant) {
   try {
     const config = join(dir, 'crawld.yaml');
     writeFileSync(config, crawldConfig(site, variant));
-    const bin = variant === 'crawld-b' ? cliB : cli;
+    const bin = variant === 'crawld-b' || variant === 'crawld-redis-b' ? cliB : cli;
     const argv = [process.execPath, bin, 'run', '--config', config, '--data-dir', join(dir, 'data')];
-    if (variant === 'crawld-redis') {
+    const onRedis = variant.startsWith('crawld-redis');
+    if (onRedis) {
       await redisAdmin.flushall();
       await redisAdmin.config('RESETSTAT');
       argv.push('--frontier', redis.url);
     }
     const r = await timed([...argv, '--once', '--no-progress']);
-    const wire = variant === 'crawld-redis' ? await redisWire() : undefined;
+    const wire = onRedis ? await redisWire() : undefined;
     const m = /crawld: done in [\d.]+ s: (\d+) ok, (\d+) failed/.exec(r.out);
     if (r.code !== 0 || !m) throw new Error(`crawld failed (${r.code}): ${(r.err || r.out).slice(-2000)}`);
     const results = readFileSync(join(dir, 'data/results.jsonl'), 'utf8').split('\n').filter(Boolean).length;
@@ -259,6 +262,7 @@ const crawldVariants = [
   ...(opt.metrics ? ['crawld-off'] : []),
   ...(cliB ? ['crawld-b'] : []),
   ...(opt.redis ? ['crawld-redis'] : []),
+  ...(opt.redis && cliB ? ['crawld-redis-b'] : []),
 ];
 if (opt.redis && !haveRedisServer()) {
   console.error('--redis needs redis-server on PATH (scripts/setup-test-env.sh installs it)');
@@ -375,6 +379,14 @@ for (const name of chosen) {
     const r = out.redisOverSqlite;
     console.log(
       `  crawld-redis / crawld (Redis / SQLite frontier): ${f2(r.ofMedians)}; per run ${r.perRun.map(f2).join(', ')}; ` +
+        `pages per CPU second ${f2(r.cpuEfficiency)}`,
+    );
+  }
+  if (samples['crawld-redis-b']) {
+    out.redisOverSqliteB = ratio('crawld-redis-b', 'crawld-b');
+    const r = out.redisOverSqliteB;
+    console.log(
+      `  crawld-redis-b / crawld-b (--dist-b, Redis / SQLite frontier): ${f2(r.ofMedians)}; per run ${r.perRun.map(f2).join(', ')}; ` +
         `pages per CPU second ${f2(r.cpuEfficiency)}`,
     );
   }
