@@ -3,8 +3,8 @@ import type { DeadLetter, Task } from '../../../ports/frontier.js';
 import { makeTask } from '../frontier-common.js';
 import { unpackUrl } from './codec.js';
 import { taskId } from './keys.js';
-import { decodeRecord } from './task-record.js';
 import type { BatchOp } from './scripts.js';
+import { decodeRecord } from './task-record.js';
 
 /** A task row (prelude.lua task()): created is the seq of its first enqueue; score only from LEASE and TAKE. */
 export const TASK_ROW = {
@@ -75,7 +75,16 @@ export const HOST_ROW = { host: 0, row: 1 } as const;
 export const TAKE_ROW = { host: 0, suffix: 1, token: 2, record: 3 } as const;
 
 /** A stored record's fields (prelude.lua FS ... FRU), 0-based. */
-const RECORD = { url: 1, job: 2, priority: 3, depth: 4, attempts: 5, generation: 6, lastError: 12, requestUrl: 14 } as const;
+const RECORD = {
+  url: 1,
+  job: 2,
+  priority: 3,
+  depth: 4,
+  attempts: 5,
+  generation: 6,
+  lastError: 12,
+  requestUrl: 14,
+} as const;
 
 /** A host script's snapshot, passed unchanged to the PUBLISH script. */
 export type Snapshot = (string | number)[];
