@@ -17,7 +17,9 @@
 //   crawld-off (with --metrics) the same with metrics.enabled false, no HTTP server, log level error
 //   crawld-b   (with --dist-b DIR) the same config as crawld run by another build, for before/after
 //   crawld-redis (with --redis) the same crawl on a Redis frontier: a throwaway redis-server on
-//              a free 127.0.0.1 port, core 0, emptied before each run
+//              a free 127.0.0.1 port, core 0, emptied before each run; with --dist-b also
+//              crawld-redis-b, the other build on it. Each Redis run prints Redis's commands and
+//              bytes per page (its counters reset before the run)
 //   crawld-cluster (with --cluster) the same on a three-master Redis Cluster (no replicas), its
 //              nodes on core 0, emptied before each run; ratio against crawld-redis when both run
 // each pinned to core 1 and timed as a whole process (spawn to exit). pages/s = pages / wall
@@ -199,10 +201,12 @@ async function runCrawld(site, variant) {
   try {
     const config = join(dir, 'crawld.yaml');
     writeFileSync(config, crawldConfig(site, variant));
-    const bin = variant === 'crawld-b' ? cliB : cli;
+    const bin = variant === 'crawld-b' || variant === 'crawld-redis-b' ? cliB : cli;
     const argv = [process.execPath, bin, 'run', '--config', config, '--data-dir', join(dir, 'data')];
-    if (variant === 'crawld-redis') {
+    const onRedis = variant.startsWith('crawld-redis');
+    if (onRedis) {
       await redisAdmin.flushall();
+      await redisAdmin.config('RESETSTAT');
       argv.push('--frontier', redis.url);
     }
     if (variant === 'crawld-cluster') {
@@ -210,6 +214,7 @@ async function runCrawld(site, variant) {
       argv.push('--frontier', cluster.url);
     }
     const r = await timed([...argv, '--once', '--no-progress']);
+    const wire = onRedis ? await redisWire() : undefined;
     const m = /crawld: done in [\d.]+ s: (\d+) ok, (\d+) failed/.exec(r.out);
     if (r.code !== 0 || !m) throw new Error(`crawld failed (${r.code}): ${(r.err || r.out).slice(-2000)}`);
     const results = readFileSync(join(dir, 'data/results.jsonl'), 'utf8').split('\n').filter(Boolean).length;
@@ -220,10 +225,27 @@ async function runCrawld(site, variant) {
       secs: r.secs,
       cpuSecs: r.cpuSecs,
       rssMb: r.rssMb,
+      ...wire,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Redis's work in the run just ended (its counters reset before it): commands by name (a
+ *  script's own commands included), and bytes in and out. */
+async function redisWire() {
+  const info = await redisAdmin.info('all');
+  const field = (name) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? Number.NaN);
+  const byCommand = {};
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) byCommand[m[1]] = Number(m[2]);
+  // The INFO just sent is not the crawl's.
+  byCommand.info = (byCommand.info ?? 1) - 1;
+  return {
+    redisByCommand: byCommand,
+    redisInBytes: field('total_net_input_bytes'),
+    redisOutBytes: field('total_net_output_bytes'),
+  };
 }
 
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
@@ -249,6 +271,7 @@ const crawldVariants = [
   ...(cliB ? ['crawld-b'] : []),
   ...(opt.redis ? ['crawld-redis'] : []),
   ...(opt.cluster ? ['crawld-cluster'] : []),
+  ...(opt.redis && cliB ? ['crawld-redis-b'] : []),
 ];
 if ((opt.redis || opt.cluster) && !haveRedisServer()) {
   console.error(
@@ -293,7 +316,16 @@ for (const name of chosen) {
         r.pagesPerS = r.pages / r.secs;
         r.cpuMsPerPage = (1000 * r.cpuSecs) / r.pages;
         samples[v].push(r);
-        const extra = r.results !== undefined ? `, ${r.results} results` : '';
+        let extra = r.results !== undefined ? `, ${r.results} results` : '';
+        if (r.redisByCommand) {
+          const per = (n) => (n / r.pages).toFixed(2);
+          const cmds = Object.entries(r.redisByCommand).sort((a, b) => b[1] - a[1]);
+          const total = cmds.reduce((s, [, n]) => s + n, 0);
+          const top = cmds.filter(([, n]) => n / r.pages >= 0.01).map(([c, n]) => `${c} ${per(n)}`);
+          extra +=
+            `\n      redis per page: ${per(total)} commands (${top.join(', ')}), ` +
+            `${per(r.redisInBytes)} bytes in, ${per(r.redisOutBytes)} bytes out`;
+        }
         console.log(
           `  run ${i + 1} ${v.padEnd(14)} ${String(r.pages).padStart(6)} pages ${r.secs.toFixed(2).padStart(7)} s ` +
             `${f0(r.pagesPerS).padStart(6)} pages/s  ${f2(r.cpuMsPerPage)} CPU ms/page  peak RSS ${f0(r.rssMb)} MB${extra}` +
@@ -380,6 +412,14 @@ for (const name of chosen) {
           `pages per CPU second ${f2(c.cpuEfficiency)}`,
       );
     }
+  }
+  if (samples['crawld-redis-b']) {
+    out.redisOverSqliteB = ratio('crawld-redis-b', 'crawld-b');
+    const r = out.redisOverSqliteB;
+    console.log(
+      `  crawld-redis-b / crawld-b (--dist-b, Redis / SQLite frontier): ${f2(r.ofMedians)}; per run ${r.perRun.map(f2).join(', ')}; ` +
+        `pages per CPU second ${f2(r.cpuEfficiency)}`,
+    );
   }
   report.scenarios[name] = out;
 }

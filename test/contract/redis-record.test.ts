@@ -7,6 +7,7 @@ import { RedisFrontier } from '../../src/adapters/frontier/redis/redis-frontier.
 import { fragment } from '../../src/adapters/frontier/redis/scripts.js';
 import {
   ByteWriter,
+  decodeRecord,
   type NewRecord,
   writeHead,
   writeTail,
@@ -93,6 +94,40 @@ it('packs a new record to the bytes cmsgpack packs for it', async () => {
     )) as Buffer;
     expect(ours.toString('hex')).toBe(lua.toString('hex'));
   }
+});
+
+// TAKE answers records as stored and the client decodes them (decodeRecord): every encoding
+// cmsgpack writes for a record's fields reads back as the values Lua packed.
+it('decodes the records cmsgpack packs, at every width of their strings and numbers', async () => {
+  const cases: [string, unknown[]][] = [
+    ["{'r', '/a', 'j', 0, 0, 0, 0, 1}", ['r', '/a', 'j', 0, 0, 0, 0, 1]],
+    [
+      `{'f', '', '${'k'.repeat(31)}', -1, 127, 128, 255, 256, false, 'tok', false, 65535, 'oops', 65536, '/r'}`,
+      ['f', '', 'k'.repeat(31), -1, 127, 128, 255, 256, false, 'tok', false, 65535, 'oops', 65536, '/r'],
+    ],
+    [
+      `{'x', '${'é'.repeat(200)}', '${'k'.repeat(32)}', -33, -200, -40000, -3000000000, 4294967295, 4294967296, 2199023255551, 1.5}`,
+      [
+        'x',
+        'é'.repeat(200),
+        'k'.repeat(32),
+        -33,
+        -200,
+        -40000,
+        -3000000000,
+        4294967295,
+        4294967296,
+        2 ** 41 - 1,
+        1.5,
+      ],
+    ],
+    [`{'d', string.rep('y', 70000), 'j', -2048, 2047}`, ['d', 'y'.repeat(70000), 'j', -2048, 2047]],
+  ];
+  for (const [lua, want] of cases) {
+    const packed = (await redis.admin.callBuffer('EVAL', `return cmsgpack.pack(${lua})`, 0)) as Buffer;
+    expect(decodeRecord(packed)).toEqual(want);
+  }
+  expect(() => decodeRecord(Buffer.from([0x81, 0xa1, 0x61, 0x01]))).toThrow(/msgpack array/);
 });
 
 // Task ids are the first 8 bytes of SHA-1(job, url) in base64url: cut from the digest's
@@ -209,6 +244,39 @@ it('sends a big call in parts: FIFO per host and priority, maxPending exact, eve
         expect(got).toEqual(want);
       }
     }
+  } finally {
+    await f.close();
+  }
+});
+
+// An ack of a task never re-queued flips its record's state byte (ack.lua) instead of
+// unpacking and packing it: the record it leaves is the one packing would write, {f, u, j, p,
+// dp, a, g, c}, and one re-queued (a retry: its own seq) is done the general way, seq dropped.
+it('leaves a done record as packing would write it, by either path', async () => {
+  await redis.admin.flushdb();
+  const clock = new FakeClock();
+  const f = new RedisFrontier({ url: redis.server.url, clock });
+  await f.open();
+  try {
+    await f.enqueue([req('a', { priority: -3, depth: 2 }), req('b')]);
+    const [a, b] = await lease(f, 2);
+    expect(await f.retry(b!, { at: clock.now(), reason: 'again', chargeAttempt: true })).toBe(true);
+    const [b2] = await lease(f, 1);
+    for (const t of [a!, b2!]) expect(await f.ack(t)).toBe(true);
+    const CHECK = `
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+local r = cmsgpack.unpack(v)
+local same = 0
+if cmsgpack.pack(r) == v then same = 1 end
+return {r[1], #r, same, r[4], r[6], r[13] or ''}`;
+    for (const [t, want] of [
+      [a!, ['f', 8, 1, -3, 0, '']],
+      [b2!, ['f', 13, 1, 0, 1, 'again']],
+    ] as const) {
+      const [host, suffix] = t.id.split('|');
+      expect(await redis.admin.eval(CHECK, 1, `crawld:{${host}}:t`, suffix!)).toEqual(want);
+    }
+    expect(await f.stats()).toMatchObject({ pending: 0, leased: 0, done: 2 });
   } finally {
     await f.close();
   }

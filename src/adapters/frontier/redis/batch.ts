@@ -2,7 +2,7 @@
  * The host operations of one event-loop turn (a daemon's workers finish together) sent as BATCH
  * calls (lua/batch.lua): one on one Redis, one per host on a Cluster; the turn's seqs from one INCRBY.
  */
-import { batch, type RedisLike, type ScriptArg } from '../../redis/redis-client.js';
+import { batch, type RedisLike, type ScriptArg, script } from '../../redis/redis-client.js';
 import type { RedisKeys } from './keys.js';
 import { BATCH_ENTRY } from './replies.js';
 import { BATCH_OPS, type BatchOp } from './scripts.js';
@@ -61,17 +61,16 @@ export class HostOpBatcher {
       for (let i = 0; i < calls.length; i += MAX_OPS_PER_CALL)
         groups.push(calls.slice(i, i + MAX_OPS_PER_CALL));
     }
-    let pipe: ReturnType<typeof batch>;
+    let conn: RedisLike;
     try {
-      pipe = batch(this.#conn());
+      conn = this.#conn();
     } catch (err) {
       for (const c of calls) c.reject(err);
       return;
     }
-    const run = pipe as unknown as Record<string, (...a: ScriptArg[]) => unknown>;
     // One key per operation (the host's task hash), then on one Redis the index keys.
     const inline = this.#perHost ? 0 : 1;
-    for (const group of groups) {
+    const argsOf = (group: readonly Call[]): ScriptArg[] => {
       const keys: string[] = [];
       const args: ScriptArg[] = [inline];
       for (const c of group) {
@@ -79,9 +78,22 @@ export class HostOpBatcher {
         args.push(BATCH_OPS[c.op], c.args.length, ...c.args);
       }
       if (inline) keys.push(...this.#keys.singleList());
-      run.crawldBatch!(keys.length, ...keys, ...args);
+      return [keys.length, ...keys, ...args];
+    };
+    // A turn's one call (the usual case on one Redis) goes as it is: a pipeline object costs
+    // more to make than the call itself.
+    let sent: Promise<[Error | null, unknown][] | null>;
+    if (groups.length === 1) {
+      sent = script(conn, 'crawldBatch', [], argsOf(groups[0]!)).then(
+        (value) => [[null, value]],
+        (err: Error) => [[err, undefined]],
+      );
+    } else {
+      const pipe = batch(conn);
+      for (const group of groups) script(pipe, 'crawldBatch', [], argsOf(group));
+      sent = pipe.exec();
     }
-    pipe.exec().then(
+    sent.then(
       (results) => {
         for (const [g, group] of groups.entries()) {
           const [err, value] = results?.[g] ?? [new Error('no reply for a batch call'), undefined];

@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { LeaseOptions, Task } from '../../../ports/frontier.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from '../../redis/redis-client.js';
 import type { RedisKeys } from './keys.js';
-import { REPLY, type Snapshot, snapshotOf, type TaskRow, toHostTaskRows, toTaskRow } from './replies.js';
+import { REPLY, type Snapshot, snapshotOf, type TaskRow, toTakeTasks, toTaskRow } from './replies.js';
 import type { BatchOp } from './scripts.js';
 
 /** What lease() needs from the frontier: its connection, key layout, batched host operations and publish. */
@@ -116,8 +116,9 @@ async function runTake(
   keys: readonly string[],
   args: readonly ScriptArg[],
 ): Promise<Task[]> {
-  const reply = await script(ctx.client, 'crawldTake', [], [keys.length, ...keys, ...args]);
-  return toHostTaskRows(reply).map((r) => r.task);
+  // Buffers: the records come back as stored (msgpack), decoded once by toTakeTasks.
+  const reply = await script(ctx.client, 'crawldTakeBuffer', [], [keys.length, ...keys, ...args]);
+  return toTakeTasks(reply, Number(args[3]));
 }
 
 /** Cluster: PEEK every candidate, merge here, LEASE each host's share, publish the snapshots. */
@@ -200,12 +201,22 @@ async function readIndex(
   scan: number,
   dueLimit: number,
 ): Promise<{ ready: { host: string; score: number }[]; due: string[] }> {
-  const pipe = batch(c);
-  for (const b of keys.buckets) {
-    pipe.zrange(b.ready, 0, scan - 1, 'WITHSCORES');
-    pipe.zrangebyscore(b.due, '-inf', now, 'LIMIT', 0, dueLimit);
+  let replies: string[][];
+  if (keys.buckets.length === 1) {
+    // One Redis: two commands, without the cost of a pipeline object.
+    const b = keys.buckets[0]!;
+    replies = await Promise.all([
+      c.zrange(b.ready, 0, scan - 1, 'WITHSCORES'),
+      c.zrangebyscore(b.due, '-inf', now, 'LIMIT', 0, dueLimit),
+    ]);
+  } else {
+    const pipe = batch(c);
+    for (const b of keys.buckets) {
+      pipe.zrange(b.ready, 0, scan - 1, 'WITHSCORES');
+      pipe.zrangebyscore(b.due, '-inf', now, 'LIMIT', 0, dueLimit);
+    }
+    replies = (await execAll(pipe)) as string[][];
   }
-  const replies = (await execAll(pipe)) as string[][];
   const ready: { host: string; score: number }[] = [];
   const due: string[] = [];
   for (let i = 0; i < replies.length; i += 2) {

@@ -4,6 +4,7 @@ import { makeTask } from '../frontier-common.js';
 import { unpackUrl } from './codec.js';
 import { taskId } from './keys.js';
 import type { BatchOp } from './scripts.js';
+import { decodeRecord } from './task-record.js';
 
 /** A task row (prelude.lua task()): created is the seq of its first enqueue; score only from LEASE and TAKE. */
 export const TASK_ROW = {
@@ -67,8 +68,23 @@ export const BATCH_ENTRY = { ok: 0, value: 1 } as const;
 /** ENQUEUE_MANY: added, duplicates, dropped, error or false; or -1 (added) and the last seq, nothing written. */
 export const ENQUEUE_MANY = { added: 0, duplicates: 1, dropped: 2, error: 3, lastSeq: 1 } as const;
 
-/** TAKE and LIST_LEASED_ALL: one per task, its host and its task row. */
+/** LIST_LEASED_ALL: one per task, its host and its task row. */
 export const HOST_ROW = { host: 0, row: 1 } as const;
+
+/** TAKE: one per task, best first: its host, id suffix, lease token and record as stored. */
+export const TAKE_ROW = { host: 0, suffix: 1, token: 2, record: 3 } as const;
+
+/** A stored record's fields (prelude.lua FS ... FRU), 0-based. */
+const RECORD = {
+  url: 1,
+  job: 2,
+  priority: 3,
+  depth: 4,
+  attempts: 5,
+  generation: 6,
+  lastError: 12,
+  requestUrl: 14,
+} as const;
 
 /** A host script's snapshot, passed unchanged to the PUBLISH script. */
 export type Snapshot = (string | number)[];
@@ -127,7 +143,32 @@ export function toTaskRow(host: string, row: unknown): TaskRow {
   };
 }
 
-/** TAKE's and LIST_LEASED_ALL's replies: {host, task row} per task. */
+/** TAKE's reply (Buffers): its tasks, leased until expiresAt; each record decoded once, here. */
+export function toTakeTasks(reply: unknown, expiresAt: number): Task[] {
+  return (reply as Buffer[][]).map((e) => {
+    const host = e[TAKE_ROW.host]!.toString('latin1');
+    const r = decodeRecord(e[TAKE_ROW.record]!);
+    const F = RECORD;
+    const lastError = r[F.lastError];
+    const requestUrl = r[F.requestUrl];
+    return makeTask({
+      id: taskId(host, e[TAKE_ROW.suffix]!.toString('latin1')),
+      url: unpackUrl(String(r[F.url]), host),
+      jobId: String(r[F.job]),
+      priority: num(r[F.priority]),
+      depth: num(r[F.depth]),
+      attempts: num(r[F.attempts]),
+      requestUrl: requestUrl == null || requestUrl === false ? null : unpackUrl(String(requestUrl), host),
+      host,
+      generation: num(r[F.generation]),
+      leaseToken: e[TAKE_ROW.token]!.toString('latin1'),
+      leaseExpiresAt: expiresAt,
+      lastError: lastError == null || lastError === false ? null : String(lastError),
+    });
+  });
+}
+
+/** LIST_LEASED_ALL's reply: {host, task row} per task. */
 export function toHostTaskRows(reply: unknown): TaskRow[] {
   return (reply as unknown[][]).map((e) => toTaskRow(String(e[HOST_ROW.host]), e[HOST_ROW.row]));
 }

@@ -160,3 +160,68 @@ function num(w: ByteWriter, v: number): void {
     w.i32(v);
   } else int64(0xd3, BigInt.asUintN(64, BigInt(v)));
 }
+
+/** A stored record (a msgpack array as cmsgpack packs it) back into its fields, 0-based (prelude.lua
+ *  FS ... FRU, less one): what TAKE answers, decoded here rather than by the script. */
+export function decodeRecord(buf: Buffer): unknown[] {
+  let at = 0;
+  const u8 = () => buf[at++]!;
+  const text = (n: number) => {
+    const s = buf.toString('utf8', at, at + n);
+    at += n;
+    return s;
+  };
+  const skip = (n: number, v: number) => {
+    at += n;
+    return v;
+  };
+  const value = (): unknown => {
+    const t = u8();
+    if (t <= 0x7f) return t;
+    if (t >= 0xe0) return t - 0x100;
+    if (t >= 0xa0 && t <= 0xbf) return text(t & 0x1f);
+    switch (t) {
+      case 0xc0:
+        return null;
+      case 0xc2:
+        return false;
+      case 0xc3:
+        return true;
+      case 0xcc:
+        return u8();
+      case 0xcd:
+        return skip(2, buf.readUInt16BE(at));
+      case 0xce:
+        return skip(4, buf.readUInt32BE(at));
+      case 0xcf:
+        return skip(8, Number(buf.readBigUInt64BE(at)));
+      case 0xd0:
+        return skip(1, buf.readInt8(at));
+      case 0xd1:
+        return skip(2, buf.readInt16BE(at));
+      case 0xd2:
+        return skip(4, buf.readInt32BE(at));
+      case 0xd3:
+        return skip(8, Number(buf.readBigInt64BE(at)));
+      case 0xca:
+        return skip(4, buf.readFloatBE(at));
+      case 0xcb:
+        return skip(8, buf.readDoubleBE(at));
+      case 0xd9:
+        return text(u8());
+      case 0xda:
+        return text(skip(2, buf.readUInt16BE(at)));
+      case 0xdb:
+        return text(skip(4, buf.readUInt32BE(at)));
+    }
+    throw new Error(`unexpected msgpack byte 0x${t.toString(16)} in a task record`);
+  };
+  const t = u8();
+  let n: number;
+  if (t >= 0x90 && t <= 0x9f) n = t & 0x0f;
+  else if (t === 0xdc) n = skip(2, buf.readUInt16BE(at));
+  else throw new Error(`a task record is a msgpack array, found 0x${t.toString(16)}`);
+  const out = new Array<unknown>(n);
+  for (let i = 0; i < n; i++) out[i] = value();
+  return out;
+}

@@ -19,7 +19,7 @@ if inline then
   local n = #KEYS
   I = {KEYS[n - 6], KEYS[n - 5], KEYS[n - 4], KEYS[n - 3], KEYS[n - 2], KEYS[n - 1]}
   single(KEYS[n])
-  DT, TOUCH, TORDER = {}, {}, {}
+  DT, TOUCH, TORDER, HC = {}, {}, {}, {}
 end
 -- Cluster: a host's snapshot is taken once per call, after its last operation, not once per
 -- operation (a turn's acks are often on one host): each operation gets a placeholder table,

@@ -27,7 +27,7 @@ if first + total > SEQ then return {-1, first + total - 1} end
 redis.call('INCRBY', KEYS[1], total)
 local room = 4503599627370496
 if maxp >= 0 then room = maxp - tonumber(redis.call('HGET', I[2], 'n') or '0') end
-DT, TOUCH, TORDER = {}, {}, {}
+DT, TOUCH, TORDER, HC = {}, {}, {}, {}
 local function snapshot() return {} end
 local function enqueue(ARGV)
 --@enqueue

@@ -58,7 +58,7 @@ local function istr(x)
   if s then return s end
   if type(x) ~= 'number' or x % 1 ~= 0 or x >= 9007199254740992 or x <= -9007199254740992 then return x end
   s = string.format('%d', x)
-  if x > -64 and x < 64 then ISTR[x] = s end
+  if x > -64 and x < 1024 then ISTR[x] = s end
   return s
 end
 local function qof(r) return r[FQ] or r[FC] end
@@ -135,7 +135,16 @@ local function hof(id)
   return ((a * 64 + b) * 64 + c) * 64 + d
 end
 local function level(n) local l = 1 while l * 2 <= n do l = l * 2 end return l end
-local function tkey(b) if b == 0 then return T end return T .. b end
+-- Bucket keys by host and bucket, made once a call (a number joined to a string is printed).
+local TKC = {}
+local function tkey(b)
+  if b == 0 then return T end
+  local c = TKC[T]
+  if not c then c = {} TKC[T] = c end
+  local k = c[b]
+  if not k then k = T .. istr(b) c[b] = k end
+  return k
+end
 local function bucketof(id)
   local n = nbuckets()
   if n == 1 then return 0 end
@@ -171,12 +180,35 @@ local function split()
   redis.call('HSET', M, 'tb', n + 1)
   if TBK then redis.call('HSET', TBK, hostof(T), n + 1) end
 end
+-- HC: in a call that settles (one Redis), the meta hash counts it moved, per host then field,
+-- written once per host and field by hcflush (a TAKE or a turn's acks on one host: one HINCRBY,
+-- not one per task); elsewhere each count is written at once.
+local HC = nil
+local function hcount(f, n)
+  local h = HC and HC[M]
+  if HC and not h then h = {} HC[M] = h end
+  if h then h[f] = (h[f] or 0) + n
+  elseif redis.call('HINCRBY', M, f, istr(n)) == 0 and f ~= 'done' then redis.call('HDEL', M, f) end
+end
+-- Writes the counts gathered for meta hash m (all of them when m is nil).
+local function hcflush(m)
+  if not HC then return end
+  for k, h in pairs(HC) do
+    if m == nil or k == m then
+      for f, n in pairs(h) do
+        if n ~= 0 and redis.call('HINCRBY', k, f, istr(n)) == 0 and f ~= 'done' then redis.call('HDEL', k, f) end
+      end
+      HC[k] = nil
+    end
+  end
+end
 -- Before a call adds more than a bucket's worth to one host (a bulk enqueue), the splits it
 -- will need are made first: a bucket that grows past 512 entries becomes a hashtable for good.
 -- The host's records: every one is pending, leased, done or dead.
 -- (One Redis: the host's leases are in GL, not counted here; only the bucket sizing, never
 -- a count anyone reads, is off by them.)
 local function records()
+  hcflush(M)
   local m, n = redis.call('HGETALL', M), 0
   if not GL then n = redis.call('ZCARD', L) end
   for i = 1, #m, 2 do
@@ -204,7 +236,7 @@ local PK = {}
 local function count(p, n)
   local f = PK[p]
   if not f then f = 'p:' .. p PK[p] = f end
-  if redis.call('HINCRBY', M, f, istr(n)) == 0 then redis.call('HDEL', M, f) end
+  hcount(f, n)
   tot(f, n) tot('n', n)
 end
 -- pend in two steps: the record's new state, then its queue entry and counts.
@@ -241,16 +273,24 @@ local function take(id, r, exp, owner, token)
   mark('rr') tot('l', 1)
 end
 -- The task's record if tok is its current lease (with GL: that lease's entry, removed here).
+-- With GL: the record as stored and its hash key, or nil when tok is not the task's lease.
+local function leasedraw(id, tok)
+  if redis.call('ZREM', GL, hostof(T) .. '|' .. id .. '|' .. tok) == 0 then return nil end
+  -- (Searched from near its end: the hint is the last few characters.)
+  local b = tonumber(string.match(tok, '%.(%d+)$', -8))
+  if b then
+    local k = tkey(b)
+    local v = redis.call('HGET', k, id)
+    if v then HT, HI, HK = T, id, k return v, k end
+  end
+  local k = tkey(bucketof(id))
+  return redis.call('HGET', k, id) or nil, k
+end
 local function leased(id, tok)
   if GL then
-    if redis.call('ZREM', GL, hostof(T) .. '|' .. id .. '|' .. tok) == 0 then return nil end
-    local b = tonumber(string.match(tok, '%.(%d+)$'))
-    if b then
-      local k = tkey(b)
-      local v = redis.call('HGET', k, id)
-      if v then HT, HI, HK = T, id, k return cmsgpack.unpack(v) end
-    end
-    return get(id)
+    local v = leasedraw(id, tok)
+    if v then return cmsgpack.unpack(v) end
+    return nil
   end
   local r = get(id)
   if r and r[FS] == 'l' and r[FK] == tok then return r end

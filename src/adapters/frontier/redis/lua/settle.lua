@@ -52,6 +52,7 @@ local function nrflush()
   end
 end
 local function settle(I)
+  hcflush()
   local r3, r4 = {set = {}, lt = {}, rem = {}}, {set = {}, lt = {}, rem = {}}
   for _, t in ipairs(TORDER) do
     local m = TOUCH[t]

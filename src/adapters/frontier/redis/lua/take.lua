@@ -9,14 +9,14 @@ taken back); or -1, the scan limit, the key prefix and the excluded hosts: then 
 come from the index here, chosen as the client would (lease.ts; one round trip instead of two,
 for a lease without per-host caps). Reads each candidate's best entries (at most limit,
 scoring <= bound, but at least its best one), merges them by score (priority, then FIFO across
-hosts), leases the best `max` and keeps the index (settle). Answers {host, task row} per
-leased task, best first (replies.ts HOST_ROW, TASK_ROW). It names the host keys it computes
+hosts), leases the best `max` and keeps the index (settle). Answers {host, id, token, record
+as stored} per leased task, best first (replies.ts TAKE_ROW; the client decodes the record). It names the host keys it computes
 from the prefix: allowed on a single Redis, and never sent to a Cluster.
 ]]
 local nh = tonumber(ARGV[7])
 local I = {KEYS[#KEYS - 6], KEYS[#KEYS - 5], KEYS[#KEYS - 4], KEYS[#KEYS - 3], KEYS[#KEYS - 2], KEYS[#KEYS - 1]}
 single(KEYS[#KEYS])
-DT, TOUCH, TORDER = {}, {}, {}
+DT, TOUCH, TORDER, HC = {}, {}, {}, {}
 local now, max, bound, exp = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
 recover(I, now)
 -- {task key, host, limit, due}
@@ -83,14 +83,23 @@ for k, c in ipairs(list) do
   end
 end
 table.sort(cands, function(a, b) return a[1] < b[1] end)
-local out = {}
+-- Each task's record goes back as stored, for the client to decode (replies.ts toTakeRows),
+-- and the lease is its entry in GL (the record is not rewritten): a take reads no record's
+-- fields here. Its priority comes from its score.
+local out, exps = {}, istr(exp)
 for i = 1, math.min(max, #cands) do
   local c = cands[i]
+  local id = c[3]
   use_t(list[c[2]][1])
-  local r = get(c[3])
-  take(c[3], r, exp, ARGV[5], ARGV[6] .. ':' .. i)
+  local b = bucketof(id)
+  local v = redis.call('HGET', tkey(b), id)
+  redis.call('ZREM', R, id) count(math.floor(c[1] / SEQ) - 2048, -1)
+  -- The token ends with the record's bucket, a hint for the ack (leasedraw).
+  local tok = ARGV[6] .. ':' .. istr(i) .. '.' .. istr(b)
+  redis.call('ZADD', GL, exps, hostof(T) .. '|' .. id .. '|' .. tok)
+  mark('rr') tot('l', 1)
   taken[c[2]] = taken[c[2]] + 1
-  out[i] = {list[c[2]][2], task(c[3], r, c[4])}
+  out[i] = {list[c[2]][2], id, tok, v}
 end
 for k, n in pairs(taken) do
   local h = tops[k][2 * n + 2]
