@@ -52,6 +52,8 @@ const { values: opt } = parseArgs({
     ports: { type: 'string' },
     /** concurrency.global of both crawls (default: the config's default). */
     global: { type: 'string' },
+    /** Internal (--site): which share of the ports this process serves, `i/n`. */
+    slice: { type: 'string' },
     /** Internal: serve the site in this process. */
     site: { type: 'boolean', default: false },
     /** Runs of each side, interleaved (breadth, single, breadth, ...); the ratio is of medians. */
@@ -78,15 +80,21 @@ for (const [k, v] of [
 }
 
 if (!['same', 'tree'].includes(opt['single-site'])) throw new Error('--single-site needs same or tree');
-if (opt.site) await serveSite(HOSTS, PAGES, opt.ports !== undefined ? Number(opt.ports) : HOSTS);
-else await main();
+if (opt.site) {
+  const [slice, slices] = (opt.slice ?? '0/1').split('/').map(Number);
+  await serveSite(HOSTS, PAGES, opt.ports !== undefined ? Number(opt.ports) : HOSTS, slice, slices);
+} else await main();
 
 /**
  * The site: `sites` sites of `pages` pages on `portCount` servers on free ports (site h on port
- * h mod portCount); prints `PORTS [..]` once all listen.
+ * index h mod portCount). This process (slice `slice` of `slices`) listens on the port indices p
+ * with p mod slices = slice, prints `PORTS [[p, port], ..]`, then reads every slice's ports as
+ * `ALL [port of index 0, ..]` on stdin (links name other slices' ports) and prints `READY`.
+ * More than one slice: one process's descriptors (ulimit -n) do not hold 20,000 listening ports
+ * and their connections.
  */
-async function serveSite(sites, pages, portCount) {
-  const ports = [];
+async function serveSite(sites, pages, portCount, slice, slices) {
+  let ports = [];
   const at = (h, i) => `http://127.0.0.1:${ports[h % ports.length]}/h/${h}/p/${i}`;
   const page = (h, i) => {
     const other = (k) => (h * 31 + i * 7 + k) % sites;
@@ -101,9 +109,10 @@ async function serveSite(sites, pages, portCount) {
     );
   };
   const servers = [];
+  const own = [];
   let connections = 0;
   let requests = 0;
-  for (let p = 0; p < portCount; p++) {
+  for (let p = slice; p < portCount; p += slices) {
     const srv = createServer((req, res) => {
       requests++;
       const m = /^\/h\/(\d+)\/p\/(\d+)$/.exec(req.url ?? '');
@@ -120,13 +129,24 @@ async function serveSite(sites, pages, portCount) {
       });
       res.end(body);
     });
-    srv.keepAliveTimeout = 60_000;
+    // Past 5,000 hosts, Apache's 5 s (not 60): idle connections of finished hosts close, so
+    // the crawler's and the site's descriptors stay under ulimit -n.
+    srv.keepAliveTimeout = portCount > 5000 ? 5000 : 60_000;
     srv.on('connection', () => connections++);
     await new Promise((r) => srv.listen(0, '127.0.0.1', r));
-    ports.push(srv.address().port);
+    own.push([p, srv.address().port]);
     servers.push(srv);
   }
-  process.stdout.write(`PORTS ${JSON.stringify(ports)}\n`);
+  process.stdout.write(`PORTS ${JSON.stringify(own)}\n`);
+  let input = '';
+  process.stdin.on('data', (b) => {
+    input += b;
+    const m = /ALL (\[.*\])\n/.exec(input);
+    if (m && ports.length === 0) {
+      ports = JSON.parse(m[1]);
+      process.stdout.write('READY\n');
+    }
+  });
   process.on('SIGTERM', () => {
     for (const s of servers) s.closeAllConnections();
     process.stdout.write(`SERVED ${JSON.stringify({ connections, requests })}\n`);
@@ -135,48 +155,74 @@ async function serveSite(sites, pages, portCount) {
 }
 
 /** Starts the site (sites, pages, ports); resolves with its ports and seeds. */
-function startSite(hosts, pages, ports = hosts) {
-  return new Promise((res, rej) => {
-    const child = spawn(
-      process.execPath,
-      [
-        import.meta.filename,
-        '--site',
-        '--hosts',
-        String(hosts),
-        '--pages',
-        String(pages),
-        '--ports',
-        String(ports),
-      ],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    let out = '';
-    child.stdout.on('data', (b) => {
-      out += b;
-      const m = /PORTS (\[.*\])\n/.exec(out);
-      if (m) {
-        const list = JSON.parse(m[1]);
-        const seeds = Array.from(
-          { length: hosts },
-          (_, h) => `http://127.0.0.1:${list[h % list.length]}/h/${h}/p/0`,
-        );
-        res({ ports: list, seeds, stop });
-      }
-    });
-    /** Stops the site; resolves with the connections and requests it served. */
-    const stop = () =>
-      new Promise((done) => {
-        child.stdout.on('end', () => {
-          const s = /SERVED (\{.*\})\n/.exec(out);
-          done(s ? JSON.parse(s[1]) : undefined);
-        });
-        child.kill('SIGTERM');
-      });
-    child.once('exit', (code) => rej(new Error(`site exited with ${code}`)));
+async function startSite(hosts, pages, ports = hosts) {
+  const slices = Math.ceil(ports / 6000);
+  const children = Array.from({ length: slices }, (_, i) => startSlice(hosts, pages, ports, i, slices));
+  const all = [];
+  for (const c of children) for (const [p, port] of await c.ports) all[p] = port;
+  for (const c of children) c.child.stdin.write(`ALL ${JSON.stringify(all)}\n`);
+  await Promise.all(children.map((c) => c.ready));
+  const seeds = Array.from({ length: hosts }, (_, h) => `http://127.0.0.1:${all[h % all.length]}/h/${h}/p/0`);
+  /** Stops the site; resolves with the connections and requests it served. */
+  const stop = async () => {
+    const served = await Promise.all(children.map((c) => c.stop()));
+    if (served.some((s) => s === undefined)) return undefined;
+    return {
+      connections: served.reduce((n, s) => n + s.connections, 0),
+      requests: served.reduce((n, s) => n + s.requests, 0),
+    };
+  };
+  return { ports: all, seeds, stop };
+}
+
+/** One site process: its ports, its readiness once told all ports, and a stop. */
+function startSlice(hosts, pages, ports, slice, slices) {
+  const child = spawn(
+    process.execPath,
+    [
+      import.meta.filename,
+      '--site',
+      '--hosts',
+      String(hosts),
+      '--pages',
+      String(pages),
+      '--ports',
+      String(ports),
+      '--slice',
+      `${slice}/${slices}`,
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  let onPorts;
+  let onReady;
+  const fail = new Promise((_, rej) =>
+    child.once('exit', (code) => rej(new Error(`site exited with ${code}`))),
+  );
+  fail.catch(() => {});
+  const portsP = Promise.race([new Promise((r) => (onPorts = r)), fail]);
+  const ready = Promise.race([new Promise((r) => (onReady = r)), fail]);
+  child.stdout.on('data', (b) => {
+    out += b;
+    const m = /PORTS (\[.*\])\n/.exec(out);
+    if (m && onPorts) {
+      onPorts(JSON.parse(m[1]));
+      onPorts = undefined;
+    }
+    if (/READY\n/.test(out) && onReady) {
+      onReady();
+      onReady = undefined;
+    }
   });
+  const stop = () =>
+    new Promise((done) => {
+      child.stdout.on('end', () => {
+        const s = /SERVED (\{.*\})\n/.exec(out);
+        done(s ? JSON.parse(s[1]) : undefined);
+      });
+      child.kill('SIGTERM');
+    });
+  return { child, ports: portsP, ready, stop };
 }
 
 /** One `crawld run --once`; resolves with pages, seconds and peak RSS (MiB). */
