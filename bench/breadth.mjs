@@ -112,12 +112,21 @@ async function serveSite(sites, pages, portCount, slice, slices) {
   const own = [];
   let connections = 0;
   let requests = 0;
+  let minGapMs = Number.POSITIVE_INFINITY;
+  const lastPageAt = new Map();
   for (let p = slice; p < portCount; p += slices) {
     const srv = createServer((req, res) => {
       requests++;
       const m = /^\/h\/(\d+)\/p\/(\d+)$/.exec(req.url ?? '');
       const h = m ? Number(m[1]) : -1;
       const i = m ? Number(m[2]) : -1;
+      if (m) {
+        // The politeness delay as the site sees it: the least gap between two pages of a port.
+        const t = performance.now();
+        const last = lastPageAt.get(p);
+        if (last !== undefined) minGapMs = Math.min(minGapMs, t - last);
+        lastPageAt.set(p, t);
+      }
       if (h < 0 || h >= sites || h % portCount !== p || i < 0 || i >= pages) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
         return;
@@ -149,7 +158,8 @@ async function serveSite(sites, pages, portCount, slice, slices) {
   });
   process.on('SIGTERM', () => {
     for (const s of servers) s.closeAllConnections();
-    process.stdout.write(`SERVED ${JSON.stringify({ connections, requests })}\n`);
+    const gap = Number.isFinite(minGapMs) ? minGapMs : null;
+    process.stdout.write(`SERVED ${JSON.stringify({ connections, requests, minGapMs: gap })}\n`);
     process.exit(0);
   });
 }
@@ -170,6 +180,7 @@ async function startSite(hosts, pages, ports = hosts) {
     return {
       connections: served.reduce((n, s) => n + s.connections, 0),
       requests: served.reduce((n, s) => n + s.requests, 0),
+      minGapMs: Math.min(...served.map((s) => s.minGapMs ?? Number.POSITIVE_INFINITY)),
     };
   };
   return { ports: all, seeds, stop };
@@ -380,7 +391,7 @@ async function main() {
   const fmt = (r) =>
     `${r.pages} pages in ${r.secs.toFixed(1)} s = ${(r.pages / r.secs).toFixed(0)} pages/s, peak RSS ${r.rssMb.toFixed(0)} MiB, CPU ${cpuMs(r).toFixed(2)} ms/page (to its last 50 ms)` +
     (r.served
-      ? `; the site served ${r.served.requests} requests on ${r.served.connections} connections`
+      ? `; the site served ${r.served.requests} requests on ${r.served.connections} connections, least gap between two pages of one port ${r.served.minGapMs.toFixed(1)} ms`
       : '');
   const tree = opt['single-site'] === 'tree';
   const runs = builds.map(() => []);
