@@ -77,6 +77,7 @@ describe('HostQueues parking', () => {
     q.park('b');
     q.push(task('b', 2));
     expect(q.readyHosts()).toEqual(['a', 'c']);
+    expect([...q.parkedHosts()]).toEqual(['b']);
     expect(q.hosts().sort()).toEqual(['a', 'b', 'c']);
     expect(q.size).toBe(4);
     expect(q.hostSize('b')).toBe(2);

@@ -38,8 +38,9 @@ export class HostQueues {
     return [...this.#queues.keys()];
   }
 
-  get readyCount(): number {
-    return this.#queues.size;
+  /** The parked hosts (each told to wait). */
+  parkedHosts(): IterableIterator<string> {
+    return this.#parked.keys();
   }
 
   park(host: string): void {

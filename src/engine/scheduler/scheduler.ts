@@ -190,7 +190,9 @@ export class Scheduler {
     );
     if (!this.#frontierEmpty && this.#ahead.leaseRoom(this.#holds.waitingCount, this.#buffers.size) > 0) {
       const exclude = this.#holds.deferredHosts();
-      for (const host of this.#buffers.hosts()) {
+      // A parked host waits, and its one buffered task is its cap.
+      for (const host of this.#buffers.parkedHosts()) exclude.add(host);
+      for (const host of this.#buffers.readyHosts()) {
         if (this.#buffers.hostSize(host) >= this.#hostBufferCap(host, now)) exclude.add(host);
       }
       futile = this.#futile.isFutile(exclude);
