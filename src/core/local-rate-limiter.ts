@@ -70,6 +70,8 @@ export class LocalRateLimiter implements RateLimiter {
   }
 
   #bucket(key: string): TokenBucket | undefined {
+    // No rules: no host has a bucket, and a broad crawl keeps no entry per host.
+    if (this.#rules.length === 0) return undefined;
     const cached = this.#buckets.get(key);
     if (cached !== undefined) return cached ?? undefined;
     const host = key.toLowerCase().replace(/:\d+$/, '');

@@ -247,6 +247,55 @@ describe('Scheduler', () => {
     engine = undefined;
   });
 
+  it('asks each of many hosts in its politeness gap once, and again when its own gap ends', async () => {
+    const s = await site(2);
+    const hosts = Array.from({ length: 8 }, (_, i) => `h${i}.test:${s.port}`);
+    const e = await engineFor(s, {
+      politeness: { minDelayMs: 500 },
+      jobs: [{ id: 'j', seeds: [`http://${hosts[0]}/p0`], robots: false, scope: { hosts: ['*'] } }],
+    });
+    const asked = new Map<string, number>();
+    const admit = e.control.admit.bind(e.control);
+    e.control.admit = (host) => {
+      asked.set(host, (asked.get(host) ?? 0) + 1);
+      return admit(host);
+    };
+    // The first half of the hosts' first pages, then (200 ms later) the other half's.
+    const early = hosts.slice(0, 4);
+    const late = hosts.slice(4);
+    await e.frontier.enqueue(
+      [0, 1].flatMap((p) => early.map((h) => ({ url: `http://${h}/p${p}`, jobId: 'j' }))),
+    );
+    const scheduler = e.scheduler({ once: false });
+    void scheduler.run();
+    await waitFor(() => scheduler.counters.ok === 4, { what: 'the early hosts’ first pages', every: 'turn' });
+    e.clock.advance(200);
+    await e.frontier.enqueue(
+      [0, 1].flatMap((p) => late.map((h) => ({ url: `http://${h}/p${p}`, jobId: 'j' }))),
+    );
+    scheduler.kick(true);
+    await waitFor(() => scheduler.counters.ok === 8, { what: 'the late hosts’ first pages', every: 'turn' });
+    await turns();
+    // Each host: its first page went, its second was told to wait; the pumps of the late hosts'
+    // pages did not ask the early hosts again.
+    for (const h of hosts) expect(asked.get(h)).toBe(2);
+    e.clock.advance(300);
+    await waitFor(() => scheduler.counters.ok === 12, {
+      what: 'the early hosts’ second pages',
+      every: 'turn',
+    });
+    await turns();
+    for (const h of early) expect(asked.get(h)).toBe(3);
+    for (const h of late) expect(asked.get(h)).toBe(2);
+    e.clock.advance(200);
+    await waitFor(() => scheduler.counters.ok === 16, {
+      what: 'the late hosts’ second pages',
+      every: 'turn',
+    });
+    for (const h of late) expect(asked.get(h)).toBe(3);
+    await scheduler.stop(1000);
+  });
+
   it('asks no host while the global ceiling is reached', async () => {
     // One hanging request fills the ceiling; three other hosts' tasks wait in the buffers.
     const s = await hangingSite(3);

@@ -28,6 +28,9 @@ export const ROBOTS_UNREACHABLE: ReadonlySet<RobotsOutcome> = new Set([
   'timeout',
 ]);
 
+/** At 20,000 hosts × 2 pages, 10,000 entries fetched every robots.txt twice (docs/performance.md). */
+export const ROBOTS_MAX_HOSTS = 50_000;
+
 /** RFC 9309 §2.3.1.2: at least five consecutive redirects are followed. */
 export const ROBOTS_MAX_REDIRECTS = 5;
 
@@ -40,7 +43,11 @@ export interface RobotsCacheOptions {
   readonly ttlMs?: number;
   /** Unreachable: first refetch, doubling up to ttlMs. @default 30000 */
   readonly retryMs?: number;
-  /** @default 10000 */
+  /**
+   * Past it a host's entry may go, and its robots.txt is fetched again: more than the other
+   * per-host maps (10,000), since forgetting costs the site a request (docs/scaling.md).
+   * @default 50000
+   */
   readonly maxHosts?: number;
   /** @default 512000 */
   readonly maxBytes?: number;
@@ -83,7 +90,7 @@ export class RobotsCache implements RobotsChecker {
     this.#o = {
       ttlMs: 86_400_000,
       retryMs: 30_000,
-      maxHosts: 10_000,
+      maxHosts: ROBOTS_MAX_HOSTS,
       maxBytes: ROBOTS_MAX_BYTES,
       ...options,
     };

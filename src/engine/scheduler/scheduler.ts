@@ -179,7 +179,7 @@ export class Scheduler {
   async #pumpOnce(): Promise<void> {
     if (this.#state !== 'running') return;
     const now = this.#clock.now();
-    this.#holds.expire(now);
+    for (const host of this.#holds.expire(now)) this.#buffers.unpark(host);
     // Exclusions only for a lease: they cost a look at every buffered host.
     let futile = false;
     const throttled = now - this.#holds.lastWaitAt < LEASE_AHEAD.windowMs;
@@ -190,21 +190,25 @@ export class Scheduler {
     );
     if (!this.#frontierEmpty && this.#ahead.leaseRoom(this.#holds.waitingCount, this.#buffers.size) > 0) {
       const exclude = this.#holds.deferredHosts();
-      for (const host of this.#buffers.hosts()) {
-        if (this.#buffers.hostSize(host) >= this.#hostBufferCap(host)) exclude.add(host);
+      // A parked host waits, and its one buffered task is its cap.
+      for (const host of this.#buffers.parkedHosts()) exclude.add(host);
+      for (const host of this.#buffers.readyHosts()) {
+        if (this.#buffers.hostSize(host) >= this.#hostBufferCap(host, now)) exclude.add(host);
       }
       futile = this.#futile.isFutile(exclude);
       if (!futile && !(await this.#lease(exclude))) return;
     }
 
-    let wakeInMs = Number.POSITIVE_INFINITY;
-    for (const host of this.#buffers.hosts()) {
+    let wakeInMs = this.#holds.nextWaitEndsIn(now);
+    for (const host of this.#buffers.readyHosts()) {
       // At the ceiling every host is 'full' until a permit frees (which kicks a pump), and a
-      // host told to wait is not asked before then: asking was breadth's largest scheduling cost.
+      // host told to wait is parked until then: asking was breadth's largest scheduling cost.
       if (this.#control.inflight() >= this.#control.globalLimit()) break;
-      const waitUntil = this.#holds.waitingUntil(host, now);
-      const inMs = waitUntil !== undefined ? waitUntil - now : await this.#dispatchHost(host, now);
-      wakeInMs = Math.min(wakeInMs, inMs);
+      if (this.#holds.waitingUntil(host, now) !== undefined) {
+        this.#buffers.park(host);
+        continue;
+      }
+      wakeInMs = Math.min(wakeInMs, await this.#dispatchHost(host, now));
     }
     if (futile && this.#buffers.size > 0) wakeInMs = Math.min(wakeInMs, this.#futile.msLeft());
     wakeInMs = Math.min(wakeInMs, this.#holds.nextDeferralEndsIn(now));
@@ -226,7 +230,7 @@ export class Scheduler {
       owner: this.#options.owner,
       excludeHosts: exclude,
       // So that one daemon does not lease ahead what another could start.
-      maxPerHost: (host) => this.#hostBufferCap(host) - this.#buffers.hostSize(host),
+      maxPerHost: (host) => this.#hostBufferCap(host, this.#clock.now()) - this.#buffers.hostSize(host),
     });
     if (this.#state !== 'running') {
       await this.#handBack(tasks, 'paused', 0);
@@ -239,8 +243,8 @@ export class Scheduler {
     return true;
   }
 
-  #hostBufferCap(host: string): number {
-    const waiting = this.#holds.waitingUntil(host, this.#clock.now()) !== undefined;
+  #hostBufferCap(host: string, now: number): number {
+    const waiting = this.#holds.waitingUntil(host, now) !== undefined;
     // Shared: what the daemon can run bounds what it holds too.
     const limit = this.#control.hostLimit(host);
     const running = this.#share ? Math.min(limit, this.#control.globalLimit()) : limit;
@@ -251,7 +255,8 @@ export class Scheduler {
     if (this.#control.inflight() >= this.#control.globalLimit()) return false;
     if (this.#buffers.size > this.#holds.waitingCount) return false;
     const now = this.#clock.now();
-    return this.#buffers.hosts().every((host) => this.#holds.waitingUntil(host, now) !== undefined);
+    // Parked hosts wait; the ones in the round may have been told to wait since.
+    return this.#buffers.readyHosts().every((host) => this.#holds.waitingUntil(host, now) !== undefined);
   }
 
   /** Another daemon is hungry: hand back what is beyond the short look-ahead. */
@@ -261,7 +266,7 @@ export class Scheduler {
     const hosts = this.#buffers.hosts().map((host) => ({
       host,
       size: this.#buffers.hostSize(host),
-      cap: this.#hostBufferCap(host),
+      cap: this.#hostBufferCap(host, this.#clock.now()),
     }));
     const bound = this.#ahead.room(this.#holds.waitingCount, 0);
     const tasks = [...shedPlan(hosts, bound)].flatMap(([host, n]) => this.#buffers.takeLast(host, n));
@@ -315,6 +320,7 @@ export class Scheduler {
         // Count a wait once per host and period, not once per pump that finds it waiting.
         if (this.#holds.wait(host, now, adm.delayMs))
           this.#events.emit('throttled', { host, reason: adm.reason, delayMs: adm.delayMs });
+        if (this.#holds.waitingUntil(host, now) !== undefined) this.#buffers.park(host);
         return adm.delayMs;
       }
       if (adm.kind === 'defer') {
