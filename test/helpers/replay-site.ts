@@ -6,9 +6,9 @@
  */
 
 import { createHash } from 'node:crypto';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { crc32, deflateSync, gzipSync } from 'node:zlib';
+import { type Site, startSite } from './engine.js';
 
 export interface ReplayPage {
   readonly path: string;
@@ -119,16 +119,10 @@ function html(p: ReplayPage): Buffer {
   );
 }
 
-export interface ReplaySite {
-  readonly origin: string;
-  readonly port: number;
-  /** Requests per path. */
-  readonly hits: Map<string, number>;
-  close(): Promise<void>;
-}
+/** The replay site: test/helpers/engine.ts's Site (hits are request targets). */
+export type ReplaySite = Site;
 
 export async function startReplaySite(): Promise<ReplaySite> {
-  const hits = new Map<string, number>();
   const send = (res: ServerResponse, headers: Record<string, string>, body: Buffer, chunks: number) => {
     if (chunks === 1) headers['content-length'] = String(body.length);
     res.writeHead(200, headers);
@@ -137,9 +131,8 @@ export async function startReplaySite(): Promise<ReplaySite> {
     for (let i = 0; i < body.length; i += step) res.write(body.subarray(i, i + step));
     res.end();
   };
-  const server = createServer((req, res) => {
+  return startSite((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    hits.set(path, (hits.get(path) ?? 0) + 1);
     const page = REPLAY_PAGES.find((p) => p.path === path);
     if (page) {
       const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8' };
@@ -163,16 +156,4 @@ export async function startReplaySite(): Promise<ReplaySite> {
       return send(res, { 'content-type': 'text/plain' }, Buffer.from('User-agent: *\n'), 1);
     res.writeHead(404, { 'content-type': 'text/plain', 'content-length': '9' }).end('not found');
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    port,
-    hits,
-    close: () =>
-      new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      }),
-  };
 }
