@@ -51,12 +51,16 @@ export function responseHead(exchange: HttpExchange): Buffer {
   return Buffer.from(`${head}\r\n`, 'latin1');
 }
 
+/** The first response field of that (lower-case) name, as received. */
+function responseField(exchange: HttpExchange, lowerName: string): string | undefined {
+  for (const [name, value] of exchange.responseHeaders) if (name.toLowerCase() === lowerName) return value;
+  return undefined;
+}
+
 /** The response's media type without parameters, for the index ('unk' when absent, as pywb). */
 export function responseMime(exchange: HttpExchange): string {
-  for (const [name, value] of exchange.responseHeaders) {
-    if (name.toLowerCase() === 'content-type') return value.split(';', 1)[0]!.trim().toLowerCase() || 'unk';
-  }
-  return 'unk';
+  const type = responseField(exchange, 'content-type');
+  return type === undefined ? 'unk' : type.split(';', 1)[0]!.trim().toLowerCase() || 'unk';
 }
 
 /** Media types whose bytes are compressed already (images, audio, video, fonts, archives). */
@@ -68,10 +72,7 @@ const COMPRESSED_TYPES =
  * almost nothing in it, so its record is stored (docs/archives.md, Cost).
  */
 export function compressedBody(exchange: HttpExchange): boolean {
-  for (const [name, value] of exchange.responseHeaders) {
-    const n = name.toLowerCase();
-    if (n === 'content-encoding' && value.trim() !== '' && value.trim().toLowerCase() !== 'identity')
-      return true;
-  }
+  const coding = responseField(exchange, 'content-encoding')?.trim().toLowerCase();
+  if (coding !== undefined && coding !== '' && coding !== 'identity') return true;
   return COMPRESSED_TYPES.test(responseMime(exchange));
 }

@@ -53,14 +53,14 @@ export function serialiseRecord(fields: WarcFields, block: readonly Buffer[]): B
 
 /** One record as one gzip member (WARC 1.1 Annex D: a reader can start at any member). */
 export function gzipMember(parts: readonly Buffer[], level: number): Buffer {
-  const input = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  return gzipSync(input, { level });
+  return gzipSync(joined(parts), { level });
 }
 
 /** The same member compressed in libuv's threadpool, off the event loop. */
 export function gzipMemberOffLoop(parts: readonly Buffer[], level: number): Promise<Buffer> {
-  const input = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   return new Promise((resolve, reject) => {
-    gzip(input, { level }, (err, out) => (err ? reject(err) : resolve(out)));
+    gzip(joined(parts), { level }, (err, out) => (err ? reject(err) : resolve(out)));
   });
 }
+
+const joined = (parts: readonly Buffer[]): Buffer => (parts.length === 1 ? parts[0]! : Buffer.concat(parts));
