@@ -63,6 +63,11 @@ export async function startReplayServer(
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     requests.push(url.pathname);
+    if (url.pathname === '/blank') {
+      return res
+        .writeHead(200, { 'content-type': TYPES['.html']! })
+        .end('<!doctype html><title>blank</title>');
+    }
     if (url.pathname === '/embed') {
       const body = embedPage(
         archivePath,
@@ -170,6 +175,53 @@ function replayedFrame(frames: readonly Frame[], url: string): Frame | undefined
   });
 }
 
+/** The script URL and scope `<replay-web-page replayBase="/replay/">` registers (ui.js, embed mode). */
+const SERVICE_WORKER = { script: '/replay/sw.js?serveIndex=1', scope: '/replay/' };
+
+/** The part of the page's `navigator.serviceWorker` used here (the tests compile without the DOM lib). */
+interface ServiceWorkerState {
+  readonly state: string;
+  addEventListener(type: 'statechange', listener: () => void): void;
+}
+interface ServiceWorkers {
+  register(
+    script: string,
+    options: { scope: string },
+  ): Promise<{ installing: ServiceWorkerState | null; waiting: ServiceWorkerState | null; active: ServiceWorkerState | null }>;
+}
+
+/**
+ * Registers ReplayWeb.page's service worker on the server's origin and waits until it is active,
+ * as it is on any visit after a reader's first. The embed itself waits only for the registration,
+ * not the activation, before it loads its frame: on a busy machine the frame's navigation then
+ * reaches the network (a 404 here) instead of the worker, which is ReplayWeb.page's first-visit
+ * race, not a property of the archive under test.
+ */
+async function activateServiceWorker(browser: ReplayBrowser, server: ReplayServer): Promise<void> {
+  const page = await browser.context.newPage();
+  try {
+    await page.goto(`${server.origin}/blank`);
+    await page.evaluate(async ({ script, scope }) => {
+      const workers = (globalThis as unknown as { navigator: { serviceWorker: ServiceWorkers } }).navigator
+        .serviceWorker;
+      const registration = await workers.register(script, { scope });
+      const worker = registration.installing ?? registration.waiting ?? registration.active;
+      if (!worker) throw new Error('no service worker after register()');
+      if (worker.state === 'activated') return;
+      await new Promise<void>((resolve, reject) => {
+        worker.addEventListener('statechange', () => {
+          if (worker.state === 'activated') resolve();
+          if (worker.state === 'redundant') reject(new Error('service worker became redundant'));
+        });
+      });
+    }, SERVICE_WORKER);
+  } finally {
+    await page.close();
+  }
+}
+
+const activated = new WeakMap<ReplayBrowser, Set<string>>();
+
 /**
  * Opens the embed for `url` (at `ts`) in a new tab and returns the frame of the replayed
  * document once it has loaded: the frame of `shows` (a redirect's target) when given.
@@ -180,12 +232,26 @@ export async function openReplay(
   url: string,
   options: { ts?: string; shows?: string } = {},
 ): Promise<Frame> {
+  const origins = activated.get(browser) ?? new Set<string>();
+  activated.set(browser, origins);
+  if (!origins.has(server.origin)) {
+    await activateServiceWorker(browser, server);
+    origins.add(server.origin);
+  }
   const page = await browser.context.newPage();
+  const served = server.requests.length;
   await page.goto(server.embedUrl(url, options.ts));
   const shown = options.shows ?? url;
   const frame = await waitFor(() => replayedFrame(page.frames(), shown), {
-    what: `${url} replayed as ${shown} (requests blocked: ${browser.blocked.join(' ') || 'none'})`,
+    what: `${url} replayed as ${shown}`,
     deadlineMs: 60_000,
+  }).catch((err: Error) => {
+    const frames = page.frames().map((f) => f.url());
+    const asked = server.requests.slice(served);
+    const blocked = browser.blocked.join(' ') || 'none';
+    throw new Error(
+      `${err.message}; frames: ${frames.join(' | ')}; served: ${asked.join(' ')}; blocked: ${blocked}`,
+    );
   });
   await frame.waitForLoadState('load');
   return frame;
