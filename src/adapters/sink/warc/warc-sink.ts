@@ -51,7 +51,7 @@ export class WarcSink implements Sink {
       writer.open();
       this.#writer = writer;
     } else {
-      const thread = new WriterThread((err) => this.#fail('writer thread', err));
+      const thread = new WriterThread((err) => this.#fail('writer_thread', err));
       const reply = await thread.open(options);
       replay(reply.events, this.#o.observer);
       if (reply.error !== undefined || thread.dead) {
@@ -111,8 +111,18 @@ export class WarcSink implements Sink {
     this.#replay(await thread.close());
   }
 
+  /**
+   * Ends the writer thread unasked, as a crash in it would (tests): pending taps settle, the
+   * sink has failed. Resolves once the thread is gone.
+   */
+  async endWriterThread(): Promise<void> {
+    await this.#thread?.terminate();
+  }
+
   #replay(r: WriterReply): void {
     replay(r.events, { ...this.#o.observer, error: (reason, err) => this.#fail(reason, err) });
+    // The thread threw on the exchange itself: what it wrote of it is unknown, so nothing follows.
+    if (r.error !== undefined) this.#fail('write', r.error);
   }
 
   #fail(reason: string, err: unknown): void {

@@ -116,6 +116,11 @@ export class WriterThread {
     return reply;
   }
 
+  /** Ends the thread unasked: what a crash in it looks like from here. */
+  async terminate(): Promise<void> {
+    await this.#worker?.terminate();
+  }
+
   #send(m: ToWriter): Promise<WriterReply> {
     const worker = this.#worker;
     if (this.#dead || !worker) return Promise.resolve({ events: [] });
