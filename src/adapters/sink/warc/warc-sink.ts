@@ -51,7 +51,10 @@ export class WarcSink implements Sink {
       writer.open();
       this.#writer = writer;
     } else {
-      const thread = new WriterThread((err) => this.#fail('writer_thread', err));
+      const thread = new WriterThread({
+        written: (r) => this.#replay(r),
+        died: (err) => this.#fail('writer_thread', err),
+      });
       const reply = await thread.open(options);
       replay(reply.events, this.#o.observer);
       if (reply.error !== undefined || thread.dead) {
@@ -71,7 +74,7 @@ export class WarcSink implements Sink {
       this.#writer.write(ex);
       return undefined;
     }
-    const written = this.#thread!.write(ex).then((r) => this.#replay(r));
+    const written = this.#thread!.write(ex);
     this.#tail = written;
     return written;
   };

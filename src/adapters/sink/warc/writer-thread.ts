@@ -18,7 +18,7 @@ export interface PostedExchange extends Omit<HttpExchange, 'requestHead' | 'requ
 
 export type ToWriter =
   | { readonly t: 'open'; readonly options: WarcWriterOptions }
-  | { readonly t: 'write'; readonly ex: PostedExchange }
+  | { readonly t: 'write'; readonly exs: readonly PostedExchange[] }
   | { readonly t: 'close' };
 
 export type WriterEvent =
@@ -73,17 +73,26 @@ function posted(ex: HttpExchange): PostedExchange {
 const own = (b: Uint8Array): Uint8Array =>
   b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b : new Uint8Array(b);
 
+export interface WriterThreadHandlers {
+  /** A batch of exchanges written (or not: its events say), before their promises resolve. */
+  written(r: WriterReply): void;
+  /** The thread failed or exited unasked; every pending message is settled by then. */
+  died(err: unknown): void;
+}
+
 export class WriterThread {
-  readonly #onDeath: (err: unknown) => void;
+  readonly #on: WriterThreadHandlers;
   #worker: Worker | undefined;
+  /** Exchanges tapped in this turn of the event loop: one message, one reply for them all. */
+  #batch: PostedExchange[] = [];
+  #batchWritten: Promise<void> | undefined;
   /** Replies come in the order the messages went. */
   readonly #waiting: ((r: WriterReply) => void)[] = [];
   #dead = false;
   #ending = false;
 
-  /** `onDeath`: the thread failed or exited unasked; every pending message is settled by then. */
-  constructor(onDeath: (err: unknown) => void) {
-    this.#onDeath = onDeath;
+  constructor(on: WriterThreadHandlers) {
+    this.#on = on;
   }
 
   get dead(): boolean {
@@ -104,12 +113,26 @@ export class WriterThread {
     return this.#send({ t: 'open', options });
   }
 
-  write(ex: HttpExchange): Promise<WriterReply> {
-    return this.#send({ t: 'write', ex: posted(ex) });
+  /** Resolves once the exchange's records are in the file (or the writer failed). */
+  write(ex: HttpExchange): Promise<void> {
+    this.#batch.push(posted(ex));
+    // Posted once the loop has run this turn's I/O callbacks: a message per turn, not per page.
+    this.#batchWritten ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+      this.#postBatch(),
+    );
+    return this.#batchWritten;
+  }
+
+  async #postBatch(): Promise<void> {
+    const exs = this.#batch;
+    this.#batch = [];
+    this.#batchWritten = undefined;
+    this.#on.written(await this.#send({ t: 'write', exs }));
   }
 
   /** The thread closes its file and ends. */
   async close(): Promise<WriterReply> {
+    await this.#batchWritten;
     const reply = await this.#send({ t: 'close' });
     this.#ending = true;
     await this.#worker?.terminate();
@@ -136,7 +159,7 @@ export class WriterThread {
     if (this.#dead || this.#ending) return;
     this.#dead = true;
     for (const resolve of this.#waiting.splice(0)) resolve({ events: [] });
-    this.#onDeath(err);
+    this.#on.died(err);
   }
 }
 

@@ -44,8 +44,9 @@ port.on('message', (m: ToWriter) => {
     if (m.t === 'open') {
       writer = new WarcWriter(m.options, observer);
       writer.open();
-    } else if (m.t === 'write') writer?.write(exchange(m.ex));
-    else writer?.close();
+    } else if (m.t === 'write') {
+      for (const ex of m.exs) writer?.write(exchange(ex));
+    } else writer?.close();
   } catch (err) {
     error = cloneable(err);
   }
