@@ -35,6 +35,20 @@ const luaFiles = Object.fromEntries(
   luaPaths.map((p) => [p.slice(0, -'.lua'.length), readFileSync(`src/${p}`, 'utf8')]),
 );
 
+// The WARC writer thread's code (src/adapters/sink/warc/writer-worker.ts) goes into the bundle
+// as text (CRAWLD_WARC_WRITER_JS), started with `new Worker(code, { eval: true })`: the bundle
+// still reads no file of its own. CommonJS, as an eval'd thread runs it.
+const writer = await build({
+  entryPoints: ['dist/src/adapters/sink/warc/writer-worker.js'],
+  bundle: true,
+  write: false,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20.18',
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+
 await build({
   entryPoints: ['dist/src/cli.js'],
   outfile: 'dist/crawld.mjs',
@@ -42,8 +56,12 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20.18',
-  external: ['better-sqlite3', 'pg-native', 'playwright-core'],
-  define: { CRAWLD_LUA_FILES: JSON.stringify(luaFiles) },
+  // esbuild: only writer-thread.ts run from its TypeScript source imports it (never the bundle).
+  external: ['better-sqlite3', 'pg-native', 'playwright-core', 'esbuild'],
+  define: {
+    CRAWLD_LUA_FILES: JSON.stringify(luaFiles),
+    CRAWLD_WARC_WRITER_JS: JSON.stringify(writer.outputFiles[0].text),
+  },
   // CommonJS dependencies call require() on Node built-ins, which an ES module lacks.
   banner: {
     js: "import { createRequire as __crawldRequire } from 'node:module';\nconst require = __crawldRequire(import.meta.url);",

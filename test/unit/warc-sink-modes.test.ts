@@ -1,7 +1,7 @@
 /**
- * The WARC sink compressing on the event loop (one core) and in libuv's threadpool (more): the
- * same records either way, in the order the exchanges came, and off the loop an exchange's
- * promise resolves only once its records are in the file (the fetch waits for it).
+ * The WARC sink writing on the event loop (one core) and in its writer thread (more): the same
+ * records either way, in the order the exchanges came, and off the loop an exchange's promise
+ * resolves only once its records are in the file (the fetch waits for it).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,8 +65,7 @@ const responses = (records: readonly TestRecord[]) =>
   records.filter((r) => r.fields['warc-type'] === 'response').map((r) => r.fields['warc-target-uri']);
 
 describe('WarcSink on and off the event loop', () => {
-  // Big and small pages interleaved: off the loop the small ones are compressed in place and
-  // would overtake the big ones if the order were not kept.
+  // Big and small pages interleaved: a small one must not overtake a big one posted before it.
   const sizes = [60_000, 300, 20_000, 0, 5_000, 100, 80_000, 4_000];
 
   for (const offLoop of [false, true]) {

@@ -1,6 +1,6 @@
 /** WARC/1.1 records (ISO 28500:2017), digests in Base32 SHA-1 as Heritrix and wget write them. */
 import { createHash, randomUUID } from 'node:crypto';
-import { gzip, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 
 export type WarcFields = readonly (readonly [string, string])[];
 
@@ -54,13 +54,6 @@ export function serialiseRecord(fields: WarcFields, block: readonly Buffer[]): B
 /** One record as one gzip member (WARC 1.1 Annex D: a reader can start at any member). */
 export function gzipMember(parts: readonly Buffer[], level: number): Buffer {
   return gzipSync(joined(parts), { level });
-}
-
-/** The same member compressed in libuv's threadpool, off the event loop. */
-export function gzipMemberOffLoop(parts: readonly Buffer[], level: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    gzip(joined(parts), { level }, (err, out) => (err ? reject(err) : resolve(out)));
-  });
 }
 
 const joined = (parts: readonly Buffer[]): Buffer => (parts.length === 1 ? parts[0]! : Buffer.concat(parts));

@@ -2,118 +2,79 @@
  * WARC/1.1 archives (docs/archives.md), appended from the fetcher's tap before the fetch
  * resolves: a page is acked only after its response record is in the file.
  */
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { SinkError } from '../../../core/errors.js';
-import { LruMap } from '../../../core/lru-map.js';
 import type { HttpExchange } from '../../../ports/fetcher.js';
 import type { ResultRecord, Sink } from '../../../ports/sink.js';
-import {
-  type BuiltRecord,
-  type Capture,
-  exchangeRecords,
-  type RecordType,
-  warcinfoRecord,
-} from './exchange-records.js';
-import { type ClosedFile, type Member, WarcFiles } from './files.js';
-import { gzipMember, gzipMemberOffLoop, type WarcFields } from './warc-record.js';
+import { type WarcObserver, WarcWriter, type WarcWriterOptions } from './writer.js';
+import { replay, type WriterReply, WriterThread } from './writer-thread.js';
 
-export interface WarcObserver {
-  /** Records written together (an exchange's request and response). */
-  records(written: readonly { type: RecordType; bytes: number }[]): void;
-  fileClosed(f: ClosedFile): void;
-  openFileBytes(bytes: number): void;
-  error(reason: string, err: unknown): void;
-}
+export type { WarcObserver } from './writer.js';
 
-export interface WarcSinkOptions {
-  readonly dir: string;
-  readonly prefix: string;
-  readonly instance: string;
-  readonly maxFileBytes: number;
-  readonly gzipLevel: number;
-  readonly revisits: boolean;
-  readonly revisitMemory: number;
-  readonly redactSecrets: boolean;
+export interface WarcSinkOptions extends WarcWriterOptions {
   /** Only exchanges of these jobs (and those of no job: robots.txt, sitemaps); undefined: all. */
   readonly jobs?: readonly string[] | undefined;
-  readonly info: WarcFields;
   readonly observer: WarcObserver;
   /**
-   * Compress records in libuv's threadpool; default: when this process may use more than one
-   * core. On one core the threadpool only adds its hand-offs (docs/archives.md, Cost).
+   * Write in a worker thread (records, gzip, files), off the event loop.
+   * @default true when this process may use more than one core; on one core the thread only
+   * adds its hand-offs (docs/archives.md, Cost).
    */
   readonly offLoop?: boolean;
 }
 
-/** Smaller records (request heads, redirects) cost less compressed in place than handed off. */
-const OFF_LOOP_MIN_BYTES = 4096;
-
 export class WarcSink implements Sink {
   readonly name = 'warc';
   readonly #o: WarcSinkOptions;
-  readonly #files: WarcFiles;
-  readonly #last: LruMap<string, Capture>;
   readonly #jobs: ReadonlySet<string> | undefined;
   readonly #offLoop: boolean;
+  /** In the loop: the writer itself; off it: its thread. */
+  #writer: WarcWriter | undefined;
+  #thread: WriterThread | undefined;
   #open = false;
   #failed: unknown;
-  /** The last exchange handed off: groups are appended in the order they came. */
+  /** The last exchange posted: the thread answers in order, so all before it are written too. */
   #tail: Promise<void> = Promise.resolve();
 
   constructor(options: WarcSinkOptions) {
     this.#o = options;
     this.#jobs = options.jobs ? new Set(options.jobs) : undefined;
-    this.#last = new LruMap(options.revisitMemory);
     this.#offLoop = options.offLoop ?? availableParallelism() > 1;
-    this.#files = new WarcFiles({
-      dir: options.dir,
-      prefix: options.prefix,
-      instance: options.instance,
-      maxFileBytes: options.maxFileBytes,
-      warcinfo: (filename) => {
-        const { data } = this.#member(warcinfoRecord(filename, options.info, new Date()));
-        options.observer.records([{ type: 'warcinfo', bytes: data.length }]);
-        return data;
-      },
-    });
   }
 
   async open(): Promise<void> {
     if (this.#open) return;
-    mkdirSync(this.#o.dir, { recursive: true });
-    for (const closed of this.#files.recoverLeftovers()) this.#o.observer.fileClosed(closed);
-    if (this.#o.revisits && this.#o.revisitMemory > 0) this.#rememberIndexed();
-    this.#open = true;
     this.#failed = undefined;
+    const options = writerOptions(this.#o);
+    if (!this.#offLoop) {
+      const writer = new WarcWriter(options, this.#o.observer);
+      writer.open();
+      this.#writer = writer;
+    } else {
+      const thread = new WriterThread({
+        written: (r) => this.#replay(r),
+        died: (err) => this.#fail('writer_thread', err),
+      });
+      const reply = await thread.open(options);
+      replay(reply.events, this.#o.observer);
+      if (reply.error !== undefined || thread.dead) {
+        await thread.close();
+        throw reply.error ?? new SinkError('WARC writer thread failed to start', { cause: this.#failed });
+      }
+      this.#thread = thread;
+    }
+    this.#open = true;
   }
 
   /** Written before it returns, or (off the loop) by the time its promise resolves. */
   readonly tap = (ex: HttpExchange): Promise<void> | undefined => {
-    if (!this.#open || this.#failed !== undefined) return undefined;
+    if (!this.#open || this.#failed !== undefined || this.#writer?.failed !== undefined) return undefined;
     if (ex.jobId !== undefined && this.#jobs && !this.#jobs.has(ex.jobId)) return undefined;
-    const built = exchangeRecords(ex, {
-      redactSecrets: this.#o.redactSecrets,
-      revisits: this.#o.revisits,
-      last: this.#last.peek(ex.url),
-    });
-    const kept = () => {
-      if (built.capture) this.#last.set(ex.url, built.capture);
-    };
-    if (!this.#offLoop) {
-      if (this.#append(built.records.map((r) => this.#member(r)))) kept();
+    if (this.#writer) {
+      this.#writer.write(ex);
       return undefined;
     }
-    const members = Promise.all(built.records.map((r) => this.#memberOffLoop(r)));
-    const written = this.#tail.then(() =>
-      members.then(
-        (ms) => {
-          if (this.#failed === undefined && this.#append(ms)) kept();
-        },
-        (err: unknown) => this.#fail('write', err),
-      ),
-    );
+    const written = this.#thread!.write(ex);
     this.#tail = written;
     return written;
   };
@@ -121,7 +82,8 @@ export class WarcSink implements Sink {
   /** The tap wrote the page already; a failed sink refuses it, so it comes back. */
   async write(_record: ResultRecord): Promise<void> {
     if (!this.#open) throw new SinkError('WarcSink is not open');
-    if (this.#failed !== undefined) throw new SinkError('WarcSink failed earlier', { cause: this.#failed });
+    const failed = this.#failed ?? this.#writer?.failed;
+    if (failed !== undefined) throw new SinkError('WarcSink failed earlier', { cause: failed });
   }
 
   /** None: a page refetched after a crash is a second capture. */
@@ -129,7 +91,7 @@ export class WarcSink implements Sink {
     return new Set();
   }
 
-  /** Records handed off are written by then; the rest were written as they were made. */
+  /** Exchanges posted are written by then; in the loop they were written as they came. */
   async flush(): Promise<void> {
     await this.#tail;
   }
@@ -138,25 +100,32 @@ export class WarcSink implements Sink {
     if (!this.#open) return;
     this.#open = false;
     await this.#tail;
-    const closed = this.#files.release();
-    if (closed) this.#o.observer.fileClosed(closed);
-    this.#o.observer.openFileBytes(0);
+    if (this.#writer) {
+      this.#writer.close();
+      this.#writer = undefined;
+      return;
+    }
+    const thread = this.#thread!;
+    this.#thread = undefined;
+    if (thread.dead) {
+      this.#o.observer.openFileBytes(0);
+      return;
+    }
+    this.#replay(await thread.close());
   }
 
-  #member(r: BuiltRecord): Member & { type: RecordType } {
-    const data = gzipMember(r.parts, r.stored ? 0 : this.#o.gzipLevel);
-    return { type: r.type, data, ...(r.index ? { index: r.index } : {}) };
+  /**
+   * Ends the writer thread unasked, as a crash in it would (tests): pending taps settle, the
+   * sink has failed. Resolves once the thread is gone.
+   */
+  async endWriterThread(): Promise<void> {
+    await this.#thread?.terminate();
   }
 
-  #memberOffLoop(r: BuiltRecord): (Member & { type: RecordType }) | Promise<Member & { type: RecordType }> {
-    const bytes = r.parts.reduce((n, p) => n + p.length, 0);
-    // A stored member costs no more in place than a hand-off.
-    if (bytes < OFF_LOOP_MIN_BYTES || r.stored) return this.#member(r);
-    return gzipMemberOffLoop(r.parts, this.#o.gzipLevel).then((data) => ({
-      type: r.type,
-      data,
-      ...(r.index ? { index: r.index } : {}),
-    }));
+  #replay(r: WriterReply): void {
+    replay(r.events, { ...this.#o.observer, error: (reason, err) => this.#fail(reason, err) });
+    // The thread threw on the exchange itself: what it wrote of it is unknown, so nothing follows.
+    if (r.error !== undefined) this.#fail('write', r.error);
   }
 
   #fail(reason: string, err: unknown): void {
@@ -164,47 +133,18 @@ export class WarcSink implements Sink {
     this.#failed ??= err;
     this.#o.observer.error(reason, err);
   }
-
-  /** Appends members as one group; false (and the sink failed) if the disk refused them. */
-  #append(members: readonly (Member & { type: RecordType })[]): boolean {
-    try {
-      const { closed } = this.#files.append(members);
-      if (closed) this.#o.observer.fileClosed(closed);
-      this.#o.observer.records(members.map((m) => ({ type: m.type, bytes: m.data.length })));
-      this.#o.observer.openFileBytes(this.#files.size);
-      return true;
-    } catch (err) {
-      this.#fail('write', err);
-      return false;
-    }
-  }
-
-  /** The last capture of each URL in the folder's indexes (oldest file first, the newest wins). */
-  #rememberIndexed(): void {
-    const names = readdirSync(this.#o.dir)
-      .filter((n) => n.startsWith(`${this.#o.prefix}-`) && n.endsWith('.cdxj'))
-      .sort();
-    for (const name of names) {
-      for (const line of readFileSync(join(this.#o.dir, name), 'utf8').split('\n')) {
-        const capture = captureOf(line);
-        if (capture) this.#last.set(capture.url, capture.capture);
-      }
-    }
-  }
 }
 
-/** A full 200 capture from an index line (revisits and other statuses are not captures). */
-function captureOf(line: string): { url: string; capture: Capture } | undefined {
-  const brace = line.indexOf('{');
-  if (brace < 0) return undefined;
-  try {
-    const j = JSON.parse(line.slice(brace)) as Record<string, string>;
-    const ts = line.slice(0, brace).trim().split(' ').pop() ?? '';
-    if (j.status !== '200' || j.mime === 'warc/revisit' || !j.url || !j.digest || ts.length !== 14)
-      return undefined;
-    const iso = `${ts.slice(0, 4)}-${ts.slice(4, 6)}-${ts.slice(6, 8)}T${ts.slice(8, 10)}:${ts.slice(10, 12)}:${ts.slice(12, 14)}Z`;
-    return { url: j.url, capture: { id: '', date: new Date(iso), digest: `sha1:${j.digest}` } };
-  } catch {
-    return undefined;
-  }
+function writerOptions(o: WarcSinkOptions): WarcWriterOptions {
+  return {
+    dir: o.dir,
+    prefix: o.prefix,
+    instance: o.instance,
+    maxFileBytes: o.maxFileBytes,
+    gzipLevel: o.gzipLevel,
+    revisits: o.revisits,
+    revisitMemory: o.revisitMemory,
+    redactSecrets: o.redactSecrets,
+    info: o.info,
+  };
 }
