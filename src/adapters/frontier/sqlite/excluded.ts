@@ -11,9 +11,9 @@ export interface ExclusionChange {
 
 export class ExcludedHosts {
   /** What the TEMP table holds (as of the last committed lease). */
-  #held = new Set<string>();
+  readonly #held = new Set<string>();
 
-  /** The writes that make the table hold `next`; commit(next) once they are committed. */
+  /** The writes that make the table hold `next`; commit() them once the lease committed. */
   change(next: ReadonlySet<string>): ExclusionChange {
     const add: string[] = [];
     const drop: string[] = [];
@@ -22,8 +22,9 @@ export class ExcludedHosts {
     return { add, drop };
   }
 
-  commit(next: ReadonlySet<string>): void {
-    this.#held = new Set(next);
+  commit(change: ExclusionChange): void {
+    for (const host of change.drop) this.#held.delete(host);
+    for (const host of change.add) this.#held.add(host);
   }
 
   /** A new connection: its TEMP table is empty. */

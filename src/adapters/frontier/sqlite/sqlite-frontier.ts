@@ -124,6 +124,7 @@ export class SqliteFrontier implements Frontier {
     if (options.max === 0) return [];
     const now = this.#clock.now();
     const hosts = options.excludeHosts?.size ? options.excludeHosts : undefined;
+    const exclude = hosts && this.#excluded.change(hosts);
     // A failed lease rolls lease_exclude back too: what #excluded holds stays true.
     const rows = tx.lease.immediate({
       now,
@@ -131,10 +132,10 @@ export class SqliteFrontier implements Frontier {
       expiresAt: now + options.leaseMs,
       owner: options.owner,
       token: randomUUID(),
-      exclude: hosts && this.#excluded.change(hosts),
+      exclude,
       scan: this.#scanLimit,
     });
-    if (hosts) this.#excluded.commit(hosts);
+    if (exclude) this.#excluded.commit(exclude);
     return rows.map((row) => this.#toTask(row));
   }
 
