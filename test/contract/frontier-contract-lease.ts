@@ -136,6 +136,22 @@ export function leaseCases(make: MakeFrontier, acrossHosts: AcrossHosts): void {
       const rest = acrossHosts === 'fifo' ? ['a1', 'a2', 'c1'] : ['a1', 'c1', 'a2'];
       expect(paths(await lease(f, 10, { excludeHosts: new Set() }))).toEqual(rest);
     });
+
+    it('honours the exclusions of each lease when they change from lease to lease', async () => {
+      const { f } = await setup();
+      const tasks = ['a1', 'a2', 'b1', 'c1', 'd1', 'd2'];
+      await f.enqueue(tasks.map((p) => req(p, { url: url(p, `${p[0]}.example.com`) })));
+      // One task a lease, one host free each time: that lease's set, not an earlier one's, decides.
+      const one = async (excluded: string) =>
+        paths(await lease(f, 1, { excludeHosts: new Set([...excluded].map((h) => `${h}.example.com`)) }));
+      expect(await one('abc')).toEqual(['d1']);
+      expect(await one('bcd')).toEqual(['a1']);
+      expect(await one('acd')).toEqual(['b1']);
+      expect(await one('ad')).toEqual(['c1']);
+      expect(await one('d')).toEqual(['a2']);
+      expect(await one('abc')).toEqual(['d2']);
+      expect(await one('')).toEqual([]);
+    });
   });
 
   describe('retry', () => {

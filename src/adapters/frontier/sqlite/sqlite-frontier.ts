@@ -28,6 +28,7 @@ import {
 import { SeenCache } from '../seen-cache.js';
 import { WriteBatcher } from './batcher.js';
 import { makeDedupe } from './dedupe.js';
+import { ExcludedHosts } from './excluded.js';
 import { configure, migrate } from './sqlite-schema.js';
 import { prepareStatements, type Statements, type TaskRow } from './statements.js';
 import { makeTransactions, type Transactions } from './tx.js';
@@ -71,6 +72,7 @@ export class SqliteFrontier implements Frontier {
   readonly #jobNames = new Map<number, string>();
   /** URLs known to have a row, per job: rows are never deleted, so a hit is a certain duplicate. */
   readonly #seen = new SeenCache();
+  readonly #excluded = new ExcludedHosts();
 
   constructor(options: SqliteFrontierOptions) {
     this.#path = options.path;
@@ -92,6 +94,8 @@ export class SqliteFrontier implements Frontier {
       st.hostTagsPrune.run();
       const tx = makeTransactions(db, st, makeDedupe(db, this.#mergeRows), this.#maxPending);
       this.#c = { db, st, tx, batch: new WriteBatcher(db) };
+      // A new connection's TEMP table starts empty.
+      this.#excluded.reset();
     } catch (err) {
       db.close();
       throw err;
@@ -119,15 +123,19 @@ export class SqliteFrontier implements Frontier {
     checkLeaseOptions(options);
     if (options.max === 0) return [];
     const now = this.#clock.now();
+    const hosts = options.excludeHosts?.size ? options.excludeHosts : undefined;
+    const exclude = hosts && this.#excluded.change(hosts);
+    // A failed lease rolls lease_exclude back too: what #excluded holds stays true.
     const rows = tx.lease.immediate({
       now,
       max: options.max,
       expiresAt: now + options.leaseMs,
       owner: options.owner,
       token: randomUUID(),
-      hosts: options.excludeHosts?.size ? JSON.stringify([...options.excludeHosts]) : undefined,
+      exclude,
       scan: this.#scanLimit,
     });
+    if (exclude) this.#excluded.commit(exclude);
     return rows.map((row) => this.#toTask(row));
   }
 

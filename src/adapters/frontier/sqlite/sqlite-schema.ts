@@ -130,6 +130,8 @@ export function configure(db: Database.Database): void {
   db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   db.pragma(`cache_size = -${CACHE_KIB}`);
   db.pragma('temp_store = MEMORY');
+  // Per connection: the hosts a lease skips (excluded.ts), kept between leases.
+  db.exec('CREATE TEMP TABLE IF NOT EXISTS lease_exclude (host TEXT PRIMARY KEY) WITHOUT ROWID');
 }
 
 /** Largest url_hash + 1: urlHash() returns 53 bits. */

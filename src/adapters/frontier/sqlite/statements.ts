@@ -128,13 +128,15 @@ function leaseStatements(db: Database.Database) {
     ),
     // Bounded scan: look at the first @scan ready tasks only, skip excluded hosts among them.
     takeExcluding: db.prepare<
-      { token: string; owner: string; expiresAt: number; max: number; scan: number; hosts: string },
+      { token: string; owner: string; expiresAt: number; max: number; scan: number },
       TaskRow
     >(
       `${TAKE} (SELECT id FROM (SELECT id, host, priority, seq FROM tasks WHERE state = 'ready' ` +
-        'ORDER BY priority, seq LIMIT @scan) WHERE host NOT IN (SELECT value FROM json_each(@hosts)) ' +
+        'ORDER BY priority, seq LIMIT @scan) WHERE host NOT IN (SELECT host FROM temp.lease_exclude) ' +
         `ORDER BY priority, seq LIMIT @max) RETURNING ${TASK_COLUMNS}`,
     ),
+    excludeAdd: db.prepare<[string]>('INSERT OR IGNORE INTO temp.lease_exclude (host) VALUES (?)'),
+    excludeDrop: db.prepare<[string]>('DELETE FROM temp.lease_exclude WHERE host = ?'),
 
     extend: db.prepare<[number, number, string]>(`UPDATE tasks SET lease_expires_at = ? WHERE ${HELD}`),
     // No counter to update: done is derived (see stats), which keeps an ack to two pages.

@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import { CountDeltas, stateAt } from './counts.js';
 import type { Dedupe } from './dedupe.js';
+import type { ExclusionChange } from './excluded.js';
 import { FairTags } from './fair.js';
 import { makeEnqueue } from './sqlite-enqueue.js';
 import type { Statements, TaskRow } from './statements.js';
@@ -17,7 +18,8 @@ export interface LeaseArgs {
   expiresAt: number;
   owner: string;
   token: string;
-  hosts: string | undefined;
+  /** Unset: no exclusions; else the writes that bring lease_exclude up to date (excluded.ts). */
+  exclude: ExclusionChange | undefined;
   scan: number;
 }
 
@@ -35,10 +37,11 @@ function lease(st: Statements, a: LeaseArgs): TaskRow[] {
   for (const priority of st.reclaim.all(a.now, RECLAIM_BATCH)) deltas.add('pending', priority, 1);
   st.promote.run(a.now, PROMOTE_BATCH);
   const take = { token: a.token, owner: a.owner, expiresAt: a.expiresAt, max: a.max };
-  const rows =
-    a.hosts === undefined
-      ? st.take.all(take)
-      : st.takeExcluding.all({ ...take, scan: a.scan, hosts: a.hosts });
+  if (a.exclude) {
+    for (const host of a.exclude.drop) st.excludeDrop.run(host);
+    for (const host of a.exclude.add) st.excludeAdd.run(host);
+  }
+  const rows = a.exclude === undefined ? st.take.all(take) : st.takeExcluding.all({ ...take, scan: a.scan });
   let tag = Number.NEGATIVE_INFINITY;
   for (const row of rows) {
     deltas.add('pending', row.priority, -1);
