@@ -118,7 +118,7 @@ async function runTake(
 ): Promise<Task[]> {
   // Buffers: the records come back as stored (msgpack), decoded once by toTakeTasks.
   const reply = await script(ctx.client, 'crawldTakeBuffer', [], [keys.length, ...keys, ...args]);
-  return toTakeTasks(reply, Number(args[3]));
+  return toTakeTasks(reply, Number(args[3]), String(args[5]));
 }
 
 /** Cluster: PEEK every candidate, merge here, LEASE each host's share, publish the snapshots. */
