@@ -187,7 +187,11 @@ interface ServiceWorkers {
   register(
     script: string,
     options: { scope: string },
-  ): Promise<{ installing: ServiceWorkerState | null; waiting: ServiceWorkerState | null; active: ServiceWorkerState | null }>;
+  ): Promise<{
+    installing: ServiceWorkerState | null;
+    waiting: ServiceWorkerState | null;
+    active: ServiceWorkerState | null;
+  }>;
 }
 
 /**
