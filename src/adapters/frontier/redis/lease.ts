@@ -4,7 +4,7 @@
  * round trips). Cluster (a script touches one slot): PEEK each host, merge here, LEASE each
  * host's share, publish (four round trips).
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { LeaseOptions, Task } from '../../../ports/frontier.js';
 import { batch, execAll, type RedisLike, type ScriptArg, script } from '../../redis/redis-client.js';
 import type { RedisKeys } from './keys.js';
@@ -118,7 +118,7 @@ async function runTake(
 ): Promise<Task[]> {
   // Buffers: the records come back as stored (msgpack), decoded once by toTakeTasks.
   const reply = await script(ctx.client, 'crawldTakeBuffer', [], [keys.length, ...keys, ...args]);
-  return toTakeTasks(reply, Number(args[3]));
+  return toTakeTasks(reply, Number(args[3]), String(args[5]));
 }
 
 /** Cluster: PEEK every candidate, merge here, LEASE each host's share, publish the snapshots. */
@@ -233,6 +233,7 @@ export function ownerTag(owner: string): string {
   return `${createHash('sha1').update(owner).digest('hex').slice(0, 16)}_`;
 }
 
+/** 96 random bits in 16 characters (a UUID's 36 went out with every ack and sat in every lease entry). */
 function leaseToken(owner: string): string {
-  return ownerTag(owner) + randomUUID();
+  return ownerTag(owner) + randomBytes(12).toString('base64url');
 }

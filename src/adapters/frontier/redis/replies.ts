@@ -144,7 +144,8 @@ export function toTaskRow(host: string, row: unknown): TaskRow {
 }
 
 /** TAKE's reply (Buffers): its tasks, leased until expiresAt; each record decoded once, here. */
-export function toTakeTasks(reply: unknown, expiresAt: number): Task[] {
+/** TAKE's rows; each token is the prefix sent plus the rest the row gives. */
+export function toTakeTasks(reply: unknown, expiresAt: number, tokenPrefix: string): Task[] {
   return (reply as Buffer[][]).map((e) => {
     const host = e[TAKE_ROW.host]!.toString('latin1');
     const r = decodeRecord(e[TAKE_ROW.record]!);
@@ -161,7 +162,7 @@ export function toTakeTasks(reply: unknown, expiresAt: number): Task[] {
       requestUrl: requestUrl == null || requestUrl === false ? null : unpackUrl(String(requestUrl), host),
       host,
       generation: num(r[F.generation]),
-      leaseToken: e[TAKE_ROW.token]!.toString('latin1'),
+      leaseToken: tokenPrefix + e[TAKE_ROW.token]!.toString('latin1'),
       leaseExpiresAt: expiresAt,
       lastError: lastError == null || lastError === false ? null : String(lastError),
     });

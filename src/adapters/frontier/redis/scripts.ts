@@ -36,8 +36,39 @@ function insert(script: string, marker: string, text: string): string {
   return `${parts[0]}\n${text}\n${parts[1]}`;
 }
 
+/** `local NAME, ... = 1, ...` lines of numbers only: the constants inlineConstants replaces. */
+const CONSTANT_LINE = /^local ([A-Z][A-Z_]*(?:, [A-Z][A-Z_]*)*) = (\d+(?:, \d+)*)\n/gm;
+
+/**
+ * The prelude's number constants (record field positions, SEQ, ...) written as literals: a
+ * script runs its whole text each call, and each function using a constant local captures it
+ * as an upvalue (a walk of the open upvalues each time).
+ */
+function inlineConstants(prelude: string): { text: string; values: Map<string, string> } {
+  const values = new Map<string, string>();
+  const text = prelude.replace(CONSTANT_LINE, (_line, names: string, nums: string) => {
+    const n = nums.split(', ');
+    for (const [i, name] of names.split(', ').entries()) values.set(name, n[i]!);
+    return '';
+  });
+  return { text, values };
+}
+
+function withConstants(lua: string, values: ReadonlyMap<string, string>): string {
+  if (values.size === 0) return lua;
+  const names = new RegExp(`\\b(${[...values.keys()].join('|')})\\b`, 'g');
+  return lua.replace(names, (name) => values.get(name)!);
+}
+
+/** A Lua file's text as the composed scripts hold it: the prelude's constants inlined. */
+export function asComposed(lua: string): string {
+  const { values } = inlineConstants(fragment('prelude'));
+  return withConstants(inlineConstants(lua).text, values);
+}
+
 function compose() {
-  const prelude = fragment('prelude');
+  const inlined = inlineConstants(fragment('prelude'));
+  const prelude = inlined.text;
   const apply = fragment('apply');
   const settle = fragment('settle');
   /** A host script (Cluster): the six keys of one host (keys.ts hostList), one operation. */
@@ -45,7 +76,7 @@ function compose() {
   const ops = (Object.keys(BATCH_OPS) as BatchOp[])
     .map((op) => `ops[${BATCH_OPS[op]}] = function(ARGV)\n${fragment(op)}\nend`)
     .join('\n');
-  return {
+  const defs = {
     crawldEnqueue: host('enqueue'),
     crawldPeek: host('peek'),
     crawldLease: host('lease'),
@@ -75,6 +106,10 @@ function compose() {
     crawldMigrate: { numberOfKeys: 6, lua: prelude + fragment('migrate') },
     crawldLayoutCheck: { numberOfKeys: 2, lua: fragment('layout-check') },
   } satisfies Record<string, ScriptDef>;
+  const out = {} as Record<keyof typeof defs, ScriptDef>;
+  for (const [name, def] of Object.entries(defs))
+    out[name as keyof typeof defs] = { ...def, lua: withConstants(def.lua, inlined.values) };
+  return out;
 }
 
 export type ScriptName = keyof ReturnType<typeof compose>;

@@ -9,8 +9,8 @@ taken back); or -1, the scan limit, the key prefix and the excluded hosts: then 
 come from the index here, chosen as the client would (lease.ts; one round trip instead of two,
 for a lease without per-host caps). Reads each candidate's best entries (at most limit,
 scoring <= bound, but at least its best one), merges them by score (priority, then FIFO across
-hosts), leases the best `max` and keeps the index (settle). Answers {host, id, token, record
-as stored} per leased task, best first (replies.ts TAKE_ROW; the client decodes the record). It names the host keys it computes
+hosts), leases the best `max` and keeps the index (settle). Answers {host, id, token after
+the prefix, record as stored} per leased task, best first (replies.ts TAKE_ROW; the client decodes the record). It names the host keys it computes
 from the prefix: allowed on a single Redis, and never sent to a Cluster.
 ]]
 local nh = tonumber(ARGV[7])
@@ -29,15 +29,16 @@ if nh >= 0 then
 else
   local scan, prefix, ex, nex = tonumber(ARGV[8]), ARGV[9], {}, #ARGV - 9
   for i = 10, #ARGV do ex[ARGV[i]] = true end
-  local ready = redis.call('ZRANGE', I[3], 0, math.min(max + nex, scan) - 1, 'WITHSCORES')
-  local ranked, rank, seen = {}, {}, {}
-  for i = 1, #ready, 2 do
-    if not ex[ready[i]] then ranked[#ranked + 1] = ready[i + 1] rank[ready[i]] = #ranked - 1 end
-  end
-  local hosts = {}
-  for i = 1, #ready, 2 do
-    if #hosts >= max then break end
-    if not ex[ready[i]] then hosts[#hosts + 1] = ready[i] seen[ready[i]] = true end
+  -- Hosts without their scores (Redis prints each with %.17g): only the max-th one's is used.
+  local ready = redis.call('ZRANGE', I[3], 0, math.min(max + nex, scan) - 1)
+  local nranked, rank, seen, hosts = 0, {}, {}, {}
+  for i = 1, #ready do
+    local h = ready[i]
+    if not ex[h] then
+      rank[h] = nranked nranked = nranked + 1
+      if #hosts < max then hosts[#hosts + 1] = h seen[h] = true end
+      if nranked == max then bound = redis.call('ZSCORE', I[3], h) end
+    end
   end
   local due = {}
   for _, h in ipairs(redis.call('ZRANGEBYSCORE', I[4], '-inf', now, 'LIMIT', 0, scan)) do
@@ -45,7 +46,7 @@ else
     if not ex[h] and not seen[h] then hosts[#hosts + 1] = h seen[h] = true end
   end
   local single = #hosts == 1
-  if not single and #ranked >= max then bound = ranked[max] else bound = '+inf' end
+  if single or nranked < max then bound = '+inf' end
   for k, h in ipairs(hosts) do
     local lim = max
     if not single then lim = math.max(1, max - (rank[h] or 0)) end
@@ -82,11 +83,16 @@ for k, c in ipairs(list) do
     end
   end
 end
-table.sort(cands, function(a, b) return a[1] < b[1] end)
+-- Mostly in order already (hosts by their best score, one task each): sorted only if not.
+for i = 2, #cands do
+  if cands[i][1] < cands[i - 1][1] then table.sort(cands, function(a, b) return a[1] < b[1] end) break end
+end
 -- Each task's record goes back as stored, for the client to decode (replies.ts toTakeRows),
 -- and the lease is its entry in GL (the record is not rewritten): a take reads no record's
 -- fields here. Its priority comes from its score.
-local out, exps = {}, istr(exp)
+-- The leases go into GL in one ZADD (a command per task costs more than the table). The reply
+-- gives each token without the prefix the client sent (ARGV[6]).
+local out, exps, gl, pre = {}, istr(exp), {}, ARGV[6]
 for i = 1, math.min(max, #cands) do
   local c = cands[i]
   local id = c[3]
@@ -95,12 +101,13 @@ for i = 1, math.min(max, #cands) do
   local v = redis.call('HGET', tkey(b), id)
   redis.call('ZREM', R, id) count(math.floor(c[1] / SEQ) - 2048, -1)
   -- The token ends with the record's bucket, a hint for the ack (leasedraw).
-  local tok = ARGV[6] .. ':' .. istr(i) .. '.' .. istr(b)
-  redis.call('ZADD', GL, exps, hostof(T) .. '|' .. id .. '|' .. tok)
+  local tail = ':' .. istr(i) .. '.' .. istr(b)
+  gl[2 * i - 1] = exps gl[2 * i] = hostof(T) .. '|' .. id .. '|' .. pre .. tail
   mark('rr') tot('l', 1)
   taken[c[2]] = taken[c[2]] + 1
-  out[i] = {list[c[2]][2], id, tok, v}
+  out[i] = {list[c[2]][2], id, tail, v}
 end
+for j = 1, #gl, 2000 do redis.call('ZADD', GL, unpack(gl, j, math.min(j + 1999, #gl))) end
 for k, n in pairs(taken) do
   local h = tops[k][2 * n + 2]
   if n > 0 and (h or whole[k]) then TOUCH[list[k][1]].rh = h or false end
