@@ -7,26 +7,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { WarcSink } from '../../src/adapters/sink/warc/warc-sink.js';
 import type { HttpExchange } from '../../src/ports/fetcher.js';
 import { tempDir } from '../helpers/cli.js';
 import { parseRecords, sha1Of, type TestRecord } from '../helpers/warc.js';
+import { testWarcSink } from '../helpers/warc-sink.js';
 
-function sink(dir: string, offLoop: boolean): WarcSink {
-  return new WarcSink({
-    dir,
-    prefix: 't',
-    instance: 'i1',
-    maxFileBytes: 1e9,
-    gzipLevel: 1,
-    revisits: true,
-    revisitMemory: 100,
-    redactSecrets: true,
-    info: [['software', 'test']],
-    offLoop,
-    observer: { records: () => {}, fileClosed: () => {}, openFileBytes: () => {}, error: () => {} },
-  });
-}
+const sink = testWarcSink;
 
 /** A page of `size` bytes that does not compress to nothing. */
 function exchange(i: number, size: number): HttpExchange {

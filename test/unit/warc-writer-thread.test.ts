@@ -8,12 +8,13 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { ClosedFile } from '../../src/adapters/sink/warc/files.js';
-import { WarcSink } from '../../src/adapters/sink/warc/warc-sink.js';
+import type { WarcSink } from '../../src/adapters/sink/warc/warc-sink.js';
 import { SinkError } from '../../src/core/errors.js';
 import type { HttpExchange } from '../../src/ports/fetcher.js';
 import type { ResultRecord } from '../../src/ports/sink.js';
 import { tempDir } from '../helpers/cli.js';
 import { parseRecords, sha1Of, type TestRecord } from '../helpers/warc.js';
+import { testWarcSink } from '../helpers/warc-sink.js';
 
 interface Heard {
   errors: string[];
@@ -21,23 +22,9 @@ interface Heard {
 }
 
 function sink(dir: string, heard: Heard): WarcSink {
-  return new WarcSink({
-    dir,
-    prefix: 't',
-    instance: 'i1',
-    maxFileBytes: 1e9,
-    gzipLevel: 1,
-    revisits: true,
-    revisitMemory: 100,
-    redactSecrets: true,
-    info: [['software', 'test']],
-    offLoop: true,
-    observer: {
-      records: () => {},
-      fileClosed: (f) => heard.closed.push(f),
-      openFileBytes: () => {},
-      error: (reason) => heard.errors.push(reason),
-    },
+  return testWarcSink(dir, true, {
+    fileClosed: (f) => heard.closed.push(f),
+    error: (reason) => heard.errors.push(reason),
   });
 }
 
