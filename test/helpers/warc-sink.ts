@@ -1,5 +1,5 @@
 /** A WarcSink as the unit tests make it: one file per folder, level 1, revisits on, secrets redacted. */
-import { type WarcObserver, WarcSink } from '../../src/adapters/sink/warc/warc-sink.js';
+import { type WarcObserver, WarcSink, type WarcSinkOptions } from '../../src/adapters/sink/warc/warc-sink.js';
 
 const quiet: WarcObserver = {
   records: () => {},
@@ -8,7 +8,12 @@ const quiet: WarcObserver = {
   error: () => {},
 };
 
-export function testWarcSink(dir: string, offLoop: boolean, observer: Partial<WarcObserver> = {}): WarcSink {
+export function testWarcSink(
+  dir: string,
+  offLoop: boolean,
+  observer: Partial<WarcObserver> = {},
+  options: Partial<WarcSinkOptions> = {},
+): WarcSink {
   return new WarcSink({
     dir,
     prefix: 't',
@@ -21,5 +26,6 @@ export function testWarcSink(dir: string, offLoop: boolean, observer: Partial<Wa
     info: [['software', 'test']],
     offLoop,
     observer: { ...quiet, ...observer },
+    ...options,
   });
 }

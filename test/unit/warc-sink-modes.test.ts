@@ -3,10 +3,11 @@
  * records either way, in the order the exchanges came, and off the loop an exchange's promise
  * resolves only once its records are in the file (the fetch waits for it).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { SinkError } from '../../src/core/errors.js';
 import type { HttpExchange } from '../../src/ports/fetcher.js';
 import { tempDir } from '../helpers/cli.js';
 import { parseRecords, sha1Of, type TestRecord } from '../helpers/warc.js';
@@ -83,6 +84,24 @@ describe('WarcSink on and off the event loop', () => {
         expect(r.fields['warc-payload-digest']).toBe(sha1Of(body));
         expect(r.fields['warc-block-digest']).toBe(sha1Of(r.block));
       }
+    });
+  }
+
+  for (const offLoop of [false, true]) {
+    it(`${offLoop ? 'in its thread' : 'on the loop'}: a write the disk refuses fails the sink; its pages come back, nothing is written after`, async () => {
+      const dir = tempDir();
+      const errors: string[] = [];
+      // Each exchange gets a file of its own, so the second needs the folder again.
+      const s = testWarcSink(dir, offLoop, { error: (reason) => errors.push(reason) }, { maxFileBytes: 1 });
+      await s.open();
+      await s.tap(exchange(0, 100));
+      await s.write({ url: 'http://a.example/p/0' } as never);
+      rmSync(dir, { recursive: true, force: true });
+      await s.tap(exchange(1, 100));
+      expect(errors).toEqual(['write']);
+      await expect(s.write({ url: 'http://a.example/p/1' } as never)).rejects.toThrow(SinkError);
+      expect(s.tap(exchange(2, 100))).toBeUndefined();
+      await s.close();
     });
   }
 

@@ -47,7 +47,7 @@ export class WarcSink implements Sink {
     this.#failed = undefined;
     const options = writerOptions(this.#o);
     if (!this.#offLoop) {
-      const writer = new WarcWriter(options, this.#o.observer);
+      const writer = new WarcWriter(options, this.#heard);
       writer.open();
       this.#writer = writer;
     } else {
@@ -68,7 +68,7 @@ export class WarcSink implements Sink {
 
   /** Written before it returns, or (off the loop) by the time its promise resolves. */
   readonly tap = (ex: HttpExchange): Promise<void> | undefined => {
-    if (!this.#open || this.#failed !== undefined || this.#writer?.failed !== undefined) return undefined;
+    if (!this.#open || this.#failed !== undefined) return undefined;
     if (ex.jobId !== undefined && this.#jobs && !this.#jobs.has(ex.jobId)) return undefined;
     if (this.#writer) {
       this.#writer.write(ex);
@@ -82,8 +82,7 @@ export class WarcSink implements Sink {
   /** The tap wrote the page already; a failed sink refuses it, so it comes back. */
   async write(_record: ResultRecord): Promise<void> {
     if (!this.#open) throw new SinkError('WarcSink is not open');
-    const failed = this.#failed ?? this.#writer?.failed;
-    if (failed !== undefined) throw new SinkError('WarcSink failed earlier', { cause: failed });
+    if (this.#failed !== undefined) throw new SinkError('WarcSink failed earlier', { cause: this.#failed });
   }
 
   /** None: a page refetched after a crash is a second capture. */
@@ -123,10 +122,18 @@ export class WarcSink implements Sink {
   }
 
   #replay(r: WriterReply): void {
-    replay(r.events, { ...this.#o.observer, error: (reason, err) => this.#fail(reason, err) });
+    replay(r.events, this.#heard);
     // The thread threw on the exchange itself: what it wrote of it is unknown, so nothing follows.
     if (r.error !== undefined) this.#fail('write', r.error);
   }
+
+  /** The observer, with the writer's errors failing the sink in either mode. */
+  readonly #heard: WarcObserver = {
+    records: (written) => this.#o.observer.records(written),
+    fileClosed: (f) => this.#o.observer.fileClosed(f),
+    openFileBytes: (bytes) => this.#o.observer.openFileBytes(bytes),
+    error: (reason, err) => this.#fail(reason, err),
+  };
 
   #fail(reason: string, err: unknown): void {
     // Nothing goes after a torn member until the next start cuts it; the tasks come back.

@@ -62,10 +62,6 @@ export class WarcWriter {
     });
   }
 
-  get failed(): unknown {
-    return this.#failed;
-  }
-
   /** Start-up: a crash's leftovers closed, the indexes read for revisits. */
   open(): void {
     mkdirSync(this.#o.dir, { recursive: true });
